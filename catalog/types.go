@@ -1,0 +1,102 @@
+package catalog
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Kind names the storage format of a dataset.
+type Kind string
+
+// Dataset kinds.
+const (
+	KindCSV  Kind = "csv"
+	KindHDF5 Kind = "hdf5"
+)
+
+// Dataset is one queryable table in the catalog.
+type Dataset struct {
+	// ID is the stable address: the path relative to the root without
+	// extension, slash separated (plus "/<internal path>" for HDF5 tables).
+	ID string
+	// Kind is the file format.
+	Kind Kind
+	// Path is the data file's path relative to the root, slash separated.
+	Path string
+	// AbsPath is the resolved absolute path of the data file (inside the root).
+	AbsPath string
+	// Schema is the Arrow schema of the table.
+	Schema *arrow.Schema
+	// RowCount is the number of rows; RowCountExact says whether it was counted exactly.
+	RowCount      int64
+	RowCountExact bool
+	// SizeBytes and ModTime are the data file's size and modification time.
+	SizeBytes int64
+	ModTime   time.Time
+	// Description is free text (from HDF5 attributes or sidecars); may be empty.
+	Description string
+	// Attributes are format-level metadata (e.g. HDF5 attributes), JSON-safe values; may be nil.
+	Attributes map[string]any
+	// Source reads the rows. Never nil for a dataset in the catalog.
+	Source Source
+}
+
+// ScanOptions tells a Source what to read.
+type ScanOptions struct {
+	// Columns to read, in this order; nil or empty means all columns in schema order.
+	Columns []string
+	// BatchSize is the target rows per record batch; 0 means the source's default (64Ki rows).
+	BatchSize int
+	// Alloc allocates the batches; nil means memory.DefaultAllocator.
+	Alloc memory.Allocator
+}
+
+// Source reads one dataset's rows as Arrow record batches in file order.
+//
+// Scan returns a reader whose schema is the dataset schema projected to
+// opts.Columns. The caller must Release the reader. The reader stops early
+// with ctx.Err() (reported by Err()) when ctx is cancelled.
+type Source interface {
+	Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error)
+}
+
+// Diagnostic reports a file the scan skipped, or a problem it met.
+type Diagnostic struct {
+	// Path relative to the root, slash separated.
+	Path string `json:"path"`
+	// Level is "warning" or "error".
+	Level string `json:"level"`
+	// Reason says what went wrong, in one sentence.
+	Reason string `json:"reason"`
+}
+
+// Format discovers datasets in one kind of file. The catalog asks every
+// registered Format, in order, whether it claims a file; the first that does
+// opens it. A Format is safe for concurrent use.
+type Format interface {
+	// Kind names the format.
+	Kind() Kind
+	// Match reports whether the file (name only, lower-cased extension rules) belongs to this format.
+	Match(name string) bool
+	// Open inspects the file and returns its datasets. f describes the file;
+	// IDs are assigned by the Format from f.BaseID (relative path without extension).
+	// An error means the file is skipped and reported in diagnostics.
+	Open(ctx context.Context, f FileInfo) ([]*Dataset, error)
+}
+
+// FileInfo describes one candidate file found by the scan.
+type FileInfo struct {
+	// AbsPath is the resolved absolute path (inside the root).
+	AbsPath string
+	// RelPath is relative to the root, slash separated.
+	RelPath string
+	// BaseID is RelPath without its extension (".csv", ".csv.gz", ".h5", ...).
+	BaseID string
+	// Size and ModTime of the file.
+	Size    int64
+	ModTime time.Time
+}

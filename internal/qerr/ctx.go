@@ -1,0 +1,6 @@
+package qerr
+
+import "context"
+
+func errDeadline() error { return context.DeadlineExceeded }
+func errCanceled() error { return context.Canceled }
