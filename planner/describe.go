@@ -1,0 +1,147 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Describe implements Node.
+func (s *Scan) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scan: %s", s.Dataset)
+	if s.Columns != nil {
+		fmt.Fprintf(&b, " columns=[%s]", strings.Join(s.Columns, ", "))
+	}
+	if len(s.Filters) > 0 {
+		fmt.Fprintf(&b, " filters=[%s]", describePreds(s.Filters))
+	}
+	return b.String()
+}
+
+// Describe implements Node.
+func (f *Filter) Describe() string { return "Filter: " + describePreds(f.Preds) }
+
+// Describe implements Node.
+func (p *Project) Describe() string { return "Project: " + strings.Join(p.Columns, ", ") }
+
+// Describe implements Node.
+func (a *Aggregate) Describe() string {
+	parts := make([]string, len(a.Aggs))
+	for i, e := range a.Aggs {
+		parts[i] = fmt.Sprintf("%s(%s) AS %s", e.Fn, e.Col, e.Name)
+	}
+	s := "Aggregate: " + strings.Join(parts, ", ")
+	if len(a.GroupBy) > 0 {
+		s += " BY " + strings.Join(a.GroupBy, ", ")
+	}
+	return s
+}
+
+// Describe implements Node.
+func (d *Distinct) Describe() string { return "Distinct" }
+
+// Describe implements Node.
+func (s *Sort) Describe() string {
+	parts := make([]string, len(s.Keys))
+	for i, k := range s.Keys {
+		dir := "asc"
+		if k.Desc {
+			dir = "desc"
+		}
+		parts[i] = k.Col + " " + dir
+	}
+	return "Sort: " + strings.Join(parts, ", ") + " (nulls last)"
+}
+
+// Describe implements Node.
+func (l *Limit) Describe() string {
+	if l.Count < 0 {
+		return fmt.Sprintf("Limit: offset=%d", l.Offset)
+	}
+	return fmt.Sprintf("Limit: offset=%d count=%d", l.Offset, l.Count)
+}
+
+// String prints the plan as an indented tree, one node per line, root first.
+// The format is stable (golden-tested) and is what estimate_query returns as plan.
+func String(n Node) string {
+	var b strings.Builder
+	var walk func(Node, int)
+	walk = func(n Node, depth int) {
+		b.WriteString(strings.Repeat("  ", depth))
+		b.WriteString(n.Describe())
+		b.WriteByte('\n')
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}
+
+func describePreds(ps []Predicate) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// String renders the predicate in a SQL-like form, e.g. `price >= 10`.
+func (p Predicate) String() string {
+	switch p.Op {
+	case OpIsNull:
+		return p.Col + " IS NULL"
+	case OpIsNotNull:
+		return p.Col + " IS NOT NULL"
+	case OpIn:
+		vs := make([]string, len(p.Values))
+		for i := range p.Values {
+			vs[i] = p.Values[i].String()
+		}
+		return p.Col + " IN (" + strings.Join(vs, ", ") + ")"
+	case OpRange:
+		switch {
+		case p.Min != nil && p.Max != nil:
+			return fmt.Sprintf("%s BETWEEN %s AND %s", p.Col, p.Min, p.Max)
+		case p.Min != nil:
+			return fmt.Sprintf("%s >= %s", p.Col, p.Min)
+		case p.Max != nil:
+			return fmt.Sprintf("%s <= %s", p.Col, p.Max)
+		}
+		return p.Col + " IS ANY"
+	case OpContains:
+		return fmt.Sprintf("%s CONTAINS %s", p.Col, p.Value)
+	}
+	sym := map[string]string{OpEq: "=", OpNeq: "!=", OpLt: "<", OpLte: "<=", OpGt: ">", OpGte: ">="}[p.Op]
+	return fmt.Sprintf("%s %s %s", p.Col, sym, p.Value)
+}
+
+// String renders the literal as it would appear in SQL.
+func (l *Literal) String() string {
+	if l == nil {
+		return "NULL"
+	}
+	switch v := l.Value.(type) {
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case int64:
+		if ts, ok := l.Type.(*arrow.TimestampType); ok {
+			return "'" + arrow.Timestamp(v).ToTime(ts.Unit).UTC().Format(time.RFC3339Nano) + "'"
+		}
+		return strconv.FormatInt(v, 10)
+	case int32:
+		if l.Type.ID() == arrow.DATE32 {
+			return "'" + arrow.Date32(v).FormattedString() + "'"
+		}
+		return strconv.FormatInt(int64(v), 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return fmt.Sprint(l.Value)
+}
