@@ -1,0 +1,274 @@
+package planner_test
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func testInput() planner.Input {
+	return planner.Input{
+		Dataset: "sales/orders",
+		Schema: arrow.NewSchema([]arrow.Field{
+			{Name: "order_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			{Name: "ordered_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true},
+			{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+			{Name: "region", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "qty", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			{Name: "price", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+			{Name: "paid", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+			{Name: "blob", Type: arrow.Null, Nullable: true, Metadata: arrow.NewMetadata([]string{planner.UnsupportedMetaKey}, []string{"opaque"})},
+		}, nil),
+		RowCount: 3000, RowCountExact: true,
+	}
+}
+
+func spec(t *testing.T, js string) planner.Spec {
+	t.Helper()
+	var s planner.Spec
+	dec := json.NewDecoder(strings.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("bad spec %s: %v", js, err)
+	}
+	return s
+}
+
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name, spec, code string
+		cat              error
+	}{
+		{"unknown column", `{"columns":["regon"]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"duplicate column", `{"columns":["qty","qty"]}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"unknown filter column", `{"filters":[{"col":"prise","op":"gt","value":1}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"bad op", `{"filters":[{"col":"qty","op":"like","value":1}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"string for int", `{"filters":[{"col":"qty","op":"eq","value":"ten"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"fraction for int", `{"filters":[{"col":"qty","op":"gt","value":2.5}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"missing value", `{"filters":[{"col":"qty","op":"eq"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"null value eq", `{"filters":[{"col":"qty","op":"eq","value":null}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"value on is_null", `{"filters":[{"col":"qty","op":"is_null","value":3}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"contains on int", `{"filters":[{"col":"qty","op":"contains","value":"1"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"empty in", `{"filters":[{"col":"region","op":"in","value":[]}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"in not list", `{"filters":[{"col":"region","op":"in","value":"north"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"range empty", `{"filters":[{"col":"price","op":"range","value":{}}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"range bad key", `{"filters":[{"col":"price","op":"range","value":{"from":1}}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"bad date", `{"filters":[{"col":"day","op":"gte","value":"March 1"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"bool ordering", `{"filters":[{"col":"paid","op":"lt","value":true}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"list for eq", `{"filters":[{"col":"qty","op":"eq","value":[1,2]}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"negative limit", `{"limit":-1}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"negative offset", `{"offset":-5}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"unknown agg", `{"aggs":[{"col":"qty","fn":"mean"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"sum on string", `{"aggs":[{"col":"region","fn":"sum"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"star with sum", `{"aggs":[{"col":"*","fn":"sum"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"duplicate agg names", `{"group_by":["region"],"aggs":[{"col":"qty","fn":"sum","as":"region"}]}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"order by unknown", `{"order_by":[{"col":"qtty"}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"order by non-output after agg", `{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"order_by":[{"col":"qty"}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"unsupported column filter", `{"filters":[{"col":"blob","op":"is_null"}]}`, qerr.CodeUnsupportedType, qerr.ErrUnsupported},
+		{"unsupported column select", `{"columns":["blob"]}`, qerr.CodeUnsupportedType, qerr.ErrUnsupported},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := planner.Build(spec(t, c.spec), testInput())
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			if !errors.Is(err, c.cat) {
+				t.Errorf("category: got %v, want %v", err, c.cat)
+			}
+			if got := qerr.Code(err); got != c.code {
+				t.Errorf("code: got %q, want %q (%v)", got, c.code, err)
+			}
+			if qerr.As(err).Hint == "" {
+				t.Errorf("no hint in %v", err)
+			}
+		})
+	}
+}
+
+func TestSuggestions(t *testing.T) {
+	_, err := planner.Build(spec(t, `{"columns":["regon"]}`), testInput())
+	sugg, _ := qerr.As(err).Diagnostics["suggestions"].([]string)
+	if len(sugg) == 0 || sugg[0] != "region" {
+		t.Fatalf("suggestions = %v, want region first", sugg)
+	}
+}
+
+func TestCoercion(t *testing.T) {
+	cases := []struct {
+		name, spec string
+		want       any
+	}{
+		{"int from number", `{"filters":[{"col":"qty","op":"eq","value":3}]}`, int64(3)},
+		{"int from string", `{"filters":[{"col":"qty","op":"eq","value":"3"}]}`, int64(3)},
+		{"int from 3.0", `{"filters":[{"col":"qty","op":"eq","value":3.0}]}`, int64(3)},
+		{"big int exact", `{"filters":[{"col":"order_id","op":"eq","value":9007199254740993}]}`, int64(9007199254740993)},
+		{"float", `{"filters":[{"col":"price","op":"gt","value":"2.5"}]}`, 2.5},
+		{"bool", `{"filters":[{"col":"paid","op":"eq","value":"TRUE"}]}`, true},
+		{"date", `{"filters":[{"col":"day","op":"eq","value":"1970-01-11"}]}`, int32(10)},
+		{"timestamp ms", `{"filters":[{"col":"ordered_at","op":"gte","value":"1970-01-01T00:00:01Z"}]}`, int64(1000)},
+		{"timestamp zone", `{"filters":[{"col":"ordered_at","op":"gte","value":"1970-01-01T01:00:01+01:00"}]}`, int64(1000)},
+		{"string from number", `{"filters":[{"col":"region","op":"eq","value":7}]}`, "7"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n, err := planner.Build(spec(t, c.spec), testInput())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f *planner.Filter
+			for n != nil {
+				if x, ok := n.(*planner.Filter); ok {
+					f = x
+					break
+				}
+				n = n.Children()[0]
+			}
+			if f == nil {
+				t.Fatal("no filter node")
+			}
+			if got := f.Preds[0].Value.Value; got != c.want {
+				t.Fatalf("got %v (%T), want %v (%T)", got, got, c.want, c.want)
+			}
+		})
+	}
+}
+
+type pushAll struct{}
+
+func (pushAll) HandlesFilter(p planner.Predicate) bool { return p.Op != planner.OpContains }
+
+// TestGoldenPlans prints the built and the optimized plan of each spec in
+// testdata/plans/*.json and compares with the .golden file next to it.
+// Regenerate with: go test ./planner -run TestGoldenPlans -update
+func TestGoldenPlans(t *testing.T) {
+	files, _ := filepath.Glob("testdata/plans/*.json")
+	if len(files) == 0 {
+		t.Fatal("no plan specs under testdata/plans")
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := planner.Build(spec(t, string(raw)), testInput())
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := planner.OptimizeOptions{}
+			if strings.HasPrefix(name, "pushdown_") {
+				opts.Pushdown = pushAll{}
+			}
+			o, err := planner.Optimize(n, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := "-- built\n" + planner.String(n) + "-- optimized\n" + planner.String(o) + "-- output\n" + o.Schema().String() + "\n"
+			golden := strings.TrimSuffix(f, ".json") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("missing golden file (run with -update): %v", err)
+			}
+			if got != string(want) {
+				t.Errorf("plan mismatch for %s\n got:\n%s\nwant:\n%s", name, got, want)
+			}
+			checkIndices(t, o)
+		})
+	}
+}
+
+// checkIndices asserts every resolved index points at the named column.
+func checkIndices(t *testing.T, n planner.Node) {
+	t.Helper()
+	for _, c := range n.Children() {
+		checkIndices(t, c)
+	}
+	at := func(s *arrow.Schema, i int, name string) {
+		if i < 0 || i >= s.NumFields() || s.Field(i).Name != name {
+			t.Errorf("%s: index %d does not point at %q in %s", n.Describe(), i, name, s)
+		}
+	}
+	switch x := n.(type) {
+	case *planner.Scan:
+		for _, p := range x.Filters {
+			at(x.Out, p.Index, p.Col)
+		}
+	case *planner.Filter:
+		for _, p := range x.Preds {
+			at(x.Input.Schema(), p.Index, p.Col)
+		}
+	case *planner.Project:
+		for i, c := range x.Columns {
+			at(x.Input.Schema(), x.Indices[i], c)
+		}
+	case *planner.Aggregate:
+		for i, g := range x.GroupBy {
+			at(x.Input.Schema(), x.GroupIdx[i], g)
+		}
+		for _, a := range x.Aggs {
+			if a.Col != "*" {
+				at(x.Input.Schema(), a.Index, a.Col)
+			}
+		}
+	case *planner.Sort:
+		for _, k := range x.Keys {
+			at(x.Input.Schema(), k.Index, k.Col)
+		}
+	}
+}
+
+func TestOptimizeDoesNotMutateInput(t *testing.T) {
+	n, err := planner.Build(spec(t, `{"columns":["region"],"filters":[{"col":"qty","op":"gt","value":1}],"limit":5}`), testInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := planner.String(n)
+	if _, err := planner.Optimize(n, planner.OptimizeOptions{Pushdown: pushAll{}}); err != nil {
+		t.Fatal(err)
+	}
+	if after := planner.String(n); after != before {
+		t.Fatalf("Optimize mutated its input:\n%s\n---\n%s", before, after)
+	}
+}
+
+func ExampleBuild() {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "region", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "qty", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "note", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	var s planner.Spec
+	_ = json.Unmarshal([]byte(`{"group_by":["region"],"aggs":[{"col":"qty","fn":"sum"}],
+		"filters":[{"col":"qty","op":"gt","value":2}],"order_by":[{"col":"sum_qty","desc":true}],"limit":3}`), &s)
+	plan, err := planner.Build(s, planner.Input{Dataset: "sales", Schema: schema})
+	if err != nil {
+		panic(err)
+	}
+	opt, _ := planner.Optimize(plan, planner.OptimizeOptions{})
+	os.Stdout.WriteString(planner.String(opt))
+	// Output:
+	// Limit: offset=0 count=3
+	//   Sort: sum_qty desc (nulls last)
+	//     Aggregate: sum(qty) AS sum_qty BY region
+	//       Filter: qty > 2
+	//         Scan: sales columns=[region, qty]
+}
