@@ -1,0 +1,34 @@
+// Package handles keeps short-lived query results behind opaque result
+// handles and issues opaque, signed page tokens for paging through them.
+//
+// # Handles
+//
+// A Registry maps unguessable ids ("h_" followed by 26 base32 characters,
+// 128+ bits from crypto/rand) to reference-counted values. Put takes over
+// the caller's reference; Get returns the value with an extra reference the
+// caller must Release. The registry releases its own reference exactly once,
+// when the handle is evicted, expires, is deleted, or the registry is closed.
+// A value a caller obtained from Get stays valid until that caller releases
+// it, even if the handle is evicted in the meantime.
+//
+// Expiry is sliding: a handle lives for Options.TTL after it was last
+// successfully fetched with Get (or created with Put). Handles are also
+// bounded by count (Options.MaxEntries) and optionally by bytes
+// (Options.MaxBytes, for values that implement Sizer); in both cases the
+// least recently used handles are evicted first. Expired handles are purged
+// in the background by the golang-lru expirable cache and are also refused by
+// Get as soon as they expire, whether or not they were purged yet.
+//
+// An unknown, expired or evicted handle, and a handle that belongs to a
+// different principal, all produce the same error: qerr.ErrExpired with code
+// qerr.CodeHandleExpired, so a caller cannot probe for other principals'
+// handles.
+//
+// # Page tokens
+//
+// Sign turns a Token (handle, offset, page size, format) into an opaque,
+// URL-safe string: base64url(payload) + "." + base64url(HMAC-SHA256(payload)).
+// Verify checks the MAC and that the token belongs to the given handle; any
+// malformed, tampered, truncated or foreign token yields qerr.ErrInvalidArgument
+// with code qerr.CodeInvalidPageToken. Verify never panics on any input.
+package handles
