@@ -1,0 +1,334 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+)
+
+// Options configure a Catalog.
+type Options struct {
+	// Root is the data root. It must exist and be a readable directory;
+	// relative paths are taken from the working directory and symlinks are
+	// resolved. Required.
+	Root string
+	// Formats are the file formats to discover, asked in order; the first
+	// whose Match claims a file opens it. Nil or empty means
+	// []Format{NewCSVFormat()}.
+	Formats []Format
+	// Logger receives scan warnings (skipped files) and a summary per scan.
+	// Nil means slog.Default().
+	Logger *slog.Logger
+	// Workers bounds how many files are opened in parallel during a scan.
+	// Zero or negative means runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+// Catalog is the set of datasets found under a data root. It never writes
+// into the root. All methods are safe for concurrent use.
+type Catalog struct {
+	root    string
+	formats []Format
+	log     *slog.Logger
+	workers int
+
+	scanMu sync.Mutex // serializes scans (Refresh)
+	mu     sync.RWMutex
+	snap   *snapshot // immutable; replaced as a whole under mu
+}
+
+// fileEntry is one candidate file and what its Format made of it.
+type fileEntry struct {
+	info     FileInfo
+	format   Format
+	fmtIdx   int // index of format in Catalog.formats (Formats may be uncomparable)
+	datasets []*Dataset
+	err      error // non-nil: the file was skipped
+}
+
+// unchanged reports whether e describes the same file version as f with
+// the same ID base (so its datasets can be reused as they are).
+func (e *fileEntry) unchanged(f FileInfo, fmtIdx int) bool {
+	return e.fmtIdx == fmtIdx && e.info.AbsPath == f.AbsPath && e.info.BaseID == f.BaseID &&
+		e.info.Size == f.Size && e.info.ModTime.Equal(f.ModTime)
+}
+
+// snapshot is an immutable view of the catalog.
+type snapshot struct {
+	files     map[string]*fileEntry // by FileInfo.RelPath
+	walkDiags []Diagnostic          // problems met while walking (not opening)
+	byID      map[string]*Dataset
+	fileOf    map[string]*fileEntry // by dataset ID
+	sorted    []*Dataset
+	diags     []Diagnostic
+}
+
+// newSnapshot indexes files. When two datasets share an ID, the one from
+// the file that sorts first by path wins and the other is reported.
+func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic) *snapshot {
+	s := &snapshot{
+		files:     files,
+		walkDiags: walkDiags,
+		byID:      make(map[string]*Dataset),
+		fileOf:    make(map[string]*fileEntry),
+		diags:     append([]Diagnostic(nil), walkDiags...),
+	}
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		e := files[rel]
+		if e.err != nil {
+			s.diags = append(s.diags, Diagnostic{Path: rel, Level: "error", Reason: reason(e.err)})
+			continue
+		}
+		for _, ds := range e.datasets {
+			if other, dup := s.byID[ds.ID]; dup {
+				s.diags = append(s.diags, Diagnostic{Path: rel, Level: "warning",
+					Reason: "dataset id " + quote(ds.ID) + " is already used by " + other.Path + "; this one is skipped"})
+				continue
+			}
+			s.byID[ds.ID] = ds
+			s.fileOf[ds.ID] = e
+			s.sorted = append(s.sorted, ds)
+		}
+	}
+	sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].ID < s.sorted[j].ID })
+	sort.SliceStable(s.diags, func(i, j int) bool { return s.diags[i].Path < s.diags[j].Path })
+	return s
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+// reason is the one-sentence diagnostic for an open error.
+func reason(err error) string {
+	var qe *qerr.Error
+	if errors.As(err, &qe) {
+		return qe.Message
+	}
+	return err.Error()
+}
+
+// New validates opts.Root and performs the first scan. An invalid root
+// (missing, unreadable, not a directory) is a *qerr.Error with code
+// invalid_argument. Files that cannot be read do not fail New; they are
+// listed by Diagnostics. New fails only when ctx ends during the scan.
+func New(ctx context.Context, opts Options) (*Catalog, error) {
+	root, err := validateRoot(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{
+		root:    root,
+		formats: append([]Format(nil), opts.Formats...),
+		log:     opts.Logger,
+		workers: opts.Workers,
+	}
+	if len(c.formats) == 0 {
+		c.formats = []Format{NewCSVFormat()}
+	}
+	for i, f := range c.formats {
+		if f == nil {
+			return nil, qerr.Invalid(qerr.CodeInvalidArgument, "Options.Formats[%d] is nil", i)
+		}
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if c.workers <= 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+	}
+	c.snap = newSnapshot(map[string]*fileEntry{}, nil)
+	if err := c.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// validateRoot returns the absolute, symlink-resolved root.
+func validateRoot(root string) (string, error) {
+	if root == "" {
+		return "", qerr.Invalid(qerr.CodeInvalidArgument, "no data root given").
+			WithHint("pass the folder that holds the data files")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", qerr.Invalid(qerr.CodeInvalidArgument, "invalid data root %q", root).Wrap(err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", qerr.Invalid(qerr.CodeInvalidArgument, "data root %q does not exist", root).
+				WithHint("pass an existing folder").Wrap(err)
+		}
+		return "", qerr.Invalid(qerr.CodeInvalidArgument, "data root %q cannot be accessed", root).Wrap(err)
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", qerr.Invalid(qerr.CodeInvalidArgument, "data root %q cannot be accessed", root).Wrap(err)
+	}
+	if !st.IsDir() {
+		return "", qerr.Invalid(qerr.CodeInvalidArgument, "data root %q is not a directory", root).
+			WithHint("pass the folder that holds the data files, not a file")
+	}
+	d, err := os.Open(real)
+	if err == nil {
+		_, err = d.Readdirnames(1)
+		d.Close()
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return "", qerr.Invalid(qerr.CodeInvalidArgument, "data root %q cannot be read", root).Wrap(err)
+	}
+	return real, nil
+}
+
+// Root returns the absolute, symlink-resolved data root.
+func (c *Catalog) Root() string { return c.root }
+
+func (c *Catalog) snapshot() *snapshot {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.snap
+}
+
+// Refresh re-scans the root. Files whose resolved path, size and
+// modification time are unchanged keep their datasets (the same *Dataset
+// values, not re-parsed); changed and new files are opened; deleted files
+// are dropped. If the root itself has become unusable, Refresh returns an
+// invalid_argument *qerr.Error and keeps the previous snapshot; if ctx ends,
+// it returns ctx.Err() and keeps the previous snapshot.
+func (c *Catalog) Refresh(ctx context.Context) error {
+	c.scanMu.Lock()
+	defer c.scanMu.Unlock()
+	if _, err := validateRoot(c.root); err != nil {
+		return err
+	}
+	start := time.Now()
+	prev := c.snapshot()
+	cands, walkDiags, err := c.walk(ctx, prev.walkDiags)
+	if err != nil {
+		return err
+	}
+	files := make(map[string]*fileEntry, len(cands))
+	var todo []*fileEntry
+	reused := 0
+	for _, cand := range cands {
+		if old, ok := prev.files[cand.info.RelPath]; ok && old.unchanged(cand.info, cand.fmtIdx) {
+			files[cand.info.RelPath] = old
+			reused++
+			continue
+		}
+		e := &fileEntry{info: cand.info, format: c.formats[cand.fmtIdx], fmtIdx: cand.fmtIdx}
+		files[cand.info.RelPath] = e
+		todo = append(todo, e)
+	}
+	if err := c.openAll(ctx, todo); err != nil {
+		return err
+	}
+	snap := newSnapshot(files, walkDiags)
+	c.mu.Lock()
+	c.snap = snap
+	c.mu.Unlock()
+	level := slog.LevelDebug
+	if len(todo) > 0 || reused != len(prev.files) {
+		level = slog.LevelInfo // something changed
+	}
+	c.log.Log(ctx, level, "catalog scan done", "root", c.root, "datasets", len(snap.sorted),
+		"files", len(files), "opened", len(todo), "reused", reused,
+		"diagnostics", len(snap.diags), "duration", time.Since(start))
+	return nil
+}
+
+// Datasets returns the datasets of the current snapshot sorted by ID.
+// The slice is the caller's; the *Dataset values are shared and must not be
+// modified.
+func (c *Catalog) Datasets() []*Dataset {
+	return append([]*Dataset(nil), c.snapshot().sorted...)
+}
+
+// Diagnostics returns the problems met by the last scan (files skipped and
+// why), sorted by path. Lookup updates them when it re-opens a changed file.
+func (c *Catalog) Diagnostics() []Diagnostic {
+	return append([]Diagnostic(nil), c.snapshot().diags...)
+}
+
+// Lookup returns the dataset with the given ID. It re-stats the dataset's
+// file first; if the size or modification time changed, it re-opens that
+// file so a changed file is never served stale. An unknown ID (or one whose
+// file vanished or no longer holds it) is a not-found *qerr.Error with code
+// dataset_not_found and the closest IDs in Diagnostics["suggestions"].
+func (c *Catalog) Lookup(id string) (*Dataset, error) {
+	snap := c.snapshot()
+	ds, ok := snap.byID[id]
+	if !ok {
+		return nil, c.notFound(snap, id)
+	}
+	e := snap.fileOf[id]
+	st, err := os.Stat(e.info.AbsPath)
+	if err == nil && st.Mode().IsRegular() && st.Size() == e.info.Size && st.ModTime().Equal(e.info.ModTime) {
+		return ds, nil
+	}
+
+	// The file changed or vanished: re-open it (outside any lock) and
+	// publish the result unless someone else already replaced the entry.
+	var ne *fileEntry
+	if err == nil && st.Mode().IsRegular() {
+		info := e.info
+		info.Size, info.ModTime = st.Size(), st.ModTime()
+		ne = &fileEntry{info: info, format: e.format, fmtIdx: e.fmtIdx}
+		c.openOne(context.Background(), ne)
+	}
+	c.mu.Lock()
+	if cur := c.snap.files[e.info.RelPath]; cur == e {
+		files := make(map[string]*fileEntry, len(c.snap.files))
+		for k, v := range c.snap.files {
+			files[k] = v
+		}
+		if ne == nil {
+			delete(files, e.info.RelPath)
+		} else {
+			files[e.info.RelPath] = ne
+		}
+		c.snap = newSnapshot(files, c.snap.walkDiags)
+	}
+	snap = c.snap
+	c.mu.Unlock()
+
+	if ds, ok := snap.byID[id]; ok {
+		return ds, nil
+	}
+	nf := c.notFound(snap, id)
+	switch {
+	case ne == nil:
+		nf.Message = "the file of dataset " + quote(id) + " was removed"
+	case ne.err != nil:
+		nf.Message = "the file of dataset " + quote(id) + " changed and can no longer be read: " + reason(ne.err)
+		nf.Cause = ne.err
+	}
+	return nil, nf
+}
+
+func (c *Catalog) notFound(snap *snapshot, id string) *qerr.Error {
+	ids := make([]string, len(snap.sorted))
+	for i, ds := range snap.sorted {
+		ids[i] = ds.ID
+	}
+	return qerr.NotFound(qerr.CodeDatasetNotFound, "no dataset %q", id).
+		With("suggestions", qerr.Suggest(id, ids, 5)).
+		WithHint("call get_catalog to list the available dataset ids")
+}

@@ -1,0 +1,344 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/quarrydb/quarry/internal/qerr"
+)
+
+// csvFormat implements Format for delimited text files.
+type csvFormat struct{}
+
+// NewCSVFormat returns the Format for delimited text files: ".csv", ".tsv",
+// ".csv.gz" and ".tsv.gz" (extensions matched case-insensitively).
+//
+// Opening a file reads it once in full: the header row gives the column
+// names (a UTF-8 BOM is stripped; names are trimmed, and empty or duplicate
+// names are made unique as "column_<position>" and "<name>_2"), the
+// delimiter is sniffed from the first lines among ',', '\t', ';' and '|'
+// (the extension's delimiter wins when it fits), every cell is type-checked
+// and the rows are counted exactly. Quoting follows RFC 4180.
+//
+// Column types are the narrowest that fit every non-empty cell: int64, then
+// float64, else string; bool (true/false, any case), date32 (YYYY-MM-DD) and
+// timestamp[ms] (YYYY-MM-DDTHH:MM:SS or "YYYY-MM-DD HH:MM:SS", optional
+// fraction; with a "UTC" zone when cells carry Z or ±hh:mm) are recognised
+// when every non-empty cell fits them. Mixed columns, and columns with no
+// non-empty cell, are strings. Only the empty cell is null ("NA", "null" and
+// the like are ordinary strings). All fields are nullable.
+//
+// Files that are not valid UTF-8, contain NUL bytes, have rows with a
+// different number of fields than the header, or have malformed quoting are
+// rejected (the catalog lists them in its Diagnostics). Blank lines are
+// skipped, as encoding/csv does.
+func NewCSVFormat() Format { return csvFormat{} }
+
+// Kind implements Format.
+func (csvFormat) Kind() Kind { return KindCSV }
+
+// Match implements Format.
+func (csvFormat) Match(name string) bool {
+	_, _, ok := csvExt(name)
+	return ok
+}
+
+// csvExt classifies a file name: its default delimiter and whether it is gzipped.
+func csvExt(name string) (delim rune, gz, ok bool) {
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".gz") {
+		gz = true
+		lower = strings.TrimSuffix(lower, ".gz")
+	}
+	switch {
+	case strings.HasSuffix(lower, ".csv") && len(lower) > len(".csv"):
+		return ',', gz, true
+	case strings.HasSuffix(lower, ".tsv") && len(lower) > len(".tsv"):
+		return '\t', gz, true
+	}
+	return 0, false, false
+}
+
+// Open implements Format.
+func (csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
+	defDelim, gz, ok := csvExt(f.RelPath)
+	if !ok {
+		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s is not a CSV/TSV file", f.RelPath)
+	}
+	inf, err := inferCSV(ctx, f.AbsPath, gz, defDelim)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		var qe *qerr.Error
+		if errors.As(err, &qe) {
+			return nil, err
+		}
+		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s", err.Error()).Wrap(err)
+	}
+	fields := make([]arrow.Field, len(inf.names))
+	for i, n := range inf.names {
+		fields[i] = arrow.Field{Name: n, Type: inf.kinds[i].arrowType(), Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	attrs := map[string]any{"delimiter": string(inf.delim)}
+	if gz {
+		attrs["compression"] = "gzip"
+	}
+	ds := &Dataset{
+		ID:            f.BaseID,
+		Kind:          KindCSV,
+		Path:          f.RelPath,
+		AbsPath:       f.AbsPath,
+		Schema:        schema,
+		RowCount:      inf.rows,
+		RowCountExact: true,
+		SizeBytes:     f.Size,
+		ModTime:       f.ModTime,
+		Attributes:    attrs,
+	}
+	ds.Source = &csvSource{
+		id:     f.BaseID,
+		path:   f.AbsPath,
+		gz:     gz,
+		delim:  inf.delim,
+		schema: schema,
+		kinds:  inf.kinds,
+		rows:   inf.rows,
+	}
+	return []*Dataset{ds}, nil
+}
+
+// sniffBytes is how much of the (decompressed) start of a file the delimiter
+// sniffer and the binary check look at.
+const sniffBytes = 64 << 10
+
+// openText opens a CSV file for reading: decompresses gzip and strips a UTF-8
+// BOM. The returned closer closes everything.
+func openText(path string, gz bool) (*bufio.Reader, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var src io.Reader = f
+	closer := io.Closer(f)
+	if gz {
+		zr, err := gzip.NewReader(bufio.NewReader(f))
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("not a valid gzip file: %w", err)
+		}
+		src = zr
+		closer = multiCloser{zr, f}
+	}
+	br := bufio.NewReaderSize(src, sniffBytes)
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	return br, closer, nil
+}
+
+type multiCloser []io.Closer
+
+func (m multiCloser) Close() error {
+	var errs []error
+	for _, c := range m {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// csvInference is what one full pass over a CSV file learns.
+type csvInference struct {
+	names []string
+	kinds []colKind
+	rows  int64
+	delim rune
+}
+
+// inferCSV reads the whole file once: header, delimiter, types, row count.
+func inferCSV(ctx context.Context, path string, gz bool, defDelim rune) (*csvInference, error) {
+	br, closer, err := openText(path, gz)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+
+	sample, err := br.Peek(sniffBytes)
+	truncated := err == nil
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("cannot read file: %w", err)
+	}
+	if len(bytes.TrimSpace(sample)) == 0 {
+		return nil, errors.New("file is empty: a CSV file needs at least a header row")
+	}
+	if bytes.IndexByte(sample, 0) >= 0 {
+		return nil, errors.New("file looks binary (contains NUL bytes), not delimited text")
+	}
+	delim := sniffDelimiter(sample, truncated, defDelim)
+
+	r := csv.NewReader(br)
+	r.Comma = delim
+	r.LazyQuotes = false
+	r.ReuseRecord = true
+	r.FieldsPerRecord = 0
+
+	header, err := r.Read()
+	if err != nil {
+		return nil, describeCSVError(err, "header row")
+	}
+	names, err := uniqueNames(header)
+	if err != nil {
+		return nil, err
+	}
+	inf := &csvInference{names: names, kinds: make([]colKind, len(names)), delim: delim}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, describeCSVError(err, "")
+		}
+		inf.rows++
+		if inf.rows&8191 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for i, cell := range rec {
+			if cell == "" {
+				continue
+			}
+			if !utf8.ValidString(cell) {
+				line, _ := r.FieldPos(i)
+				return nil, fmt.Errorf("line %d is not valid UTF-8 text; re-save the file as UTF-8", line)
+			}
+			if k := inf.kinds[i]; k != kindString {
+				inf.kinds[i] = widen(k, cell)
+			}
+		}
+	}
+	return inf, nil
+}
+
+// describeCSVError turns encoding/csv errors into one readable sentence.
+func describeCSVError(err error, what string) error {
+	if errors.Is(err, io.EOF) {
+		return errors.New("file is empty: a CSV file needs at least a header row")
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		switch {
+		case errors.Is(pe.Err, csv.ErrFieldCount):
+			return fmt.Errorf("line %d has a different number of fields than the header row (ragged rows are not supported)", pe.Line)
+		case errors.Is(pe.Err, csv.ErrBareQuote), errors.Is(pe.Err, csv.ErrQuote):
+			return fmt.Errorf("line %d, column %d: malformed quoting (%v)", pe.StartLine, pe.Column, pe.Err)
+		}
+		return fmt.Errorf("line %d: %v", pe.Line, pe.Err)
+	}
+	if what != "" {
+		return fmt.Errorf("cannot read %s: %w", what, err)
+	}
+	return fmt.Errorf("cannot read file: %w", err)
+}
+
+// uniqueNames cleans header names: trims spaces, names empty ones
+// "column_<1-based position>", and suffixes duplicates "_2", "_3", ...
+func uniqueNames(header []string) ([]string, error) {
+	names := make([]string, len(header))
+	taken := make(map[string]bool, len(header))
+	for i, h := range header {
+		if !utf8.ValidString(h) {
+			return nil, errors.New("the header row is not valid UTF-8 text; re-save the file as UTF-8")
+		}
+		h = strings.TrimSpace(h)
+		if h == "" {
+			h = "column_" + strconv.Itoa(i+1)
+		}
+		names[i] = h
+	}
+	// First pass reserves every name as written so a later "a_2" in the
+	// header is not stolen by a renamed duplicate "a".
+	first := make(map[string]int, len(names))
+	for i, n := range names {
+		if _, ok := first[n]; !ok {
+			first[n] = i
+			taken[n] = true
+		}
+	}
+	for i, n := range names {
+		if first[n] == i {
+			continue
+		}
+		for k := 2; ; k++ {
+			cand := n + "_" + strconv.Itoa(k)
+			if !taken[cand] {
+				names[i] = cand
+				taken[cand] = true
+				break
+			}
+		}
+	}
+	return names, nil
+}
+
+// sniffCandidates are the delimiters the sniffer tries, in tie-break order.
+var sniffCandidates = []rune{',', '\t', ';', '|'}
+
+// sniffDelimiter picks the delimiter that splits the first records of the
+// sample into the same number (at least two) of fields. The extension's
+// default wins when it qualifies; otherwise the candidate giving the most
+// fields; otherwise the default (a single-column file).
+func sniffDelimiter(sample []byte, truncated bool, def rune) rune {
+	if truncated {
+		if i := bytes.LastIndexByte(sample, '\n'); i >= 0 {
+			sample = sample[:i+1]
+		}
+	}
+	if consistentFields(sample, def) >= 2 {
+		return def
+	}
+	best, bestN := def, 1
+	for _, c := range sniffCandidates {
+		if n := consistentFields(sample, c); n > bestN {
+			best, bestN = c, n
+		}
+	}
+	return best
+}
+
+// consistentFields returns the field count shared by the first records of
+// sample when split on c, or 0 when they disagree.
+func consistentFields(sample []byte, c rune) int {
+	r := csv.NewReader(bytes.NewReader(sample))
+	r.Comma = c
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	r.ReuseRecord = true
+	n := -1
+	for range 50 {
+		rec, err := r.Read()
+		if err != nil {
+			break // EOF, or a record cut off by the end of the sample
+		}
+		switch {
+		case n < 0:
+			n = len(rec)
+		case len(rec) != n:
+			return 0
+		}
+	}
+	return max(n, 0)
+}
