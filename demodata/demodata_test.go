@@ -23,11 +23,11 @@ var demoTables = []struct {
 	cols  int
 	types map[string]string // spot checks
 }{
-	{"budget/2024/expenses", 2000, 5, map[string]string{"program": "utf8", "allocated": "int64", "actual": "float64"}},
-	{"sales/orders", 3000, 10, map[string]string{"order_id": "int64", "ordered_at": "timestamp[ms, tz=UTC]", "discount": "float64", "note": "utf8"}},
+	{"budget/2024/expenses", 600, 5, map[string]string{"program": "utf8", "allocated": "int64", "actual": "float64"}},
+	{"sales/orders", 1500, 10, map[string]string{"order_id": "int64", "ordered_at": "timestamp[ms, tz=UTC]", "discount": "float64", "note": "utf8"}},
 	{"sensors/readings", 100000, 5, map[string]string{"id": "int64", "ts": "timestamp[ms]", "value": "float64"}},
 	{"survey/wide", 500, 60, map[string]string{"submitted_on": "date32", "consent": "bool", "referral_code": "utf8", "unused": "utf8", "q42": "int64"}},
-	{"weather/daily", 14640, 6, map[string]string{"date": "date32", "precip_mm": "float64", "snow": "bool"}},
+	{"weather/daily", 3680, 6, map[string]string{"date": "date32", "precip_mm": "float64", "snow": "bool"}},
 	{"weather/stations", 40, 7, map[string]string{"name": "utf8", "elevation_m": "int64", "opened": "date32"}},
 }
 
