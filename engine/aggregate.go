@@ -1,0 +1,589 @@
+package engine
+
+import (
+	"cmp"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// aggState is the per-group state of one aggregate. Group ids are dense.
+type aggState interface {
+	// grow makes room for n groups (new groups start empty).
+	grow(n int)
+	// update folds the rows of col (nil for count(*)) into their groups gids[i].
+	update(col arrow.Array, gids []int32) error
+	// build returns the results of groups [lo, hi).
+	build(mem memory.Allocator, lo, hi int) arrow.Array
+	// groupBytes is the Go memory one group's state takes.
+	groupBytes() int64
+}
+
+// ordered is the fixed-width types min/max compare natively.
+type ordered interface{ integer | float }
+
+// newAggState validates e against the input type and returns its state and
+// output type.
+func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct) (aggState, arrow.DataType, error) {
+	if e.Fn == planner.AggCount && e.Col == "*" {
+		return &countState{star: true}, arrow.PrimitiveTypes.Int64, nil
+	}
+	if e.Index < 0 || e.Index >= in.NumFields() {
+		return nil, nil, qerr.Internal(nil, "aggregate %s(%s): column index %d out of range for %d input columns", e.Fn, e.Col, e.Index, in.NumFields())
+	}
+	dt := in.Field(e.Index).Type
+	unsupported := func() (aggState, arrow.DataType, error) {
+		return nil, nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "%s is not supported on column %q of type %s", e.Fn, e.Col, dt).
+			WithHint("sum and avg need numeric columns; min, max and count work on numbers, strings, booleans, dates and timestamps")
+	}
+	id := dt.ID()
+	switch e.Fn {
+	case planner.AggCount:
+		return &countState{}, arrow.PrimitiveTypes.Int64, nil
+	case planner.AggSum:
+		var s aggState
+		switch id {
+		case arrow.INT8:
+			s = &sumInt[int8]{col: e.Col}
+		case arrow.INT16:
+			s = &sumInt[int16]{col: e.Col}
+		case arrow.INT32:
+			s = &sumInt[int32]{col: e.Col}
+		case arrow.INT64:
+			s = &sumInt[int64]{col: e.Col}
+		case arrow.UINT8:
+			s = &sumInt[uint8]{col: e.Col}
+		case arrow.UINT16:
+			s = &sumInt[uint16]{col: e.Col}
+		case arrow.UINT32:
+			s = &sumInt[uint32]{col: e.Col}
+		case arrow.UINT64:
+			s = &sumInt[uint64]{col: e.Col}
+		case arrow.FLOAT32:
+			return &sumFloat[float32]{}, arrow.PrimitiveTypes.Float64, nil
+		case arrow.FLOAT64:
+			return &sumFloat[float64]{}, arrow.PrimitiveTypes.Float64, nil
+		default:
+			return unsupported()
+		}
+		return s, arrow.PrimitiveTypes.Int64, nil
+	case planner.AggAvg:
+		var s aggState
+		switch id {
+		case arrow.INT8:
+			s = &avgState[int8]{}
+		case arrow.INT16:
+			s = &avgState[int16]{}
+		case arrow.INT32:
+			s = &avgState[int32]{}
+		case arrow.INT64:
+			s = &avgState[int64]{}
+		case arrow.UINT8:
+			s = &avgState[uint8]{}
+		case arrow.UINT16:
+			s = &avgState[uint16]{}
+		case arrow.UINT32:
+			s = &avgState[uint32]{}
+		case arrow.UINT64:
+			s = &avgState[uint64]{}
+		case arrow.FLOAT32:
+			s = &avgState[float32]{}
+		case arrow.FLOAT64:
+			s = &avgState[float64]{}
+		default:
+			return unsupported()
+		}
+		return s, arrow.PrimitiveTypes.Float64, nil
+	case planner.AggMin, planner.AggMax:
+		isMax := e.Fn == planner.AggMax
+		var s aggState
+		switch id {
+		case arrow.INT8:
+			s = &minMax[int8]{dt: dt, max: isMax}
+		case arrow.INT16:
+			s = &minMax[int16]{dt: dt, max: isMax}
+		case arrow.INT32:
+			s = &minMax[int32]{dt: dt, max: isMax}
+		case arrow.INT64:
+			s = &minMax[int64]{dt: dt, max: isMax}
+		case arrow.UINT8:
+			s = &minMax[uint8]{dt: dt, max: isMax}
+		case arrow.UINT16:
+			s = &minMax[uint16]{dt: dt, max: isMax}
+		case arrow.UINT32:
+			s = &minMax[uint32]{dt: dt, max: isMax}
+		case arrow.UINT64:
+			s = &minMax[uint64]{dt: dt, max: isMax}
+		case arrow.FLOAT32:
+			s = &minMax[float32]{dt: dt, max: isMax}
+		case arrow.FLOAT64:
+			s = &minMax[float64]{dt: dt, max: isMax}
+		case arrow.DATE32:
+			s = &minMax[arrow.Date32]{dt: dt, max: isMax}
+		case arrow.TIMESTAMP:
+			s = &minMax[arrow.Timestamp]{dt: dt, max: isMax}
+		case arrow.BOOL:
+			s = &minMaxBool{max: isMax}
+		case arrow.STRING, arrow.LARGE_STRING:
+			s = &minMaxStr{dt: dt, max: isMax, acct: a}
+		default:
+			return unsupported()
+		}
+		return s, dt, nil
+	}
+	return nil, nil, qerr.Invalid(qerr.CodeInvalidAggregate, "unknown aggregate function %q", e.Fn).
+		WithHint("use one of count, sum, avg, min, max")
+}
+
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	return append(s, make([]T, n-len(s))...)
+}
+
+// countState is count(*) (star) or count(col) (non-null values).
+type countState struct {
+	star   bool
+	counts []int64
+}
+
+func (s *countState) grow(n int)        { s.counts = growTo(s.counts, n) }
+func (s *countState) groupBytes() int64 { return 8 }
+
+func (s *countState) update(col arrow.Array, gids []int32) error {
+	var v validity
+	if !s.star {
+		v = validityOf(col)
+	}
+	if v.bits == nil {
+		for _, g := range gids {
+			s.counts[g]++
+		}
+		return nil
+	}
+	for i, g := range gids {
+		if v.ok(i) {
+			s.counts[g]++
+		}
+	}
+	return nil
+}
+
+func (s *countState) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	return buildFixed(mem, arrow.PrimitiveTypes.Int64, s.counts[lo:hi], nil)
+}
+
+// sumInt sums integers exactly into int64 and fails on overflow.
+type sumInt[T integer] struct {
+	col  string
+	sums []int64
+	seen []bool
+}
+
+func (s *sumInt[T]) grow(n int)        { s.sums, s.seen = growTo(s.sums, n), growTo(s.seen, n) }
+func (s *sumInt[T]) groupBytes() int64 { return 9 }
+
+func (s *sumInt[T]) overflow() error {
+	return qerr.Invalid(qerr.CodeInvalidAggregate, "sum(%s) overflows a 64-bit integer", s.col).
+		WithHint("filter to fewer rows, group by more columns, or use avg")
+}
+
+func (s *sumInt[T]) update(col arrow.Array, gids []int32) error {
+	vals := values[T](col)
+	v := validityOf(col)
+	var z T
+	unsigned := ^z > 0
+	sums, seen := s.sums, s.seen
+	for i, g := range gids {
+		if !v.ok(i) {
+			continue
+		}
+		x := vals[i]
+		if unsigned && uint64(x) > math.MaxInt64 {
+			return s.overflow()
+		}
+		xi, acc := int64(x), sums[g]
+		r := acc + xi
+		if (xi > 0 && r < acc) || (xi < 0 && r > acc) {
+			return s.overflow()
+		}
+		sums[g], seen[g] = r, true
+	}
+	return nil
+}
+
+func (s *sumInt[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	return buildFixed(mem, arrow.PrimitiveTypes.Int64, s.sums[lo:hi], s.seen[lo:hi])
+}
+
+// sumFloat sums floats in float64, in input order (IEEE: NaN/Inf propagate).
+type sumFloat[T float] struct {
+	sums []float64
+	seen []bool
+}
+
+func (s *sumFloat[T]) grow(n int)        { s.sums, s.seen = growTo(s.sums, n), growTo(s.seen, n) }
+func (s *sumFloat[T]) groupBytes() int64 { return 9 }
+
+func (s *sumFloat[T]) update(col arrow.Array, gids []int32) error {
+	vals := values[T](col)
+	v := validityOf(col)
+	sums, seen := s.sums, s.seen
+	for i, g := range gids {
+		if v.ok(i) {
+			sums[g] += float64(vals[i])
+			seen[g] = true
+		}
+	}
+	return nil
+}
+
+func (s *sumFloat[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	return buildFixed(mem, arrow.PrimitiveTypes.Float64, s.sums[lo:hi], s.seen[lo:hi])
+}
+
+// avgState averages in float64: the sum of float64(value) in input order
+// divided by the non-null count.
+type avgState[T integer | float] struct {
+	sums   []float64
+	counts []int64
+}
+
+func (s *avgState[T]) grow(n int)        { s.sums, s.counts = growTo(s.sums, n), growTo(s.counts, n) }
+func (s *avgState[T]) groupBytes() int64 { return 16 }
+
+func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
+	vals := values[T](col)
+	v := validityOf(col)
+	sums, counts := s.sums, s.counts
+	for i, g := range gids {
+		if v.ok(i) {
+			sums[g] += float64(vals[i])
+			counts[g]++
+		}
+	}
+	return nil
+}
+
+func (s *avgState[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	n := hi - lo
+	out := make([]float64, n)
+	valid := make([]bool, n)
+	for i := range n {
+		if c := s.counts[lo+i]; c > 0 {
+			out[i] = s.sums[lo+i] / float64(c)
+			valid[i] = true
+		}
+	}
+	return buildFixed(mem, arrow.PrimitiveTypes.Float64, out, valid)
+}
+
+// minMax is min/max over numbers, dates and timestamps. NaN never replaces
+// a number: the result is NaN only when every non-null value is NaN.
+type minMax[T ordered] struct {
+	dt   arrow.DataType
+	max  bool
+	cur  []T
+	seen []bool
+}
+
+func (s *minMax[T]) grow(n int) { s.cur, s.seen = growTo(s.cur, n), growTo(s.seen, n) }
+func (s *minMax[T]) groupBytes() int64 {
+	var z T
+	return int64(unsafe.Sizeof(z)) + 1
+}
+
+func (s *minMax[T]) update(col arrow.Array, gids []int32) error {
+	vals := values[T](col)
+	v := validityOf(col)
+	cur, seen := s.cur, s.seen
+	for i, g := range gids {
+		if !v.ok(i) {
+			continue
+		}
+		x := vals[i]
+		if !seen[g] {
+			cur[g], seen[g] = x, true
+			continue
+		}
+		if x != x { // NaN
+			continue
+		}
+		c := cur[g]
+		if c != c || (s.max && x > c) || (!s.max && x < c) {
+			cur[g] = x
+		}
+	}
+	return nil
+}
+
+func (s *minMax[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	return buildFixed(mem, s.dt, s.cur[lo:hi], s.seen[lo:hi])
+}
+
+// minMaxBool is min/max over booleans (false < true).
+type minMaxBool struct {
+	max  bool
+	cur  []bool
+	seen []bool
+	buf  []uint8
+}
+
+func (s *minMaxBool) grow(n int)        { s.cur, s.seen = growTo(s.cur, n), growTo(s.seen, n) }
+func (s *minMaxBool) groupBytes() int64 { return 2 }
+
+func (s *minMaxBool) update(col arrow.Array, gids []int32) error {
+	s.buf = boolBytes(col, s.buf)
+	v := validityOf(col)
+	for i, g := range gids {
+		if !v.ok(i) {
+			continue
+		}
+		x := s.buf[i] != 0
+		if !s.seen[g] {
+			s.cur[g], s.seen[g] = x, true
+		} else if x == s.max {
+			s.cur[g] = x
+		}
+	}
+	return nil
+}
+
+func (s *minMaxBool) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	return buildBools(mem, s.cur[lo:hi], s.seen[lo:hi])
+}
+
+// minMaxStr is min/max over strings, compared bytewise. It keeps copies of
+// the current values (charged to the query's budget).
+type minMaxStr struct {
+	dt   arrow.DataType
+	max  bool
+	cur  []string
+	seen []bool
+	buf  []string
+	acct *acct
+}
+
+func (s *minMaxStr) grow(n int)        { s.cur, s.seen = growTo(s.cur, n), growTo(s.seen, n) }
+func (s *minMaxStr) groupBytes() int64 { return 17 }
+
+func (s *minMaxStr) update(col arrow.Array, gids []int32) error {
+	s.buf = strViews(col, s.buf)
+	v := validityOf(col)
+	var delta int64
+	for i, g := range gids {
+		if !v.ok(i) {
+			continue
+		}
+		x := s.buf[i]
+		if s.seen[g] {
+			c := cmp.Compare(x, s.cur[g])
+			if c == 0 || (c > 0) != s.max {
+				continue
+			}
+		}
+		delta += int64(len(x) - len(s.cur[g]))
+		s.cur[g], s.seen[g] = strings.Clone(x), true
+	}
+	s.acct.charge(delta)
+	clear(s.buf) // drop views into the batch
+	return nil
+}
+
+func (s *minMaxStr) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	return buildStrings(mem, s.dt, s.cur[lo:hi], s.seen[lo:hi])
+}
+
+// aggOp is the hash aggregate: it consumes its whole input on the first
+// next, then emits one row per group (first-seen order) in batches.
+type aggOp struct {
+	ex       *exec
+	in       op
+	out      *arrow.Schema
+	keyIdx   []int
+	aggCols  []int
+	states   []aggState
+	table    *groupTable // nil without keys
+	ngroups  int
+	perGroup int64
+	consumed bool
+	emitted  int
+	acct     acct
+	keyArrs  []arrow.Array
+	zeros    []int32
+}
+
+func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
+	in := n.Input.Schema()
+	if n.Out == nil || n.Out.NumFields() != len(n.GroupIdx)+len(n.Aggs) {
+		return nil, qerr.Internal(nil, "aggregate: output schema does not have %d key and %d aggregate columns", len(n.GroupIdx), len(n.Aggs))
+	}
+	a := &aggOp{ex: ex, out: n.Out, keyIdx: n.GroupIdx, acct: acct{b: ex.budget}}
+	var keyTypes []arrow.DataType
+	for i, k := range n.GroupIdx {
+		if k < 0 || k >= in.NumFields() {
+			return nil, qerr.Internal(nil, "aggregate: group key index %d out of range", k)
+		}
+		dt := in.Field(k).Type
+		if !supportedCompute(dt) {
+			return nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "cannot group by column %q of type %s", in.Field(k).Name, dt).
+				WithHint("group by numeric, string, boolean, date or timestamp columns")
+		}
+		if !arrow.TypeEqual(dt, n.Out.Field(i).Type) {
+			return nil, qerr.Internal(nil, "aggregate: key %q has type %s but the output schema says %s", in.Field(k).Name, dt, n.Out.Field(i).Type)
+		}
+		keyTypes = append(keyTypes, dt)
+	}
+	for j, e := range n.Aggs {
+		s, dt, err := newAggState(e, in, &a.acct)
+		if err != nil {
+			return nil, err
+		}
+		if want := n.Out.Field(len(n.GroupIdx) + j).Type; !arrow.TypeEqual(dt, want) {
+			return nil, qerr.Internal(nil, "aggregate %s(%s) produces %s but the output schema says %s", e.Fn, e.Col, dt, want)
+		}
+		col := e.Index
+		if e.Fn == planner.AggCount && e.Col == "*" {
+			col = -1
+		}
+		a.states = append(a.states, s)
+		a.aggCols = append(a.aggCols, col)
+		a.perGroup += s.groupBytes()
+	}
+	if len(keyTypes) > 0 {
+		a.table = newGroupTable(keyTypes, true, &a.acct)
+		a.keyArrs = make([]arrow.Array, len(keyTypes))
+	}
+	return a, nil
+}
+
+func (a *aggOp) setGroups(n int) {
+	if n <= a.ngroups {
+		return
+	}
+	for _, s := range a.states {
+		s.grow(n)
+	}
+	a.acct.charge(int64(n-a.ngroups) * a.perGroup)
+	a.ngroups = n
+}
+
+func (a *aggOp) consume() error {
+	if a.table == nil {
+		a.setGroups(1)
+	}
+	for {
+		if err := a.ex.ctx.Err(); err != nil {
+			return err
+		}
+		b, err := a.in.next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		err = a.fold(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		if err := a.acct.check(); err != nil {
+			return err
+		}
+	}
+	a.in.close()
+	a.consumed = true
+	return nil
+}
+
+func (a *aggOp) fold(b arrow.RecordBatch) error {
+	n := int(b.NumRows())
+	var gids []int32
+	if a.table != nil {
+		for i, k := range a.keyIdx {
+			a.keyArrs[i] = b.Column(k)
+		}
+		gids = a.table.assign(a.keyArrs, n)
+		clear(a.keyArrs)
+		a.setGroups(a.table.n)
+	} else {
+		if cap(a.zeros) < n {
+			a.zeros = make([]int32, n)
+		}
+		gids = a.zeros[:n]
+	}
+	for j, s := range a.states {
+		var col arrow.Array
+		if a.aggCols[j] >= 0 {
+			col = b.Column(a.aggCols[j])
+		}
+		if err := s.update(col, gids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *aggOp) next() (arrow.RecordBatch, error) {
+	if err := a.ex.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !a.consumed {
+		if err := a.consume(); err != nil {
+			return nil, err
+		}
+	}
+	if a.emitted >= a.ngroups {
+		a.close()
+		return nil, nil
+	}
+	lo := a.emitted
+	hi := min(lo+a.ex.batchSize, a.ngroups)
+	rec, err := a.emit(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	a.emitted = hi
+	return rec, nil
+}
+
+func (a *aggOp) emit(lo, hi int) (rec arrow.RecordBatch, err error) {
+	defer catchBudget(&err)
+	cols := make([]arrow.Array, 0, a.out.NumFields())
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	if a.table != nil {
+		for _, c := range a.table.cols {
+			cols = append(cols, c.build(a.ex.alloc, lo, hi))
+		}
+	}
+	for _, s := range a.states {
+		cols = append(cols, s.build(a.ex.alloc, lo, hi))
+	}
+	return array.NewRecordBatch(a.out, cols, int64(hi-lo)), nil
+}
+
+func (a *aggOp) close() {
+	if a.in != nil {
+		a.in.close()
+	}
+	a.states = nil
+	if a.table != nil {
+		a.table.reset()
+	}
+	a.ngroups, a.emitted = 0, 0
+	a.consumed = true
+	a.acct.release()
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/planner"
+)
+
+const benchRows = 1 << 20
+
+func benchSource(b *testing.B) *memSource {
+	b.Helper()
+	k, v, s := make([]any, benchRows), make([]any, benchRows), make([]any, benchRows)
+	for i := range benchRows {
+		k[i] = int64((i * 7919) % 1000)
+		v[i] = int64(i % 97)
+		s[i] = fmt.Sprintf("item-%07d", (i*7919)%benchRows)
+	}
+	src := newSource(memory.DefaultAllocator, []tcol{{"k", tInt64, k}, {"v", tInt64, v}, {"s", tStr, s}})
+	src.noCopy = true
+	return src
+}
+
+func benchRun(b *testing.B, src *memSource, plan planner.Node) {
+	b.Helper()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Execute(context.Background(), plan, src, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows := 0
+		for r.Next() {
+			rows += int(r.RecordBatch().NumRows())
+		}
+		if err := r.Err(); err != nil {
+			b.Fatal(err)
+		}
+		r.Release()
+		if rows == 0 {
+			b.Fatal("no rows")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
+}
+
+func BenchmarkFilterEqInt64(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, filterOf(scanOf(src.schema), pred(src.schema, "k", "eq", int64(7))))
+}
+
+func BenchmarkFilterContainsString(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, filterOf(scanOf(src.schema), pred(src.schema, "s", "contains", "99")))
+}
+
+func BenchmarkGroupBySumInt64Key(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, aggOf(scanOf(src.schema), []string{"k"}, "sum:v", "count:*"))
+}
+
+func BenchmarkGroupBySumTwoKeys(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, aggOf(scanOf(src.schema), []string{"k", "v"}, "sum:v"))
+}
+
+func BenchmarkTopK(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, limitOf(sortOf(scanOf(src.schema), "-s"), 0, 100))
+}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+)
+
+// budget counts the bytes one query holds at once: Arrow buffers allocated
+// through its allocators plus the Go-side state operators charge explicitly
+// (hash tables, sort permutations, string copies).
+type budget struct {
+	limit int64 // 0 = unlimited
+	live  atomic.Int64
+}
+
+// exhausted is the panic value of a hard allocation over the limit. It is
+// recovered at operator boundaries (catchBudget, the reader) and turned into
+// the budget's error.
+type exhausted struct{ b *budget }
+
+func (b *budget) wouldExceed(n int64) bool {
+	return b.limit > 0 && n > 0 && b.live.Load()+n > b.limit
+}
+
+// err is the resource_exhausted error of this budget.
+func (b *budget) err() error {
+	return qerr.Limit(qerr.CodeResourceExhausted,
+		"the query needs more than its memory limit of %s", humanBytes(b.limit)).
+		WithHint("narrow the query: add filters, select fewer columns, group by fewer or lower-cardinality columns, or put a limit on sorted results").
+		With("memory_limit_bytes", b.limit)
+}
+
+// check reports the budget error when the live bytes exceed the limit.
+func (b *budget) check() error {
+	if b.limit > 0 && b.live.Load() > b.limit {
+		return b.err()
+	}
+	return nil
+}
+
+// acct tracks the Go-side bytes one operator charged, so that it can give
+// them back when the operator closes.
+type acct struct {
+	b *budget
+	n int64
+}
+
+// charge adds n bytes of operator state. It never fails by itself: operators
+// call check at batch boundaries (and hard allocations fail once the live
+// total is over the limit).
+func (a *acct) charge(n int64) {
+	if n == 0 {
+		return
+	}
+	a.n += n
+	a.b.live.Add(n)
+}
+
+// check is budget.check.
+func (a *acct) check() error { return a.b.check() }
+
+// release gives every charged byte back.
+func (a *acct) release() {
+	if a.n != 0 {
+		a.b.live.Add(-a.n)
+		a.n = 0
+	}
+}
+
+// hardAlloc enforces the budget on every allocation: an allocation that would
+// take the live total over the limit panics with exhausted{} before any
+// memory is taken. Only the engine's own code (which recovers the panic and
+// releases what it built) uses it.
+type hardAlloc struct {
+	b   *budget
+	mem memory.Allocator
+}
+
+// Allocate implements memory.Allocator; it panics with exhausted over the limit.
+func (a *hardAlloc) Allocate(size int) []byte {
+	if a.b.wouldExceed(int64(size)) {
+		panic(exhausted{a.b})
+	}
+	a.b.live.Add(int64(size))
+	return a.mem.Allocate(size)
+}
+
+// Reallocate implements memory.Allocator; it panics with exhausted over the limit.
+func (a *hardAlloc) Reallocate(size int, b []byte) []byte {
+	delta := int64(size - len(b))
+	if a.b.wouldExceed(delta) {
+		panic(exhausted{a.b})
+	}
+	a.b.live.Add(delta)
+	return a.mem.Reallocate(size, b)
+}
+
+// Free implements memory.Allocator.
+func (a *hardAlloc) Free(b []byte) {
+	a.b.live.Add(-int64(len(b)))
+	a.mem.Free(b)
+}
+
+// softAlloc counts allocations against the budget but never fails: it is
+// handed to the Source (which may allocate on goroutines of its own, where a
+// panic could not be recovered) and to Arrow library code whose cleanup on
+// panic is not guaranteed. Overruns are detected by budget.check at the next
+// batch boundary.
+type softAlloc struct {
+	b   *budget
+	mem memory.Allocator
+}
+
+// Allocate implements memory.Allocator.
+func (a *softAlloc) Allocate(size int) []byte {
+	a.b.live.Add(int64(size))
+	return a.mem.Allocate(size)
+}
+
+// Reallocate implements memory.Allocator.
+func (a *softAlloc) Reallocate(size int, b []byte) []byte {
+	a.b.live.Add(int64(size - len(b)))
+	return a.mem.Reallocate(size, b)
+}
+
+// Free implements memory.Allocator.
+func (a *softAlloc) Free(b []byte) {
+	a.b.live.Add(-int64(len(b)))
+	a.mem.Free(b)
+}
+
+// catchBudget, deferred directly, turns an exhausted panic into *err. Other
+// panics keep unwinding.
+func catchBudget(err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(exhausted); ok {
+			*err = e.b.err()
+			return
+		}
+		panic(r)
+	}
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

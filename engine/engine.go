@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// DefaultBatchSize is the target rows per batch when Options.BatchSize is 0.
+const DefaultBatchSize = 65536
+
+// Options configures one execution.
+type Options struct {
+	// Alloc allocates every Arrow buffer of the query, including the
+	// source's batches; nil means memory.DefaultAllocator.
+	Alloc memory.Allocator
+	// BatchSize is the target rows per batch; 0 means DefaultBatchSize.
+	BatchSize int
+	// MemoryLimit is the number of bytes of Arrow memory (batches in flight,
+	// including ones the caller still holds) plus operator state (sort,
+	// aggregate and distinct) the query may hold at once; 0 means unlimited.
+	// Exceeding it fails the query with a qerr.ErrLimitExceeded error of code
+	// qerr.CodeResourceExhausted, reported by the reader's Err.
+	MemoryLimit int64
+}
+
+// op is one running operator (an iterator built from a plan node).
+type op interface {
+	// next returns the next non-empty batch, which the caller owns and must
+	// release, or nil at the end of the stream.
+	next() (arrow.RecordBatch, error)
+	// close releases everything the operator and its inputs hold. It is
+	// idempotent; next must not be called afterwards.
+	close()
+}
+
+// exec is the state shared by the operators of one execution.
+type exec struct {
+	ctx       context.Context
+	src       catalog.Source
+	budget    *budget
+	alloc     memory.Allocator // hard: engine-built arrays
+	soft      memory.Allocator // counted, never failing: the source, Arrow library code
+	batchSize int
+}
+
+// Execute builds a streaming pipeline for the plan and returns a reader over
+// its output. The plan has exactly one planner.Scan leaf, read from src. The
+// caller must Release the reader. Errors during execution are reported by
+// reader.Err(). Cancelling ctx stops the pipeline at the next batch and
+// releases everything.
+//
+// Plan shape errors are qerr.ErrInternal; a filter, key or aggregate on a
+// column type it does not support is qerr.ErrUnsupported.
+func Execute(ctx context.Context, plan planner.Node, src catalog.Source, opts Options) (array.RecordReader, error) {
+	if err := checkShape(plan); err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, qerr.Internal(nil, "execute: no source for the plan's scan")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	mem := opts.Alloc
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	bs := opts.BatchSize
+	if bs <= 0 {
+		bs = DefaultBatchSize
+	}
+	b := &budget{limit: max(opts.MemoryLimit, 0)}
+	ex := &exec{
+		ctx:       ctx,
+		src:       src,
+		budget:    b,
+		alloc:     &hardAlloc{b: b, mem: mem},
+		soft:      &softAlloc{b: b, mem: mem},
+		batchSize: bs,
+	}
+	root, err := ex.build(plan)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{schema: plan.Schema(), root: root, budget: b}
+	r.refs.Store(1)
+	return r, nil
+}
+
+// checkShape verifies the plan is a chain of known nodes with exactly one Scan leaf.
+func checkShape(n planner.Node) error {
+	scans := 0
+	var walk func(planner.Node) error
+	walk = func(n planner.Node) error {
+		if isNil(n) {
+			return qerr.Internal(nil, "execute: plan has a nil node")
+		}
+		if n.Schema() == nil {
+			return qerr.Internal(nil, "execute: plan node %q has no schema", n.Describe())
+		}
+		switch n.(type) {
+		case *planner.Scan:
+			scans++
+		case *planner.Filter, *planner.Project, *planner.Aggregate, *planner.Distinct, *planner.Sort, *planner.Limit:
+			if len(n.Children()) != 1 {
+				return qerr.Internal(nil, "execute: plan node %q needs exactly one input", n.Describe())
+			}
+		default:
+			return qerr.Internal(nil, "execute: unknown plan node %T", n)
+		}
+		for _, c := range n.Children() {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(n); err != nil {
+		return err
+	}
+	if scans != 1 {
+		return qerr.Internal(nil, "execute: plan has %d scans, want exactly 1", scans)
+	}
+	return nil
+}
+
+func isNil(n planner.Node) (isnil bool) {
+	if n == nil {
+		return true
+	}
+	switch v := n.(type) {
+	case *planner.Scan:
+		return v == nil
+	case *planner.Filter:
+		return v == nil || v.Input == nil
+	case *planner.Project:
+		return v == nil || v.Input == nil
+	case *planner.Aggregate:
+		return v == nil || v.Input == nil
+	case *planner.Distinct:
+		return v == nil || v.Input == nil
+	case *planner.Sort:
+		return v == nil || v.Input == nil
+	case *planner.Limit:
+		return v == nil || v.Input == nil
+	}
+	return false
+}
+
+// build turns a plan node into its operator. Each node is validated before
+// its input is built, so a failing plan never opens the source; only the
+// Scan (the last thing built) acquires resources.
+func (ex *exec) build(n planner.Node) (op, error) {
+	switch n := n.(type) {
+	case *planner.Scan:
+		return ex.buildScan(n)
+	case *planner.Filter:
+		preds, err := compilePreds(n.Preds, n.Input.Schema())
+		if err != nil {
+			return nil, err
+		}
+		in, err := ex.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newFilterOp(ex, in, n.Input.Schema(), preds), nil
+	case *planner.Project:
+		if err := checkProject(n); err != nil {
+			return nil, err
+		}
+		in, err := ex.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &projectOp{ex: ex, in: in, idx: n.Indices, out: n.Out}, nil
+	case *planner.Aggregate:
+		a, err := newAggOp(ex, n)
+		if err != nil {
+			return nil, err
+		}
+		if a.in, err = ex.build(n.Input); err != nil {
+			return nil, err
+		}
+		return a, nil
+	case *planner.Distinct:
+		d, err := newDistinctOp(ex, n.Input.Schema())
+		if err != nil {
+			return nil, err
+		}
+		if d.in, err = ex.build(n.Input); err != nil {
+			return nil, err
+		}
+		return d, nil
+	case *planner.Sort:
+		return ex.buildSort(n, -1)
+	case *planner.Limit:
+		var (
+			in  op
+			err error
+		)
+		if s, ok := n.Input.(*planner.Sort); ok && n.Count >= 0 {
+			// Top-k: the sort only needs to keep offset+count rows.
+			k := int64(-1)
+			if n.Offset >= 0 && n.Offset <= math.MaxInt64-n.Count {
+				k = n.Offset + n.Count
+			}
+			in, err = ex.buildSort(s, k)
+		} else {
+			in, err = ex.build(n.Input)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &limitOp{ex: ex, in: in, skip: max(n.Offset, 0), remain: n.Count}, nil
+	}
+	return nil, qerr.Internal(nil, "execute: unknown plan node %T", n)
+}
+
+func checkProject(n *planner.Project) error {
+	in := n.Input.Schema()
+	if n.Out == nil || n.Out.NumFields() != len(n.Indices) {
+		return qerr.Internal(nil, "project: output schema does not have %d columns", len(n.Indices))
+	}
+	for i, k := range n.Indices {
+		if k < 0 || k >= in.NumFields() {
+			return qerr.Internal(nil, "project: column index %d out of range for %d input columns", k, in.NumFields())
+		}
+		if !arrow.TypeEqual(in.Field(k).Type, n.Out.Field(i).Type) {
+			return qerr.Internal(nil, "project: column %q has type %s but the output schema says %s", in.Field(k).Name, in.Field(k).Type, n.Out.Field(i).Type)
+		}
+	}
+	return nil
+}
+
+// reader is the array.RecordReader over the root operator.
+type reader struct {
+	refs   atomic.Int64
+	schema *arrow.Schema
+	root   op
+	budget *budget
+	cur    arrow.RecordBatch
+	err    error
+	done   bool
+}
+
+// Retain increases the reference count.
+func (r *reader) Retain() { r.refs.Add(1) }
+
+// Release decreases the reference count; at zero the pipeline is closed and
+// all its memory released.
+func (r *reader) Release() {
+	if r.refs.Add(-1) == 0 {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.finish()
+	}
+}
+
+// Schema is the plan's output schema.
+func (r *reader) Schema() *arrow.Schema { return r.schema }
+
+// Next advances to the next batch; false at the end or on error (see Err).
+func (r *reader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.done {
+		return false
+	}
+	b, err := r.pull()
+	if err != nil {
+		r.err = err
+		r.finish()
+		return false
+	}
+	if b == nil {
+		r.finish()
+		return false
+	}
+	r.cur = b
+	return true
+}
+
+// pull runs the pipeline for one batch, turning panics into errors.
+func (r *reader) pull() (b arrow.RecordBatch, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b = nil
+			if e, ok := p.(exhausted); ok {
+				err = e.b.err()
+				return
+			}
+			err = qerr.Internal(fmt.Errorf("panic: %v\n%s", p, debug.Stack()), "the query engine failed: %v", p)
+		}
+	}()
+	return r.root.next()
+}
+
+func (r *reader) finish() {
+	r.done = true
+	if r.root != nil {
+		r.root.close()
+		r.root = nil
+	}
+}
+
+// RecordBatch is the current batch, valid until the next call to Next or Release.
+func (r *reader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is RecordBatch.
+//
+// Deprecated: use RecordBatch.
+func (r *reader) Record() arrow.RecordBatch { return r.cur }
+
+// Err is the error that stopped the stream, if any.
+func (r *reader) Err() error { return r.err }

@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// keyCol is one key column of a groupTable: the current batch's values in
+// hashable form, and (when the table stores keys) every group's key value.
+type keyCol struct {
+	dt    arrow.DataType
+	str   bool // string/large_string: strs; otherwise bits
+	float bool // float32/64: hash normalized bits, store raw bits
+	// current batch
+	raw   []uint64 // raw bits, zero-extended
+	norm  []uint64 // == raw unless float
+	strs  []string // views into the batch
+	valid validity
+	// per group (store only)
+	gbits  []uint64
+	gstrs  []string
+	gvalid []bool
+}
+
+func (c *keyCol) load(arr arrow.Array) {
+	n := arr.Len()
+	c.valid = validityOf(arr)
+	if c.str {
+		c.strs = strViews(arr, c.strs)
+		return
+	}
+	if cap(c.raw) < n {
+		c.raw = make([]uint64, n)
+	}
+	c.raw = c.raw[:n]
+	rawBits(arr, c.raw, false)
+	if !c.float {
+		c.norm = c.raw
+		return
+	}
+	if cap(c.norm) < n {
+		c.norm = make([]uint64, n)
+	}
+	c.norm = c.norm[:n]
+	rawBits(arr, c.norm, true)
+}
+
+// keep stores row i of the current batch as the key of a new group and
+// returns the Go bytes it holds.
+func (c *keyCol) keep(i int) int64 {
+	ok := c.valid.ok(i)
+	c.gvalid = append(c.gvalid, ok)
+	if c.str {
+		s := ""
+		if ok {
+			s = strings.Clone(c.strs[i]) // copy out of Arrow memory
+		}
+		c.gstrs = append(c.gstrs, s)
+		return int64(17 + len(s))
+	}
+	c.gbits = append(c.gbits, c.raw[i])
+	return 9
+}
+
+// build returns the stored keys of groups [lo, hi) as an array of c.dt.
+func (c *keyCol) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	valid := c.gvalid[lo:hi]
+	if c.str {
+		return buildStrings(mem, c.dt, c.gstrs[lo:hi], valid)
+	}
+	bits := c.gbits[lo:hi]
+	if c.dt.ID() == arrow.BOOL {
+		vs := make([]bool, len(bits))
+		for i, b := range bits {
+			vs[i] = b != 0
+		}
+		return buildBools(mem, vs, valid)
+	}
+	switch fixedWidth(c.dt) {
+	case 1:
+		return buildFixed(mem, c.dt, narrow[uint8](bits), valid)
+	case 2:
+		return buildFixed(mem, c.dt, narrow[uint16](bits), valid)
+	case 4:
+		return buildFixed(mem, c.dt, narrow[uint32](bits), valid)
+	}
+	return buildFixed(mem, c.dt, bits, valid)
+}
+
+func narrow[T ~uint8 | ~uint16 | ~uint32](bits []uint64) []T {
+	out := make([]T, len(bits))
+	for i, b := range bits {
+		out[i] = T(b)
+	}
+	return out
+}
+
+// groupTable assigns dense group ids (0, 1, ... in first-seen order) to the
+// distinct key tuples of the rows it sees. Null is a key value of its own;
+// float keys compare by value with all NaNs equal and -0 == +0.
+type groupTable struct {
+	cols  []*keyCol
+	store bool
+	n     int // groups so far
+	acct  *acct
+
+	// single fixed-width key
+	single bool
+	m64    map[uint64]int32
+	nullID int32
+
+	// general: encoded key tuples
+	m    map[string]int32
+	buf  []byte
+	offs []int
+	pos  []int
+
+	gids []int32
+}
+
+func newGroupTable(types []arrow.DataType, store bool, a *acct) *groupTable {
+	t := &groupTable{store: store, acct: a, nullID: -1}
+	for _, dt := range types {
+		id := dt.ID()
+		t.cols = append(t.cols, &keyCol{dt: dt, str: isStringType(id), float: id == arrow.FLOAT32 || id == arrow.FLOAT64})
+	}
+	if len(t.cols) == 1 && !t.cols[0].str {
+		t.single = true
+		t.m64 = make(map[uint64]int32)
+	} else {
+		t.m = make(map[string]int32)
+	}
+	return t
+}
+
+// newGroup registers row i of the current batch as group t.n.
+func (t *groupTable) newGroup(i int, keyBytes int) int32 {
+	id := int32(t.n)
+	t.n++
+	cost := int64(keyBytes) + 48
+	if t.store {
+		for _, c := range t.cols {
+			cost += c.keep(i)
+		}
+	}
+	t.acct.charge(cost)
+	return id
+}
+
+// assign returns the group id of every row of cols (the key columns of one
+// batch, n rows). The slice is reused by the next call.
+func (t *groupTable) assign(cols []arrow.Array, n int) []int32 {
+	for i, c := range t.cols {
+		c.load(cols[i])
+	}
+	if cap(t.gids) < n {
+		t.gids = make([]int32, n)
+	}
+	gids := t.gids[:n]
+	if t.single {
+		c := t.cols[0]
+		for i, k := range c.norm[:n] {
+			if !c.valid.ok(i) {
+				if t.nullID < 0 {
+					t.nullID = t.newGroup(i, 0)
+				}
+				gids[i] = t.nullID
+				continue
+			}
+			id, ok := t.m64[k]
+			if !ok {
+				id = t.newGroup(i, 8)
+				t.m64[k] = id
+			}
+			gids[i] = id
+		}
+		return gids
+	}
+	t.encode(n)
+	for i := range gids {
+		key := t.buf[t.offs[i]:t.offs[i+1]]
+		id, ok := t.m[string(key)]
+		if !ok {
+			id = t.newGroup(i, len(key)+16)
+			t.m[string(key)] = id
+		}
+		gids[i] = id
+	}
+	return gids
+}
+
+// encode writes every row's key tuple as bytes into buf (row i at
+// offs[i]:offs[i+1]); each value is a null flag, then 8 bytes for fixed-width
+// values or a 4-byte length and the bytes for strings (prefix-free).
+func (t *groupTable) encode(n int) {
+	if cap(t.offs) < n+1 {
+		t.offs = make([]int, n+1)
+		t.pos = make([]int, n)
+	}
+	offs, pos := t.offs[:n+1], t.pos[:n]
+	clear(offs)
+	for _, c := range t.cols {
+		if c.str {
+			for i, s := range c.strs[:n] {
+				if c.valid.ok(i) {
+					offs[i+1] += 5 + len(s)
+				} else {
+					offs[i+1]++
+				}
+			}
+			continue
+		}
+		if c.valid.bits == nil {
+			for i := range pos {
+				offs[i+1] += 9
+			}
+			continue
+		}
+		for i := range pos {
+			if c.valid.ok(i) {
+				offs[i+1] += 9
+			} else {
+				offs[i+1]++
+			}
+		}
+	}
+	for i := 1; i <= n; i++ {
+		offs[i] += offs[i-1]
+	}
+	if cap(t.buf) < offs[n] {
+		t.buf = make([]byte, offs[n])
+	}
+	buf := t.buf[:offs[n]]
+	copy(pos, offs[:n])
+	for _, c := range t.cols {
+		if c.str {
+			for i, s := range c.strs[:n] {
+				p := pos[i]
+				if !c.valid.ok(i) {
+					buf[p] = 0
+					pos[i] = p + 1
+					continue
+				}
+				buf[p] = 1
+				binary.LittleEndian.PutUint32(buf[p+1:], uint32(len(s)))
+				pos[i] = p + 5 + copy(buf[p+5:], s)
+			}
+			continue
+		}
+		for i, k := range c.norm[:n] {
+			p := pos[i]
+			if !c.valid.ok(i) {
+				buf[p] = 0
+				pos[i] = p + 1
+				continue
+			}
+			buf[p] = 1
+			binary.LittleEndian.PutUint64(buf[p+1:], k)
+			pos[i] = p + 9
+		}
+	}
+}
+
+// reset drops all state (the caller releases the charged bytes).
+func (t *groupTable) reset() {
+	t.m, t.m64, t.buf, t.offs, t.pos, t.gids = nil, nil, nil, nil, nil, nil
+	for _, c := range t.cols {
+		c.raw, c.norm, c.strs, c.gbits, c.gstrs, c.gvalid = nil, nil, nil, nil, nil, nil
+	}
+}

@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// scanOp reads the source and re-labels its batches with the scan's schema.
+type scanOp struct {
+	ex      *exec
+	dataset string
+	rdr     array.RecordReader
+	out     *arrow.Schema
+}
+
+func (ex *exec) buildScan(n *planner.Scan) (op, error) {
+	var preds []predicate
+	if len(n.Filters) > 0 {
+		var err error
+		if preds, err = compilePreds(n.Filters, n.Out); err != nil {
+			return nil, err
+		}
+	}
+	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft})
+	if err != nil {
+		return nil, sourceErr(n.Dataset, err)
+	}
+	if rdr == nil {
+		return nil, qerr.Internal(nil, "scan %s: the source returned no reader", n.Dataset)
+	}
+	if err := sameTypes(n.Dataset, rdr.Schema(), n.Out); err != nil {
+		rdr.Release()
+		return nil, err
+	}
+	var s op = &scanOp{ex: ex, dataset: n.Dataset, rdr: rdr, out: n.Out}
+	if len(preds) > 0 {
+		s = newFilterOp(ex, s, n.Out, preds)
+	}
+	return s, nil
+}
+
+func sameTypes(dataset string, got, want *arrow.Schema) error {
+	if got.NumFields() != want.NumFields() {
+		return qerr.Internal(nil, "scan %s: the source returned %d columns, the plan expects %d", dataset, got.NumFields(), want.NumFields())
+	}
+	for i := range got.Fields() {
+		if !arrow.TypeEqual(got.Field(i).Type, want.Field(i).Type) {
+			return qerr.Internal(nil, "scan %s: column %d (%s) is %s in the source but %s in the plan",
+				dataset, i, want.Field(i).Name, got.Field(i).Type, want.Field(i).Type)
+		}
+	}
+	return nil
+}
+
+// sourceErr passes context and qerr errors through and wraps anything else.
+func sourceErr(dataset string, err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return qerr.Internal(err, "reading dataset %s: %v", dataset, err)
+}
+
+func (s *scanOp) next() (arrow.RecordBatch, error) {
+	for {
+		if err := s.ex.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.rdr == nil {
+			return nil, nil
+		}
+		if !s.rdr.Next() {
+			err := s.rdr.Err()
+			s.close()
+			if err != nil {
+				return nil, sourceErr(s.dataset, err)
+			}
+			return nil, nil
+		}
+		b := s.rdr.RecordBatch()
+		if err := s.ex.budget.check(); err != nil {
+			return nil, err
+		}
+		if b.NumRows() == 0 {
+			continue
+		}
+		if err := sameTypes(s.dataset, b.Schema(), s.out); err != nil {
+			return nil, err
+		}
+		return array.NewRecordBatch(s.out, b.Columns(), b.NumRows()), nil
+	}
+}
+
+func (s *scanOp) close() {
+	if s.rdr != nil {
+		s.rdr.Release()
+		s.rdr = nil
+	}
+}
+
+// filterOp keeps the rows for which every predicate holds.
+type filterOp struct {
+	ex     *exec
+	in     op
+	schema *arrow.Schema
+	preds  []predicate
+	mask   []bool
+	refs   []rowRef
+	sc     scratch
+}
+
+func newFilterOp(ex *exec, in op, schema *arrow.Schema, preds []predicate) *filterOp {
+	return &filterOp{ex: ex, in: in, schema: schema, preds: preds}
+}
+
+func (f *filterOp) next() (arrow.RecordBatch, error) {
+	for {
+		if err := f.ex.ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := f.in.next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		out, err := f.apply(b)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
+}
+
+// apply filters one batch; it consumes b and returns nil when no row passes.
+func (f *filterOp) apply(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	n := int(b.NumRows())
+	if cap(f.mask) < n {
+		f.mask = make([]bool, n)
+	}
+	mask := f.mask[:n]
+	for i := range mask {
+		mask[i] = true
+	}
+	for _, p := range f.preds {
+		p.eval(b.Column(p.col), mask, &f.sc)
+	}
+	clear(f.sc.strs) // drop views into the batch
+	refs := f.refs[:0]
+	for i, ok := range mask {
+		if ok {
+			refs = append(refs, rowRef{0, int32(i)})
+		}
+	}
+	f.refs = refs
+	switch len(refs) {
+	case n:
+		return b, nil
+	case 0:
+		b.Release()
+		return nil, nil
+	}
+	out, err := gatherBatch(f.ex.alloc, f.ex.soft, b.Schema(), []arrow.RecordBatch{b}, refs)
+	b.Release()
+	return out, err
+}
+
+func (f *filterOp) close() { f.in.close() }
+
+// projectOp selects columns without copying them.
+type projectOp struct {
+	ex  *exec
+	in  op
+	idx []int
+	out *arrow.Schema
+}
+
+func (p *projectOp) next() (arrow.RecordBatch, error) {
+	if err := p.ex.ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := p.in.next()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	defer b.Release()
+	cols := make([]arrow.Array, len(p.idx))
+	for i, k := range p.idx {
+		cols[i] = b.Column(k)
+	}
+	return array.NewRecordBatch(p.out, cols, b.NumRows()), nil
+}
+
+func (p *projectOp) close() { p.in.close() }
+
+// limitOp skips the first skip rows and returns at most remain (< 0:
+// unlimited). Once satisfied it closes its input at once.
+type limitOp struct {
+	ex     *exec
+	in     op
+	skip   int64
+	remain int64
+	closed bool
+}
+
+func (l *limitOp) next() (arrow.RecordBatch, error) {
+	for {
+		if l.remain == 0 {
+			l.close()
+			return nil, nil
+		}
+		if err := l.ex.ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := l.in.next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		n := b.NumRows()
+		if l.skip >= n {
+			l.skip -= n
+			b.Release()
+			continue
+		}
+		lo, hi := l.skip, n
+		l.skip = 0
+		if l.remain >= 0 && hi-lo > l.remain {
+			hi = lo + l.remain
+		}
+		out := b
+		if lo != 0 || hi != n {
+			out = b.NewSlice(lo, hi)
+			b.Release()
+		}
+		if l.remain > 0 {
+			l.remain -= hi - lo
+			if l.remain == 0 {
+				l.close() // early exit: stop reading the input
+			}
+		}
+		return out, nil
+	}
+}
+
+func (l *limitOp) close() {
+	if !l.closed {
+		l.closed = true
+		l.in.close()
+	}
+}
+
+// distinctOp keeps the first occurrence of every distinct row.
+type distinctOp struct {
+	ex     *exec
+	in     op
+	table  *groupTable
+	acct   acct
+	cols   []arrow.Array
+	refs   []rowRef
+	closed bool
+}
+
+func newDistinctOp(ex *exec, schema *arrow.Schema) (*distinctOp, error) {
+	types := make([]arrow.DataType, schema.NumFields())
+	for i, f := range schema.Fields() {
+		if !supportedCompute(f.Type) {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "distinct cannot compare column %q of type %s", f.Name, f.Type).
+				WithHint("select only numeric, string, boolean, date or timestamp columns with distinct")
+		}
+		types[i] = f.Type
+	}
+	d := &distinctOp{ex: ex, acct: acct{b: ex.budget}, cols: make([]arrow.Array, len(types))}
+	d.table = newGroupTable(types, false, &d.acct)
+	return d, nil
+}
+
+func (d *distinctOp) next() (arrow.RecordBatch, error) {
+	for {
+		if err := d.ex.ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := d.in.next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		n := int(b.NumRows())
+		copy(d.cols, b.Columns())
+		first := int32(d.table.n)
+		gids := d.table.assign(d.cols, n)
+		clear(d.cols)
+		refs := d.refs[:0]
+		for i, g := range gids {
+			if g == first { // ids are handed out in row order
+				refs = append(refs, rowRef{0, int32(i)})
+				first++
+			}
+		}
+		d.refs = refs
+		if err := d.acct.check(); err != nil {
+			b.Release()
+			return nil, err
+		}
+		switch len(refs) {
+		case 0:
+			b.Release()
+			continue
+		case n:
+			return b, nil
+		}
+		out, err := gatherBatch(d.ex.alloc, d.ex.soft, b.Schema(), []arrow.RecordBatch{b}, refs)
+		b.Release()
+		return out, err
+	}
+}
+
+func (d *distinctOp) close() {
+	if d.closed {
+		return
+	}
+	d.closed = true
+	if d.in != nil {
+		d.in.close()
+	}
+	d.table.reset()
+	d.acct.release()
+}

@@ -1,0 +1,578 @@
+package engine
+
+import (
+	"cmp"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// scratch holds per-operator buffers reused across batches by predicates.
+type scratch struct {
+	strs  []string
+	bytes []uint8
+}
+
+// predicate is a compiled planner.Predicate: eval ANDs the predicate's
+// outcome for every row of col into mask (len == col.Len()).
+type predicate struct {
+	col  int
+	eval func(col arrow.Array, mask []bool, sc *scratch)
+}
+
+// compilePreds compiles preds against the schema of the rows they filter.
+func compilePreds(preds []planner.Predicate, schema *arrow.Schema) ([]predicate, error) {
+	out := make([]predicate, 0, len(preds))
+	for _, p := range preds {
+		c, err := compilePred(p, schema)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
+	if p.Index < 0 || p.Index >= schema.NumFields() {
+		return predicate{}, qerr.Internal(nil, "filter on %q: column index %d out of range for %d input columns", p.Col, p.Index, schema.NumFields())
+	}
+	dt := schema.Field(p.Index).Type
+	pr := predicate{col: p.Index}
+	switch p.Op {
+	case planner.OpIsNull:
+		pr.eval = func(col arrow.Array, mask []bool, _ *scratch) {
+			v := validityOf(col)
+			if col.DataType().ID() == arrow.NULL {
+				return
+			}
+			if v.bits == nil {
+				clear(mask)
+				return
+			}
+			for i := range mask {
+				if mask[i] && v.ok(i) {
+					mask[i] = false
+				}
+			}
+		}
+		return pr, nil
+	case planner.OpIsNotNull:
+		pr.eval = func(col arrow.Array, mask []bool, _ *scratch) {
+			if col.DataType().ID() == arrow.NULL {
+				clear(mask)
+				return
+			}
+			andValid(col, mask)
+		}
+		return pr, nil
+	case planner.OpEq, planner.OpNeq, planner.OpLt, planner.OpLte, planner.OpGt, planner.OpGte,
+		planner.OpIn, planner.OpRange, planner.OpContains:
+	default:
+		return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "unknown filter op %q on column %q", p.Op, p.Col).
+			WithHint("use one of eq, neq, lt, lte, gt, gte, in, range, contains, is_null, is_not_null")
+	}
+	if p.Op == planner.OpContains && !isStringType(dt.ID()) {
+		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "contains needs a string column; %q is %s", p.Col, dt).
+			WithHint("use eq/in/range on non-string columns")
+	}
+	var (
+		eval func(arrow.Array, []bool, *scratch)
+		err  error
+	)
+	switch dt.ID() {
+	case arrow.INT8:
+		eval, err = intPred[int8](p)
+	case arrow.INT16:
+		eval, err = intPred[int16](p)
+	case arrow.INT32:
+		eval, err = intPred[int32](p)
+	case arrow.INT64:
+		eval, err = intPred[int64](p)
+	case arrow.UINT8:
+		eval, err = intPred[uint8](p)
+	case arrow.UINT16:
+		eval, err = intPred[uint16](p)
+	case arrow.UINT32:
+		eval, err = intPred[uint32](p)
+	case arrow.UINT64:
+		eval, err = intPred[uint64](p)
+	case arrow.DATE32:
+		eval, err = intPred[arrow.Date32](p)
+	case arrow.TIMESTAMP:
+		eval, err = intPred[arrow.Timestamp](p)
+	case arrow.FLOAT32:
+		eval, err = floatPred[float32](p)
+	case arrow.FLOAT64:
+		eval, err = floatPred[float64](p)
+	case arrow.BOOL:
+		eval, err = boolPred(p)
+	case arrow.STRING, arrow.LARGE_STRING:
+		eval, err = stringPred(p)
+	default:
+		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "cannot filter column %q of type %s with %s", p.Col, dt, p.Op).
+			WithHint("only is_null/is_not_null work on this column type")
+	}
+	if err != nil {
+		return predicate{}, err
+	}
+	pr.eval = func(col arrow.Array, mask []bool, sc *scratch) {
+		eval(col, mask, sc)
+		andValid(col, mask)
+	}
+	return pr, nil
+}
+
+// operands returns the literals an op compares with, in order: one for the
+// comparisons and contains, the list for in, [min, max] (nil = open) for range.
+func operands(p planner.Predicate) ([]*planner.Literal, error) {
+	switch p.Op {
+	case planner.OpIn:
+		out := make([]*planner.Literal, len(p.Values))
+		for i := range p.Values {
+			out[i] = &p.Values[i]
+		}
+		return out, nil
+	case planner.OpRange:
+		return []*planner.Literal{p.Min, p.Max}, nil
+	}
+	if p.Value == nil {
+		return nil, qerr.Invalid(qerr.CodeInvalidFilter, "filter %s on %q needs a value", p.Op, p.Col)
+	}
+	return []*planner.Literal{p.Value}, nil
+}
+
+func badLiteral(p planner.Predicate, l *planner.Literal, want string) error {
+	return qerr.Invalid(qerr.CodeInvalidFilter, "filter %s on %q: value %v (%T) is not %s", p.Op, p.Col, l.Value, l.Value, want)
+}
+
+func litInt(p planner.Predicate, l *planner.Literal) (int64, error) {
+	switch v := l.Value.(type) {
+	case int64:
+		return v, nil
+	case int32:
+		return int64(v), nil
+	case int:
+		return int64(v), nil
+	case int16:
+		return int64(v), nil
+	case int8:
+		return int64(v), nil
+	case uint8:
+		return int64(v), nil
+	case uint16:
+		return int64(v), nil
+	case uint32:
+		return int64(v), nil
+	case uint64:
+		if v <= math.MaxInt64 {
+			return int64(v), nil
+		}
+	case arrow.Date32:
+		return int64(v), nil
+	case arrow.Timestamp:
+		return int64(v), nil
+	}
+	return 0, badLiteral(p, l, "an integer")
+}
+
+func litFloat(p planner.Predicate, l *planner.Literal) (float64, error) {
+	switch v := l.Value.(type) {
+	case float64:
+		return v, nil
+	case float32:
+		return float64(v), nil
+	case int64:
+		return float64(v), nil
+	case int:
+		return float64(v), nil
+	}
+	return 0, badLiteral(p, l, "a number")
+}
+
+// intRange classifies an int64 literal against T's range: -1 below, +1 above, 0 inside.
+func intRange[T integer](v int64) int {
+	var z T
+	bits := int(unsafe.Sizeof(z)) * 8
+	signed := ^z < 0
+	if signed {
+		if bits == 64 {
+			return 0
+		}
+		lo, hi := -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+		switch {
+		case v < lo:
+			return -1
+		case v > hi:
+			return 1
+		}
+		return 0
+	}
+	if v < 0 {
+		return -1
+	}
+	if bits < 64 && v > int64(1)<<bits-1 {
+		return 1
+	}
+	return 0
+}
+
+// constOutcome is the result of comparing any value with a literal outside
+// the column type's range (cls -1 below, +1 above).
+func constOutcome(op string, cls int) bool {
+	switch op {
+	case planner.OpNeq:
+		return true
+	case planner.OpLt, planner.OpLte:
+		return cls > 0
+	case planner.OpGt, planner.OpGte:
+		return cls < 0
+	}
+	return false // eq
+}
+
+func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) {
+	lits, err := operands(p)
+	if err != nil {
+		return nil, err
+	}
+	switch p.Op {
+	case planner.OpIn:
+		set := make([]T, 0, len(lits))
+		for _, l := range lits {
+			v, err := litInt(p, l)
+			if err != nil {
+				return nil, err
+			}
+			if intRange[T](v) == 0 {
+				set = append(set, T(v))
+			}
+		}
+		return inEval(set, func(col arrow.Array, _ *scratch) []T { return values[T](col) }), nil
+	case planner.OpRange:
+		var steps []func(arrow.Array, []bool, *scratch)
+		for i, op := range []string{planner.OpGte, planner.OpLte} {
+			if lits[i] == nil {
+				continue
+			}
+			v, err := litInt(p, lits[i])
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, intCmp[T](op, v))
+		}
+		return chain(steps), nil
+	}
+	v, err := litInt(p, lits[0])
+	if err != nil {
+		return nil, err
+	}
+	return intCmp[T](p.Op, v), nil
+}
+
+func intCmp[T integer](op string, v int64) func(arrow.Array, []bool, *scratch) {
+	if cls := intRange[T](v); cls != 0 {
+		if constOutcome(op, cls) {
+			return func(arrow.Array, []bool, *scratch) {}
+		}
+		return func(_ arrow.Array, mask []bool, _ *scratch) { clear(mask) }
+	}
+	lit := T(v)
+	return func(col arrow.Array, mask []bool, _ *scratch) {
+		cmpLoop(values[T](col), op, lit, mask)
+	}
+}
+
+func chain(steps []func(arrow.Array, []bool, *scratch)) func(arrow.Array, []bool, *scratch) {
+	return func(col arrow.Array, mask []bool, sc *scratch) {
+		for _, s := range steps {
+			s(col, mask, sc)
+		}
+	}
+}
+
+// cmpLoop ANDs (vals[i] op lit) into mask. Go's operators give IEEE
+// semantics for floats (NaN compares false except with neq).
+func cmpLoop[T cmp.Ordered](vals []T, op string, lit T, mask []bool) {
+	mask = mask[:len(vals)]
+	switch op {
+	case planner.OpEq:
+		for i, v := range vals {
+			mask[i] = mask[i] && v == lit
+		}
+	case planner.OpNeq:
+		for i, v := range vals {
+			mask[i] = mask[i] && v != lit
+		}
+	case planner.OpLt:
+		for i, v := range vals {
+			mask[i] = mask[i] && v < lit
+		}
+	case planner.OpLte:
+		for i, v := range vals {
+			mask[i] = mask[i] && v <= lit
+		}
+	case planner.OpGt:
+		for i, v := range vals {
+			mask[i] = mask[i] && v > lit
+		}
+	case planner.OpGte:
+		for i, v := range vals {
+			mask[i] = mask[i] && v >= lit
+		}
+	}
+}
+
+// inEval ANDs membership in set into mask; load extracts the typed values.
+func inEval[T comparable](set []T, load func(arrow.Array, *scratch) []T) func(arrow.Array, []bool, *scratch) {
+	if len(set) == 0 {
+		return func(_ arrow.Array, mask []bool, _ *scratch) { clear(mask) }
+	}
+	if len(set) <= 8 {
+		return func(col arrow.Array, mask []bool, sc *scratch) {
+			for i, v := range load(col, sc) {
+				if !mask[i] {
+					continue
+				}
+				hit := false
+				for _, s := range set {
+					if v == s {
+						hit = true
+						break
+					}
+				}
+				mask[i] = hit
+			}
+		}
+	}
+	m := make(map[T]struct{}, len(set))
+	for _, s := range set {
+		m[s] = struct{}{}
+	}
+	return func(col arrow.Array, mask []bool, sc *scratch) {
+		for i, v := range load(col, sc) {
+			if mask[i] {
+				_, mask[i] = m[v]
+			}
+		}
+	}
+}
+
+func floatPred[T float](p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) {
+	lits, err := operands(p)
+	if err != nil {
+		return nil, err
+	}
+	switch p.Op {
+	case planner.OpIn:
+		set := make([]float64, 0, len(lits))
+		for _, l := range lits {
+			v, err := litFloat(p, l)
+			if err != nil {
+				return nil, err
+			}
+			set = append(set, v)
+		}
+		return inEval(set, func(col arrow.Array, _ *scratch) []float64 {
+			return widenFloats(values[T](col))
+		}), nil
+	case planner.OpRange:
+		var steps []func(arrow.Array, []bool, *scratch)
+		for i, op := range []string{planner.OpGte, planner.OpLte} {
+			if lits[i] == nil {
+				continue
+			}
+			v, err := litFloat(p, lits[i])
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, floatCmp[T](op, v))
+		}
+		return chain(steps), nil
+	}
+	v, err := litFloat(p, lits[0])
+	if err != nil {
+		return nil, err
+	}
+	return floatCmp[T](p.Op, v), nil
+}
+
+// widenFloats returns vs as float64 (no copy for float64).
+func widenFloats[T float](vs []T) []float64 {
+	if f, ok := any(vs).([]float64); ok {
+		return f
+	}
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+func floatCmp[T float](op string, lit float64) func(arrow.Array, []bool, *scratch) {
+	var z T
+	if unsafe.Sizeof(z) == 8 {
+		return func(col arrow.Array, mask []bool, _ *scratch) {
+			cmpLoop(values[float64](col), op, lit, mask)
+		}
+	}
+	// float32 column: compare exactly in float64.
+	return func(col arrow.Array, mask []bool, _ *scratch) {
+		vals := values[float32](col)
+		mask = mask[:len(vals)]
+		switch op {
+		case planner.OpEq:
+			for i, v := range vals {
+				mask[i] = mask[i] && float64(v) == lit
+			}
+		case planner.OpNeq:
+			for i, v := range vals {
+				mask[i] = mask[i] && float64(v) != lit
+			}
+		case planner.OpLt:
+			for i, v := range vals {
+				mask[i] = mask[i] && float64(v) < lit
+			}
+		case planner.OpLte:
+			for i, v := range vals {
+				mask[i] = mask[i] && float64(v) <= lit
+			}
+		case planner.OpGt:
+			for i, v := range vals {
+				mask[i] = mask[i] && float64(v) > lit
+			}
+		case planner.OpGte:
+			for i, v := range vals {
+				mask[i] = mask[i] && float64(v) >= lit
+			}
+		}
+	}
+}
+
+func boolPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) {
+	lits, err := operands(p)
+	if err != nil {
+		return nil, err
+	}
+	conv := func(l *planner.Literal) (uint8, error) {
+		b, ok := l.Value.(bool)
+		if !ok {
+			return 0, badLiteral(p, l, "a boolean")
+		}
+		if b {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	load := func(col arrow.Array, sc *scratch) []uint8 {
+		sc.bytes = boolBytes(col, sc.bytes)
+		return sc.bytes
+	}
+	switch p.Op {
+	case planner.OpIn:
+		var has [2]bool
+		for _, l := range lits {
+			v, err := conv(l)
+			if err != nil {
+				return nil, err
+			}
+			has[v] = true
+		}
+		return func(col arrow.Array, mask []bool, sc *scratch) {
+			for i, v := range load(col, sc) {
+				mask[i] = mask[i] && has[v]
+			}
+		}, nil
+	case planner.OpRange:
+		var steps []func(arrow.Array, []bool, *scratch)
+		for i, op := range []string{planner.OpGte, planner.OpLte} {
+			if lits[i] == nil {
+				continue
+			}
+			v, err := conv(lits[i])
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, func(col arrow.Array, mask []bool, sc *scratch) {
+				cmpLoop(load(col, sc), op, v, mask)
+			})
+		}
+		return chain(steps), nil
+	}
+	v, err := conv(lits[0])
+	if err != nil {
+		return nil, err
+	}
+	return func(col arrow.Array, mask []bool, sc *scratch) {
+		cmpLoop(load(col, sc), p.Op, v, mask)
+	}, nil
+}
+
+func stringPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) {
+	lits, err := operands(p)
+	if err != nil {
+		return nil, err
+	}
+	conv := func(l *planner.Literal) (string, error) {
+		s, ok := l.Value.(string)
+		if !ok {
+			return "", badLiteral(p, l, "a string")
+		}
+		return s, nil
+	}
+	load := func(col arrow.Array, sc *scratch) []string {
+		sc.strs = strViews(col, sc.strs)
+		return sc.strs
+	}
+	switch p.Op {
+	case planner.OpIn:
+		set := make([]string, 0, len(lits))
+		for _, l := range lits {
+			v, err := conv(l)
+			if err != nil {
+				return nil, err
+			}
+			set = append(set, v)
+		}
+		return inEval(set, load), nil
+	case planner.OpRange:
+		var steps []func(arrow.Array, []bool, *scratch)
+		for i, op := range []string{planner.OpGte, planner.OpLte} {
+			if lits[i] == nil {
+				continue
+			}
+			v, err := conv(lits[i])
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, func(col arrow.Array, mask []bool, sc *scratch) {
+				cmpLoop(load(col, sc), op, v, mask)
+			})
+		}
+		return chain(steps), nil
+	case planner.OpContains:
+		v, err := conv(lits[0])
+		if err != nil {
+			return nil, err
+		}
+		return func(col arrow.Array, mask []bool, sc *scratch) {
+			for i, s := range load(col, sc) {
+				if mask[i] && !strings.Contains(s, v) {
+					mask[i] = false
+				}
+			}
+		}, nil
+	}
+	v, err := conv(lits[0])
+	if err != nil {
+		return nil, err
+	}
+	return func(col arrow.Array, mask []bool, sc *scratch) {
+		cmpLoop(load(col, sc), p.Op, v, mask)
+	}, nil
+}

@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// sortKey compares rows of the retained chunks on one key column. Nulls sort
+// last and NaN after every number (before nulls), whatever the direction.
+type sortKey interface {
+	// add appends the key column of a new chunk and returns the Go bytes it holds.
+	add(arr arrow.Array) int64
+	// pop removes the last chunk added.
+	pop()
+	reset()
+	compare(a, b rowRef) int
+}
+
+type ordKey[T cmp.Ordered] struct {
+	desc  bool
+	size  int64 // Go bytes per row that load allocates (0: it aliases Arrow memory)
+	load  func(arrow.Array) []T
+	vals  [][]T
+	valid []validity
+}
+
+func (k *ordKey[T]) add(arr arrow.Array) int64 {
+	v := k.load(arr)
+	k.vals = append(k.vals, v)
+	k.valid = append(k.valid, validityOf(arr))
+	return k.size * int64(len(v))
+}
+
+func (k *ordKey[T]) pop() {
+	k.vals[len(k.vals)-1] = nil
+	k.vals, k.valid = k.vals[:len(k.vals)-1], k.valid[:len(k.valid)-1]
+}
+
+func (k *ordKey[T]) reset() { k.vals, k.valid = nil, nil }
+
+func (k *ordKey[T]) compare(a, b rowRef) int {
+	an, bn := !k.valid[a.b].ok(int(a.r)), !k.valid[b.b].ok(int(b.r))
+	if an || bn {
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return 1
+		}
+		return -1
+	}
+	x, y := k.vals[a.b][a.r], k.vals[b.b][b.r]
+	if xn, yn := x != x, y != y; xn || yn { // NaN
+		switch {
+		case xn && yn:
+			return 0
+		case xn:
+			return 1
+		}
+		return -1
+	}
+	c := cmp.Compare(x, y)
+	if k.desc {
+		return -c
+	}
+	return c
+}
+
+func fixedKey[T integer | float](desc bool) sortKey {
+	return &ordKey[T]{desc: desc, load: values[T]}
+}
+
+// newSortKey returns the comparator for a key column of type dt.
+func newSortKey(dt arrow.DataType, desc bool) sortKey {
+	switch dt.ID() {
+	case arrow.INT8:
+		return fixedKey[int8](desc)
+	case arrow.INT16:
+		return fixedKey[int16](desc)
+	case arrow.INT32, arrow.DATE32:
+		return fixedKey[int32](desc)
+	case arrow.INT64, arrow.TIMESTAMP:
+		return fixedKey[int64](desc)
+	case arrow.UINT8:
+		return fixedKey[uint8](desc)
+	case arrow.UINT16:
+		return fixedKey[uint16](desc)
+	case arrow.UINT32:
+		return fixedKey[uint32](desc)
+	case arrow.UINT64:
+		return fixedKey[uint64](desc)
+	case arrow.FLOAT32:
+		return fixedKey[float32](desc)
+	case arrow.FLOAT64:
+		return fixedKey[float64](desc)
+	case arrow.BOOL:
+		return &ordKey[uint8]{desc: desc, size: 1, load: func(a arrow.Array) []uint8 { return boolBytes(a, nil) }}
+	case arrow.STRING, arrow.LARGE_STRING:
+		return &ordKey[string]{desc: desc, size: 16, load: func(a arrow.Array) []string { return strViews(a, nil) }}
+	}
+	return nil
+}
+
+// sortOp sorts its whole input (stable: ties keep input order). With k >= 0
+// it is a top-k: it keeps only the first k rows of the order. Whenever its
+// buffered rows grow past max(2k, batch size) it compacts them (sort, keep
+// k, copy into one chunk); once it holds k rows, the k-th is a bound that
+// later rows must beat to be buffered at all.
+type sortOp struct {
+	ex     *exec
+	in     op
+	schema *arrow.Schema
+	idx    []int
+	keys   []sortKey
+	k      int64
+	chunks []arrow.RecordBatch
+	refs   []rowRef
+	acct   acct
+	held   int64 // rows in retained chunks
+	bound  bool  // top-k: refs[k-1] of the compacted chunk 0 is the bar to beat
+	sorted bool
+	gath   *gatherer
+	pos    int
+	closed bool
+}
+
+func (ex *exec) buildSort(n *planner.Sort, k int64) (op, error) {
+	in := n.Input.Schema()
+	s := &sortOp{ex: ex, schema: in, k: k, acct: acct{b: ex.budget}}
+	for _, key := range n.Keys {
+		if key.Index < 0 || key.Index >= in.NumFields() {
+			return nil, qerr.Internal(nil, "sort: key %q index %d out of range for %d input columns", key.Col, key.Index, in.NumFields())
+		}
+		dt := in.Field(key.Index).Type
+		sk := newSortKey(dt, key.Desc)
+		if sk == nil {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "cannot sort by column %q of type %s", key.Col, dt).
+				WithHint("sort by numeric, string, boolean, date or timestamp columns")
+		}
+		s.idx = append(s.idx, key.Index)
+		s.keys = append(s.keys, sk)
+	}
+	var err error
+	if s.in, err = ex.build(n.Input); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *sortOp) compare(a, b rowRef) int {
+	for _, k := range s.keys {
+		if c := k.compare(a, b); c != 0 {
+			return c
+		}
+	}
+	// Stability: chunks are in input order, rows within a chunk too.
+	if c := cmp.Compare(a.b, b.b); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.r, b.r)
+}
+
+// addChunk retains b as a new chunk and registers its rows as candidates
+// (with a top-k bound, only the rows that beat it; b is released at once
+// when none does).
+func (s *sortOp) addChunk(b arrow.RecordBatch) {
+	ci := int32(len(s.chunks))
+	s.chunks = append(s.chunks, b)
+	n := int(b.NumRows())
+	var charged int64
+	for j, k := range s.keys {
+		charged += k.add(b.Column(s.idx[j]))
+	}
+	before := len(s.refs)
+	if s.bound {
+		bar := rowRef{0, int32(s.k - 1)}
+		for i := range n {
+			if r := (rowRef{ci, int32(i)}); s.compare(r, bar) < 0 {
+				s.refs = append(s.refs, r)
+			}
+		}
+		if len(s.refs) == before {
+			for _, k := range s.keys {
+				k.pop()
+			}
+			s.chunks[ci] = nil
+			s.chunks = s.chunks[:ci]
+			b.Release()
+			return
+		}
+	} else {
+		for i := range n {
+			s.refs = append(s.refs, rowRef{ci, int32(i)})
+		}
+	}
+	s.held += int64(n)
+	s.acct.charge(charged + 8*int64(len(s.refs)-before))
+}
+
+// compact sorts the candidates, keeps the first k, and copies them into a
+// single new chunk, releasing the old ones.
+func (s *sortOp) compact() error {
+	slices.SortFunc(s.refs, s.compare)
+	if int64(len(s.refs)) > s.k {
+		s.refs = s.refs[:s.k]
+	}
+	if len(s.refs) == 0 {
+		s.dropChunks()
+		return nil
+	}
+	b, err := gatherBatch(s.ex.alloc, s.ex.soft, s.schema, s.chunks, s.refs)
+	if err != nil {
+		return err
+	}
+	full := int64(len(s.refs)) == s.k
+	s.dropChunks()
+	s.refs = s.refs[:0]
+	s.addChunk(b)
+	s.bound = full
+	return nil
+}
+
+func (s *sortOp) dropChunks() {
+	for _, c := range s.chunks {
+		c.Release()
+	}
+	clear(s.chunks)
+	s.chunks = s.chunks[:0]
+	for _, k := range s.keys {
+		k.reset()
+	}
+	s.held, s.bound = 0, false
+	s.acct.release()
+}
+
+func (s *sortOp) consume() error {
+	limit := int64(-1)
+	if s.k >= 0 {
+		limit = max(2*s.k, int64(s.ex.batchSize))
+	}
+	for {
+		if err := s.ex.ctx.Err(); err != nil {
+			return err
+		}
+		b, err := s.in.next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		if s.k == 0 {
+			b.Release()
+			continue
+		}
+		s.addChunk(b)
+		if limit >= 0 && (int64(len(s.refs)) >= limit || s.held >= limit) {
+			if err := s.compact(); err != nil {
+				return err
+			}
+		}
+		if err := s.acct.check(); err != nil {
+			return err
+		}
+	}
+	s.in.close()
+	slices.SortFunc(s.refs, s.compare)
+	if s.k >= 0 && int64(len(s.refs)) > s.k {
+		s.refs = s.refs[:s.k]
+	}
+	s.sorted = true
+	return nil
+}
+
+func (s *sortOp) next() (arrow.RecordBatch, error) {
+	if err := s.ex.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.closed {
+		return nil, nil
+	}
+	if !s.sorted {
+		if err := s.consume(); err != nil {
+			return nil, err
+		}
+	}
+	if s.pos >= len(s.refs) {
+		s.close()
+		return nil, nil
+	}
+	if s.gath == nil {
+		s.gath = newGatherer(s.schema, s.chunks)
+	}
+	hi := min(s.pos+s.ex.batchSize, len(s.refs))
+	b, err := s.gath.gather(s.ex.alloc, s.ex.soft, s.refs[s.pos:hi])
+	if err != nil {
+		return nil, err
+	}
+	s.pos = hi
+	return b, nil
+}
+
+func (s *sortOp) close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if s.in != nil {
+		s.in.close()
+	}
+	s.dropChunks()
+	s.refs, s.gath = nil, nil
+}
