@@ -1,0 +1,396 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/mcpapi"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `Quarry: an Arrow-native query engine for CSV and HDF5 files, served over MCP.
+
+Usage:
+  quarry serve   [--data DIR] [--transport stdio|http] [--addr 127.0.0.1:8765] [flags]
+  quarry tools   [--data DIR]                  list tools, resources, templates and prompts as JSON
+  quarry call    TOOL --args '{json}' [--data DIR]   run one tool and print its JSON result
+  quarry read    URI [--data DIR] [--out FILE]  read one resource (binary ones need --out)
+  quarry catalog [--data DIR]                   print the datasets as a table
+  quarry --version
+
+Run 'quarry VERB --help' for the flags of a verb. Without --data, the bundled demo data is served.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one CLI invocation and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	verb, rest := args[0], args[1:]
+	var err error
+	switch verb {
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, "quarry", version)
+		return 0
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "serve":
+		err = cmdServe(ctx, rest, stdin, stdout, stderr)
+	case "tools":
+		err = cmdTools(ctx, rest, stdout, stderr)
+	case "call":
+		err = cmdCall(ctx, rest, stdout, stderr)
+	case "read":
+		err = cmdRead(ctx, rest, stdout, stderr)
+	case "catalog":
+		err = cmdCatalog(ctx, rest, stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "quarry: unknown verb %q\n\n%s", verb, usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	var te *toolError
+	if errors.As(err, &te) {
+		fmt.Fprintln(stdout, te.body)
+		return 1
+	}
+	fmt.Fprintf(stderr, "quarry %s: %v\n", verb, oneLine(err))
+	return 1
+}
+
+var errUsage = errors.New("usage")
+
+// toolError carries a tool's structured error JSON to print on stdout.
+type toolError struct{ body string }
+
+func (e *toolError) Error() string { return e.body }
+
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
+
+// parse parses fs over args, allowing one positional argument before or
+// among the flags. It returns the positionals.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: quarry %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("serve", "serve [--data DIR] [--transport stdio|http] [--addr HOST:PORT] [flags]", stderr)
+	cfg.register(fs)
+	transport := fs.String("transport", "stdio", "MCP transport: stdio or http (Streamable HTTP at /mcp)")
+	addr := fs.String("addr", "127.0.0.1:8765", "listen address for --transport http")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *transport != "stdio" && *transport != "http" {
+		fmt.Fprintf(stderr, "quarry serve: --transport must be stdio or http, got %q\n", *transport)
+		return errUsage
+	}
+	a, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root, "datasets", len(a.Catalog.Datasets()),
+		"artifact_dir", a.Artifacts.Dir())
+	if *transport == "stdio" {
+		return mcpapi.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
+	}
+	return mcpapi.ServeHTTP(ctx, a.MCP, mcpapi.HTTPOptions{Addr: *addr, Logger: a.Config.Logger, Ready: func(ln net.Addr) {
+		printBanner(stderr, ln.String(), a)
+	}})
+}
+
+// printBanner tells a person how to connect, on stderr.
+func printBanner(w io.Writer, addr string, a *app.App) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "quarry"
+	}
+	exe, _ = filepath.Abs(exe)
+	cfgJSON, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"quarry": map[string]any{
+		"command": exe, "args": []string{"serve", "--data", "/absolute/path/to/your/data"}}}}, "", "  ")
+	fmt.Fprintf(w, `
+Quarry %s is serving %d datasets from %s
+  MCP endpoint (Streamable HTTP): http://%s/mcp
+  Health check:                   http://%s/healthz
+
+Connect a client over stdio instead (Claude Desktop: claude_desktop_config.json; VS Code: .vscode/mcp.json uses "servers"):
+%s
+
+Claude Code:  claude mcp add quarry -- %s serve --data /absolute/path/to/your/data
+Your own data: %s serve --data /path/to/folder   (or: make run DATA=/path/to/folder)
+`, version, len(a.Catalog.Datasets()), rootLabel(a), addr, addr, cfgJSON, exe, exe)
+}
+
+func rootLabel(a *app.App) string {
+	if a.Demo {
+		return a.Root + " (bundled demo data)"
+	}
+	return a.Root
+}
+
+// inProcess opens the app and connects mcp-go's in-process client to it.
+func inProcess(ctx context.Context, cfg config) (*app.App, *client.Client, error) {
+	a, err := open(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := client.NewInProcessClient(a.MCP)
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "quarry-cli", Version: version}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, c, nil
+}
+
+func cmdTools(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("tools", "tools [--data DIR]", stderr)
+	cfg.register(fs)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	a, c, err := inProcess(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	defer c.Close()
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return err
+	}
+	res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		return err
+	}
+	tmpl, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil {
+		return err
+	}
+	prompts := []mcp.Prompt{}
+	if p, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{}); err == nil {
+		prompts = p.Prompts
+	}
+	return writeJSON(stdout, map[string]any{
+		"tools": tools.Tools, "resources": res.Resources, "resource_templates": tmpl.ResourceTemplates, "prompts": prompts,
+	})
+}
+
+func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("call", "call TOOL --args '{json}' [--data DIR]", stderr)
+	cfg.register(fs)
+	argJSON := fs.String("args", "{}", "tool arguments as a JSON object")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "quarry call: name exactly one tool (see 'quarry tools')")
+		return errUsage
+	}
+	var arguments map[string]any
+	if err := json.Unmarshal([]byte(*argJSON), &arguments); err != nil {
+		return fmt.Errorf("--args is not a JSON object: %v", err)
+	}
+	a, c, err := inProcess(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	defer c.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = pos[0]
+	req.Params.Arguments = arguments
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return &toolError{body: contentText(res)}
+	}
+	if res.StructuredContent != nil {
+		return writeJSON(stdout, res.StructuredContent)
+	}
+	_, err = fmt.Fprintln(stdout, contentText(res))
+	return err
+}
+
+func contentText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func cmdRead(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("read", "read URI [--data DIR] [--out FILE]", stderr)
+	cfg.register(fs)
+	out := fs.String("out", "", "write the resource to FILE (required for binary resources)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "quarry read: name exactly one resource URI")
+		return errUsage
+	}
+	a, c, err := inProcess(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	defer c.Close()
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = pos[0]
+	res, err := c.ReadResource(ctx, req)
+	if err != nil {
+		return err
+	}
+	for _, rc := range res.Contents {
+		var data []byte
+		switch x := rc.(type) {
+		case mcp.TextResourceContents:
+			data = []byte(x.Text)
+		case mcp.BlobResourceContents:
+			if data, err = base64.StdEncoding.DecodeString(x.Blob); err != nil {
+				return err
+			}
+			if *out == "" {
+				return fmt.Errorf("%s is binary (%s, %d bytes): pass --out FILE", x.URI, x.MIMEType, len(data))
+			}
+		}
+		if *out != "" {
+			return os.WriteFile(*out, data, 0o644)
+		}
+		if _, err := stdout.Write(data); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
+}
+
+func cmdCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("catalog", "catalog [--data DIR]", stderr)
+	cfg.register(fs)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	a, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tROWS\tCOLUMNS\tSIZE\tPATH")
+	for _, d := range a.Catalog.Datasets() {
+		rows := fmt.Sprint(d.RowCount)
+		if !d.RowCountExact {
+			rows = "~" + rows
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Kind, rows, d.Schema.NumFields(), humanBytes(d.SizeBytes), d.Path)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	diags := a.Catalog.Diagnostics()
+	sort.Slice(diags, func(i, j int) bool { return diags[i].Path < diags[j].Path })
+	for _, d := range diags {
+		fmt.Fprintf(stdout, "skipped %s: %s\n", d.Path, d.Reason)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,354 @@
+package materialize
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/encoding"
+)
+
+// Parquet output settings.
+const (
+	// ParquetRowGroupRows is the number of rows per Parquet row group.
+	ParquetRowGroupRows = 128 * 1024
+	// parquetChunkRows is how many rows of one column are converted and
+	// handed to parquet-go at a time.
+	parquetChunkRows = 4096
+)
+
+// WriteParquet writes batches (all of schema's fields) to w as one Parquet
+// file: zstd compression, row groups of ParquetRowGroupRows rows, page and
+// column-chunk statistics, column names from ColumnNames(schema) in schema
+// order, every column OPTIONAL (nullable). Types:
+//
+//	bool                      BOOLEAN
+//	int8/16/32, uint8/16/32   INT32 with INT(bits, signed) logical type
+//	int64, uint64             INT64 with INT(64, signed) logical type
+//	float16, float32          FLOAT
+//	float64                   DOUBLE
+//	string, large_string,     BYTE_ARRAY, STRING logical type (invalid UTF-8
+//	string_view               bytes replaced by U+FFFD)
+//	binary, large_binary,     BYTE_ARRAY
+//	binary_view
+//	fixed_size_binary(n)      FIXED_LEN_BYTE_ARRAY(n)
+//	date32, date64            INT32 DATE (date64 truncated to the day)
+//	timestamp(unit, tz)       INT64 TIMESTAMP(unit, isAdjustedToUTC = tz != "");
+//	                          seconds are written as milliseconds
+//	time32(s|ms)              INT32 TIME(MILLIS, not adjusted to UTC)
+//	time64(us|ns)             INT64 TIME(MICROS|NANOS, not adjusted to UTC)
+//	duration                  INT64 INT(64) count of the type's unit
+//	decimal32/64              INT32/INT64 DECIMAL(precision, scale)
+//	decimal128/256            FIXED_LEN_BYTE_ARRAY(16/32) DECIMAL(precision, scale)
+//	dictionary                the value type, decoded
+//	null                      INT32 with the NULL logical type (all null)
+//	anything else             BYTE_ARRAY with the JSON logical type, holding
+//	(list, struct, map, ...)  the value's JSON encoding (see RecordEncoder)
+//
+// The values are written column by column from the Arrow arrays (no
+// reflection, no per-row Go structs). The context is checked between chunks.
+func WriteParquet(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch) error {
+	names := ColumnNames(schema)
+	cols := make([]parquetColumn, len(names))
+	group := &orderedGroup{fields: make([]parquet.Field, len(names))}
+	for i, f := range schema.Fields() {
+		cols[i] = parquetColumnOf(f.Type)
+		group.fields[i] = &namedField{Node: parquet.Optional(cols[i].node), name: names[i], index: i}
+	}
+	pw := parquet.NewWriter(w,
+		parquet.NewSchema("quarry", group),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.DataPageStatistics(true),
+		parquet.CreatedBy("quarry", "", ""),
+	)
+	values := make([]parquet.Value, 0, parquetChunkRows)
+	appenders := make([]valueAppender, len(cols))
+	inGroup := 0
+	for _, b := range batches {
+		for c := range cols {
+			appenders[c] = cols[c].bind(b.Column(c), c)
+		}
+		n := int(b.NumRows())
+		for lo := 0; lo < n; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hi := min(n, lo+parquetChunkRows, lo+ParquetRowGroupRows-inGroup)
+			writers := pw.ColumnWriters()
+			for c, app := range appenders {
+				values = app(values[:0], lo, hi)
+				if _, err := writers[c].WriteRowValues(values); err != nil {
+					return fmt.Errorf("parquet: column %q: %w", names[c], err)
+				}
+			}
+			clear(values) // drop references to Arrow memory
+			inGroup += hi - lo
+			lo = hi
+			if inGroup >= ParquetRowGroupRows {
+				if err := pw.Flush(); err != nil {
+					return fmt.Errorf("parquet: %w", err)
+				}
+				inGroup = 0
+			}
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	return nil
+}
+
+// valueAppender appends the parquet values (with levels) of rows [lo, hi).
+type valueAppender func(dst []parquet.Value, lo, hi int) []parquet.Value
+
+// parquetColumn maps one Arrow type to a Parquet leaf.
+type parquetColumn struct {
+	node parquet.Node
+	// value returns, for an array of the type, the parquet value of its
+	// element i (non-null) and an extra null test (nil: the validity bitmap
+	// is enough).
+	value func(arr arrow.Array) (func(i int) parquet.Value, func(i int) bool)
+}
+
+// bind returns the appender of arr's values for leaf column col.
+func (pc parquetColumn) bind(arr arrow.Array, col int) valueAppender {
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	value, isNull := pc.value(arr)
+	hasNulls := arr.NullN() > 0
+	return func(dst []parquet.Value, lo, hi int) []parquet.Value {
+		for i := lo; i < hi; i++ {
+			if (hasNulls && arr.IsNull(i)) || (isNull != nil && isNull(i)) {
+				dst = append(dst, parquet.NullValue().Level(0, 0, col))
+				continue
+			}
+			dst = append(dst, value(i).Level(0, 1, col))
+		}
+		return dst
+	}
+}
+
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// simple builds a parquetColumn whose value function needs only the typed array.
+func simple[A arrow.Array](node parquet.Node, f func(a A, i int) parquet.Value) parquetColumn {
+	return parquetColumn{node: node, value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
+		a := arr.(A)
+		return func(i int) parquet.Value { return f(a, i) }, nil
+	}}
+}
+
+// parquetColumnOf returns the Parquet mapping of an Arrow type.
+func parquetColumnOf(dt arrow.DataType) parquetColumn {
+	if ext, ok := dt.(arrow.ExtensionType); ok {
+		dt = ext.StorageType()
+	}
+	switch t := dt.(type) {
+	case *arrow.BooleanType:
+		return simple(parquet.Leaf(parquet.BooleanType), func(a *array.Boolean, i int) parquet.Value { return parquet.BooleanValue(a.Value(i)) })
+	case *arrow.Int8Type:
+		return simple(parquet.Int(8), func(a *array.Int8, i int) parquet.Value { return parquet.Int32Value(int32(a.Value(i))) })
+	case *arrow.Int16Type:
+		return simple(parquet.Int(16), func(a *array.Int16, i int) parquet.Value { return parquet.Int32Value(int32(a.Value(i))) })
+	case *arrow.Int32Type:
+		return simple(parquet.Int(32), func(a *array.Int32, i int) parquet.Value { return parquet.Int32Value(a.Value(i)) })
+	case *arrow.Int64Type:
+		return simple(parquet.Int(64), func(a *array.Int64, i int) parquet.Value { return parquet.Int64Value(a.Value(i)) })
+	case *arrow.Uint8Type:
+		return simple(parquet.Uint(8), func(a *array.Uint8, i int) parquet.Value { return parquet.Int32Value(int32(a.Value(i))) })
+	case *arrow.Uint16Type:
+		return simple(parquet.Uint(16), func(a *array.Uint16, i int) parquet.Value { return parquet.Int32Value(int32(a.Value(i))) })
+	case *arrow.Uint32Type:
+		return simple(parquet.Uint(32), func(a *array.Uint32, i int) parquet.Value { return parquet.Int32Value(int32(a.Value(i))) })
+	case *arrow.Uint64Type:
+		return simple(parquet.Uint(64), func(a *array.Uint64, i int) parquet.Value { return parquet.Int64Value(int64(a.Value(i))) })
+	case *arrow.Float16Type:
+		return simple(parquet.Leaf(parquet.FloatType), func(a *array.Float16, i int) parquet.Value { return parquet.FloatValue(a.Value(i).Float32()) })
+	case *arrow.Float32Type:
+		return simple(parquet.Leaf(parquet.FloatType), func(a *array.Float32, i int) parquet.Value { return parquet.FloatValue(a.Value(i)) })
+	case *arrow.Float64Type:
+		return simple(parquet.Leaf(parquet.DoubleType), func(a *array.Float64, i int) parquet.Value { return parquet.DoubleValue(a.Value(i)) })
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
+		return simple(parquet.String(), func(a array.StringLike, i int) parquet.Value {
+			return parquet.ByteArrayValue(stringBytes(toValidUTF8(a.Value(i))))
+		})
+	case *arrow.BinaryType:
+		return simple(parquet.Leaf(parquet.ByteArrayType), func(a *array.Binary, i int) parquet.Value { return parquet.ByteArrayValue(a.Value(i)) })
+	case *arrow.LargeBinaryType:
+		return simple(parquet.Leaf(parquet.ByteArrayType), func(a *array.LargeBinary, i int) parquet.Value { return parquet.ByteArrayValue(a.Value(i)) })
+	case *arrow.BinaryViewType:
+		return simple(parquet.Leaf(parquet.ByteArrayType), func(a *array.BinaryView, i int) parquet.Value { return parquet.ByteArrayValue(a.Value(i)) })
+	case *arrow.FixedSizeBinaryType:
+		return simple(parquet.Leaf(parquet.FixedLenByteArrayType(t.ByteWidth)), func(a *array.FixedSizeBinary, i int) parquet.Value {
+			return parquet.FixedLenByteArrayValue(a.Value(i))
+		})
+	case *arrow.Date32Type:
+		return simple(parquet.Date(), func(a *array.Date32, i int) parquet.Value { return parquet.Int32Value(int32(a.Value(i))) })
+	case *arrow.Date64Type:
+		return simple(parquet.Date(), func(a *array.Date64, i int) parquet.Value {
+			return parquet.Int32Value(int32(floorDiv(int64(a.Value(i)), 86_400_000)))
+		})
+	case *arrow.TimestampType:
+		unit, scale := parquetTimeUnit(t.Unit)
+		return simple(parquet.TimestampAdjusted(unit, t.TimeZone != ""), func(a *array.Timestamp, i int) parquet.Value {
+			return parquet.Int64Value(int64(a.Value(i)) * scale)
+		})
+	case *arrow.Time32Type:
+		scale := int32(1)
+		if t.Unit == arrow.Second {
+			scale = 1000
+		}
+		return simple(parquet.TimeAdjusted(parquet.Millisecond, false), func(a *array.Time32, i int) parquet.Value {
+			return parquet.Int32Value(int32(a.Value(i)) * scale)
+		})
+	case *arrow.Time64Type:
+		unit := parquet.Microsecond
+		if t.Unit == arrow.Nanosecond {
+			unit = parquet.Nanosecond
+		}
+		return simple(parquet.TimeAdjusted(unit, false), func(a *array.Time64, i int) parquet.Value { return parquet.Int64Value(int64(a.Value(i))) })
+	case *arrow.DurationType:
+		return simple(parquet.Int(64), func(a *array.Duration, i int) parquet.Value { return parquet.Int64Value(int64(a.Value(i))) })
+	case *arrow.Decimal32Type:
+		return simple(parquet.Decimal(int(t.Scale), int(t.Precision), parquet.Int32Type), func(a *array.Decimal32, i int) parquet.Value {
+			return parquet.Int32Value(int32(a.Value(i)))
+		})
+	case *arrow.Decimal64Type:
+		if t.Precision <= 9 { // values fit INT32, the physical type parquet wants for them
+			return simple(parquet.Decimal(int(t.Scale), int(t.Precision), parquet.Int32Type), func(a *array.Decimal64, i int) parquet.Value {
+				return parquet.Int32Value(int32(a.Value(i)))
+			})
+		}
+		return simple(parquet.Decimal(int(t.Scale), int(t.Precision), parquet.Int64Type), func(a *array.Decimal64, i int) parquet.Value {
+			return parquet.Int64Value(int64(a.Value(i)))
+		})
+	case *arrow.Decimal128Type:
+		return simple(parquet.Decimal(int(t.Scale), int(t.Precision), parquet.FixedLenByteArrayType(16)), func(a *array.Decimal128, i int) parquet.Value {
+			v := a.Value(i)
+			var b [16]byte
+			binary.BigEndian.PutUint64(b[0:], uint64(v.HighBits()))
+			binary.BigEndian.PutUint64(b[8:], v.LowBits())
+			return parquet.FixedLenByteArrayValue(b[:])
+		})
+	case *arrow.Decimal256Type:
+		return simple(parquet.Decimal(int(t.Scale), int(t.Precision), parquet.FixedLenByteArrayType(32)), func(a *array.Decimal256, i int) parquet.Value {
+			words := a.Value(i).Array() // little-endian words
+			var b [32]byte
+			for k := range 4 {
+				binary.BigEndian.PutUint64(b[8*k:], words[3-k])
+			}
+			return parquet.FixedLenByteArrayValue(b[:])
+		})
+	case *arrow.DictionaryType:
+		inner := parquetColumnOf(t.ValueType)
+		return parquetColumn{node: inner.node, value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
+			d := arr.(*array.Dictionary)
+			dict := d.Dictionary()
+			value, innerNull := inner.value(dict)
+			return func(i int) parquet.Value { return value(d.GetValueIndex(i)) },
+				func(i int) bool {
+					j := d.GetValueIndex(i)
+					return dict.IsNull(j) || (innerNull != nil && innerNull(j))
+				}
+		}}
+	case *arrow.NullType:
+		return parquetColumn{node: parquet.Leaf(parquet.NullType), value: func(arrow.Array) (func(int) parquet.Value, func(int) bool) {
+			return func(int) parquet.Value { return parquet.NullValue() }, func(int) bool { return true }
+		}}
+	}
+	// Nested and exotic types: the value's JSON text.
+	return parquetColumn{node: parquet.JSON(), value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
+		enc := newNonNullEncoder(arr)
+		var buf []byte
+		return func(i int) parquet.Value {
+			start := len(buf)
+			buf = enc(buf, i)
+			v := buf[start:len(buf):len(buf)]
+			if len(buf) > 1<<20 { // values keep referencing the old backing array
+				buf = nil
+			}
+			return parquet.ByteArrayValue(v)
+		}, nil
+	}}
+}
+
+// parquetTimeUnit maps an Arrow timestamp unit to a Parquet one and the
+// factor applied to values (Parquet has no seconds).
+func parquetTimeUnit(u arrow.TimeUnit) (parquet.TimeUnit, int64) {
+	switch u {
+	case arrow.Second:
+		return parquet.Millisecond, 1000
+	case arrow.Millisecond:
+		return parquet.Millisecond, 1
+	case arrow.Microsecond:
+		return parquet.Microsecond, 1
+	}
+	return parquet.Nanosecond, 1
+}
+
+// orderedGroup is a Parquet group node that keeps its fields in the given
+// order (parquet.Group is a map and sorts its fields by name, which would
+// reorder the result's columns).
+type orderedGroup struct {
+	fields []parquet.Field
+}
+
+func (g *orderedGroup) ID() int                     { return 0 }
+func (g *orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
+func (g *orderedGroup) Optional() bool              { return false }
+func (g *orderedGroup) Repeated() bool              { return false }
+func (g *orderedGroup) Required() bool              { return true }
+func (g *orderedGroup) Leaf() bool                  { return false }
+func (g *orderedGroup) Fields() []parquet.Field     { return g.fields }
+func (g *orderedGroup) Encoding() encoding.Encoding { return nil }
+func (g *orderedGroup) Compression() compress.Codec { return nil }
+func (g *orderedGroup) String() string {
+	var sb strings.Builder
+	sb.WriteString("group {")
+	for i, f := range g.fields {
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		fmt.Fprintf(&sb, "%q: %s", f.Name(), f.String())
+	}
+	sb.WriteString("}")
+	return sb.String()
+}
+
+// GoType returns a struct type with one exported field per column (the
+// writer does not need it: values are written column by column).
+func (g *orderedGroup) GoType() reflect.Type {
+	fields := make([]reflect.StructField, len(g.fields))
+	for i, f := range g.fields {
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: f.GoType()}
+	}
+	return reflect.StructOf(fields)
+}
+
+// namedField names a node inside an orderedGroup.
+type namedField struct {
+	parquet.Node
+	name  string
+	index int // position in the group (and field of orderedGroup.GoType)
+}
+
+func (f *namedField) Name() string { return f.name }
+
+// Value implements parquet.Field for the struct layout of
+// orderedGroup.GoType (unused by WriteParquet, which writes column by column).
+func (f *namedField) Value(base reflect.Value) reflect.Value {
+	if base.Kind() == reflect.Struct && f.index < base.NumField() {
+		return base.Field(f.index)
+	}
+	return reflect.Value{}
+}

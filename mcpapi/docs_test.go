@@ -1,0 +1,233 @@
+package mcpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/quarrydb/quarry/demodata"
+	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/mcpapi"
+)
+
+// example is one documented tool call, run for real against the demo data.
+type example struct {
+	tool, title string
+	args        string
+	// after runs the call with the previous example's result (for paging).
+	next func(prev map[string]any) string
+}
+
+var examples = []example{
+	{tool: "get_catalog", title: "Datasets whose id or path contains \"weather\"", args: `{"query": "weather"}`},
+	{tool: "get_schema", title: "Columns and sample rows", args: `{"dataset": "weather/stations"}`},
+	{tool: "estimate_query", title: "Size and plan of a grouped query", args: `{"dataset": "sales/orders", "filters": [{"col": "region", "op": "in", "value": ["Shirak", "Lori"]}], "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum"}, {"col": "*", "fn": "count"}], "order_by": [{"col": "sum_qty", "desc": true}]}`},
+	{tool: "query_data", title: "A small aggregate comes back inline (direct)", args: `{"dataset": "sales/orders", "group_by": ["region"], "aggs": [{"col": "*", "fn": "count"}, {"col": "unit_price", "fn": "avg", "as": "avg_price"}], "order_by": [{"col": "count_all", "desc": true}], "limit": 3}`},
+	{tool: "query_data", title: "A large result as a file resource (parquet)", args: `{"dataset": "weather/daily", "columns": ["station_id", "date", "tmax_c"], "filters": [{"col": "tmax_c", "op": "gte", "value": 30}], "output_format": "parquet"}`},
+	{tool: "query_data", title: "A large result as a result handle (json pages)", args: `{"dataset": "sensors/readings", "columns": ["id", "sensor", "value"], "filters": [{"col": "sensor", "op": "eq", "value": "S-001"}]}`},
+	{tool: "query_next_page", title: "The next page of that handle", next: func(prev map[string]any) string {
+		pi := prev["page_info"].(map[string]any)
+		b, _ := json.Marshal(map[string]any{"result_handle": prev["result_handle"], "page_token": pi["page_token"]})
+		return string(b)
+	}},
+}
+
+var volatile = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`h_[A-Za-z0-9_-]{8,}`), "h_EXAMPLE"},
+	{regexp.MustCompile(`a_[A-Za-z0-9]{20,}`), "a_EXAMPLE"},
+	{regexp.MustCompile(`"page_token": "[^"]+"`), `"page_token": "PAGE_TOKEN"`},
+	{regexp.MustCompile(`"last_modified_iso": "[^"]+"`), `"last_modified_iso": "2026-01-01T00:00:00Z"`},
+}
+
+// TestToolsDoc regenerates docs/TOOLS.md from the tool registry and real
+// example calls, and fails when the checked-in file differs (run
+// go test ./mcpapi -update to refresh it).
+func TestToolsDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the demo data")
+	}
+	ctx := context.Background()
+	dir, err := demodata.Extract(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Open(ctx, app.Config{Data: dir, ArtifactDir: t.TempDir(), MaxRows: 5, PageRows: 3,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, err := client.NewInProcessClient(a.MCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+
+	var doc bytes.Buffer
+	doc.WriteString(toolsDocHeader)
+	byTool := map[string][]string{}
+	var prev map[string]any
+	for _, ex := range examples {
+		args := ex.args
+		if ex.next != nil {
+			args = ex.next(prev)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(args), &m); err != nil {
+			t.Fatalf("example args: %v", err)
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = ex.tool, m
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			t.Fatalf("example %s %s: %v %+v", ex.tool, args, err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		prev = map[string]any{}
+		_ = json.Unmarshal(raw, &prev)
+		out, _ := json.MarshalIndent(shorten(prev), "", "  ")
+		text := string(out)
+		shownArgs := args
+		for _, v := range volatile {
+			text = v.re.ReplaceAllString(text, v.repl)
+			shownArgs = v.re.ReplaceAllString(shownArgs, v.repl)
+		}
+		shownArgs = regexp.MustCompile(`"page_token":"[^"]+"`).ReplaceAllString(shownArgs, `"page_token":"PAGE_TOKEN"`)
+		byTool[ex.tool] = append(byTool[ex.tool], fmt.Sprintf("**%s**\n\n```json\n%s\n```\n\n```json\n%s\n```\n", ex.title, shownArgs, text))
+	}
+	for _, ctor := range mcpapi.Tools {
+		tool, _ := ctor(nil)
+		fmt.Fprintf(&doc, "## `%s` — %s\n\n%s\n\n", tool.Name, tool.Title, tool.Description)
+		writeArgs(&doc, tool.RawInputSchema)
+		doc.WriteString("\n### Examples\n\n")
+		for _, e := range byTool[tool.Name] {
+			doc.WriteString(e + "\n")
+		}
+	}
+	doc.WriteString(toolsDocFooter)
+
+	const path = "../docs/TOOLS.md"
+	if *update {
+		if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(want, doc.Bytes()) {
+		t.Fatalf("docs/TOOLS.md is stale; run go test ./mcpapi -update and commit it")
+	}
+}
+
+// shorten keeps the first 3 records of data/preview/sample_rows arrays so the
+// document stays readable; it notes how many were left out.
+func shorten(m map[string]any) map[string]any {
+	for _, k := range []string{"data", "preview", "sample_rows", "datasets"} {
+		if xs, ok := m[k].([]any); ok && len(xs) > 3 {
+			m[k] = append(xs[:3:3], fmt.Sprintf("… %d more (shortened for this document)", len(xs)-3))
+		}
+	}
+	return m
+}
+
+// writeArgs renders the top-level properties of an input schema as a table.
+func writeArgs(w io.Writer, schema json.RawMessage) {
+	var s struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintln(w, "| argument | type | required | description |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	for _, n := range names {
+		p := s.Properties[n]
+		typ := fmt.Sprint(p["type"])
+		if e, ok := p["enum"].([]any); ok {
+			parts := make([]string, len(e))
+			for i, v := range e {
+				parts[i] = fmt.Sprint(v)
+			}
+			typ = strings.Join(parts, " \\| ")
+		}
+		req := ""
+		for _, r := range s.Required {
+			if r == n {
+				req = "yes"
+			}
+		}
+		desc, _ := p["description"].(string)
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", n, strings.ReplaceAll(typ, "[null ", "["), req, strings.ReplaceAll(desc, "|", "\\|"))
+	}
+}
+
+const toolsDocHeader = `# Tools
+
+<!-- Generated by go test ./mcpapi -update from the tool registry and real calls over the demo data. Do not edit. -->
+
+Every tool is read-only, idempotent and closed-world, returns ` + "`structuredContent`" + ` (plus the same JSON as text) and
+declares an output schema. Datasets are addressed by ` + "`dataset`" + `, an id from ` + "`get_catalog`" + `. The exact schemas are
+snapshotted under ` + "`mcpapi/testdata/tools/`" + `.
+
+The examples below ran against the bundled demo data with small caps (` + "`--max-rows 5 --page-rows 3`" + `) so they stay
+short; the defaults are 200 rows, 64 KiB of JSON and 10,000 cells inline, pages of 200 rows. Long arrays are shortened
+here; handles, tokens and artifact ids are replaced by placeholders.
+
+## Errors
+
+A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text is JSON
+` + "`{error, code, hint, diagnostics?}`" + `. Codes are stable:
+
+| code | when | diagnostics |
+| --- | --- | --- |
+| ` + "`dataset_not_found`" + ` | the dataset id does not exist | ` + "`suggestions`" + ` (closest ids) |
+| ` + "`invalid_column`" + ` | a column name does not exist | ` + "`field`" + `, ` + "`column`" + `, ` + "`suggestions`" + ` |
+| ` + "`invalid_filter`" + ` | unknown op, missing/extra value, value not coercible to the column type | ` + "`field`" + `, ` + "`column_type`" + `, ` + "`valid_ops`" + ` |
+| ` + "`invalid_aggregate`" + ` | unknown function, sum/avg of a non-numeric column, ` + "`*`" + ` with anything but count | ` + "`field`" + `, ` + "`valid_fns`" + ` |
+| ` + "`invalid_argument`" + ` | unknown or mistyped argument, negative limit/offset, duplicate output names | ` + "`field`" + `, ` + "`valid_arguments`" + ` |
+| ` + "`unsupported_format`" + ` | an output format Quarry does not write | |
+| ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
+| ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted: re-run the query | |
+| ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
+| ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota | |
+| ` + "`timeout`" + ` | the query exceeded the server's time limit | |
+| ` + "`internal`" + ` | a bug; the server log has the details under the request id | |
+
+Malformed JSON-RPC (parse errors, unknown methods, invalid params) gets the standard JSON-RPC error codes.
+
+`
+
+const toolsDocFooter = `## Resources
+
+| URI | what |
+| --- | --- |
+| ` + "`quarry://catalog`" + ` | the catalog card: every dataset (as ` + "`get_catalog`" + ` returns) |
+| ` + "`quarry://datasets/{dataset}/schema`" + ` | a dataset's schema card (as ` + "`get_schema`" + ` returns); the id is percent-encoded (` + "`/`" + ` as ` + "`%2F`" + `) |
+| ` + "`quarry://artifacts/{id}.{ext}`" + ` | a result file from ` + "`query_data`" + ` / ` + "`query_next_page`" + `: Parquet (` + "`application/vnd.apache.parquet`" + `) or CSV (` + "`text/csv`" + `), returned as a blob |
+`
