@@ -216,14 +216,6 @@ func isInteger(t arrow.DataType) bool {
 	return false
 }
 
-func isUnsigned(t arrow.DataType) bool {
-	switch t.ID() {
-	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		return true
-	}
-	return false
-}
-
 func isFloat(t arrow.DataType) bool {
 	return t != nil && (t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64 || t.ID() == arrow.FLOAT16)
 }
