@@ -191,7 +191,7 @@ func Suggest(name string, candidates []string, n int) []string {
 		if ln != "" && (strings.Contains(lc, ln) || strings.Contains(ln, lc)) {
 			d = min(d, 1)
 		}
-		limit := max(2, len([]rune(name))/2)
+		limit := max(2, len([]rune(name))/3)
 		if d <= limit {
 			all = append(all, scored{c, d})
 		}
