@@ -1,0 +1,1070 @@
+// C helpers over libhdf5; see shim.h.
+#include <stdio.h>
+#include <string.h>
+#include "shim.h"
+
+// H5Pset_file_locking exists from 1.10.7 (and 1.12.1).
+#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
+#define QH5_HAVE_FILE_LOCKING 1
+#endif
+
+static __thread int qh5_quiet_done;
+
+void qh5_quiet(void) {
+	if (!qh5_quiet_done) {
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+		qh5_quiet_done = 1;
+	}
+}
+
+int qh5_init(void) {
+	H5open();
+	qh5_quiet();
+#ifdef H5_HAVE_THREADSAFE
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+typedef struct {
+	char first[320];
+	char last[320];
+	int n;
+} qh5_walk;
+
+static herr_t qh5_walk_cb(unsigned n, const H5E_error2_t *err, void *data) {
+	qh5_walk *w = (qh5_walk *)data;
+	const char *d = (err && err->desc) ? err->desc : "";
+	(void)n;
+	if (w->n == 0) {
+		snprintf(w->first, sizeof w->first, "%s", d);
+	}
+	snprintf(w->last, sizeof w->last, "%s", d);
+	w->n++;
+	return 0;
+}
+
+void qh5_capture(qh5_err *e, const char *what) {
+	qh5_walk w;
+	memset(&w, 0, sizeof w);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, qh5_walk_cb, &w);
+	H5Eclear2(H5E_DEFAULT);
+	if (e == NULL) {
+		return;
+	}
+	if (w.n == 0) {
+		snprintf(e->msg, QH5_ERRLEN, "%s failed", what);
+	} else if (w.n == 1 || strcmp(w.first, w.last) == 0) {
+		snprintf(e->msg, QH5_ERRLEN, "%s: %s", what, w.first);
+	} else {
+		snprintf(e->msg, QH5_ERRLEN, "%s: %s (%s)", what, w.first, w.last);
+	}
+}
+
+int qh5_close_id(hid_t id) {
+	herr_t r = -1;
+	qh5_quiet();
+	if (id < 0) {
+		return 0;
+	}
+	switch (H5Iget_type(id)) {
+	case H5I_FILE: r = H5Fclose(id); break;
+	case H5I_GROUP: r = H5Gclose(id); break;
+	case H5I_DATASET: r = H5Dclose(id); break;
+	case H5I_DATATYPE: r = H5Tclose(id); break;
+	case H5I_DATASPACE: r = H5Sclose(id); break;
+	case H5I_ATTR: r = H5Aclose(id); break;
+	case H5I_GENPROP_LST: r = H5Pclose(id); break;
+	default: r = -1;
+	}
+	H5Eclear2(H5E_DEFAULT);
+	return r;
+}
+
+long long qh5_open_object_count(void) {
+	qh5_quiet();
+	return (long long)H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
+}
+
+int qh5_id_valid(hid_t id) {
+	qh5_quiet();
+	return H5Iis_valid(id) > 0;
+}
+
+int qh5_is_hdf5(const char *path, qh5_err *e) {
+	htri_t r;
+	qh5_quiet();
+	r = H5Fis_hdf5(path);
+	if (r < 0) {
+		qh5_capture(e, "H5Fis_hdf5");
+	}
+	return (int)r;
+}
+
+hid_t qh5_fopen(const char *path, qh5_err *e) {
+	hid_t fapl, f;
+	qh5_quiet();
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0) {
+		qh5_capture(e, "H5Pcreate");
+		return -1;
+	}
+	// Read-only access never takes the shared file lock: a long-lived cache
+	// must not stop scientists from rewriting their files (the cache notices
+	// changed files by mtime and size instead).
+#ifdef QH5_HAVE_FILE_LOCKING
+	H5Pset_file_locking(fapl, 0, 1);
+#endif
+	f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+	if (f < 0) {
+		qh5_capture(e, "H5Fopen");
+	}
+	H5Pclose(fapl);
+	return f;
+}
+
+hid_t qh5_fcreate(const char *path, qh5_err *e) {
+	hid_t fapl, f;
+	qh5_quiet();
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+#ifdef QH5_HAVE_FILE_LOCKING
+	H5Pset_file_locking(fapl, 0, 1);
+#endif
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (f < 0) {
+		qh5_capture(e, "H5Fcreate");
+	}
+	H5Pclose(fapl);
+	return f;
+}
+
+static herr_t qh5_deny_elink(const char *parent_file, const char *parent_group, const char *child_file,
+                             const char *child_object, unsigned *acc_flags, hid_t fapl_id, void *op_data) {
+	(void)parent_file; (void)parent_group; (void)child_file; (void)child_object;
+	(void)acc_flags; (void)fapl_id; (void)op_data;
+	return -1;
+}
+
+hid_t qh5_lapl_noext(void) {
+	hid_t l;
+	qh5_quiet();
+	l = H5Pcreate(H5P_LINK_ACCESS);
+	if (l >= 0) {
+		H5Pset_elink_cb(l, qh5_deny_elink, NULL);
+	}
+	return l;
+}
+
+int qh5_link_info(hid_t loc, const char *name, hid_t lapl, int *type, size_t *valsize, qh5_err *e) {
+	htri_t ex;
+	H5L_info_t li;
+	qh5_quiet();
+	ex = H5Lexists(loc, name, lapl);
+	if (ex < 0) {
+		qh5_capture(e, "H5Lexists");
+		return -1;
+	}
+	if (ex == 0) {
+		return 0;
+	}
+	if (H5Lget_info(loc, name, &li, lapl) < 0) {
+		qh5_capture(e, "H5Lget_info");
+		return -1;
+	}
+	*type = (int)li.type;
+	*valsize = (li.type == H5L_TYPE_HARD) ? 0 : li.u.val_size;
+	return 1;
+}
+
+int qh5_link_val(hid_t loc, const char *name, hid_t lapl, size_t valsize, int type, char *obj, char *file, qh5_err *e) {
+	char *buf;
+	qh5_quiet();
+	buf = (char *)calloc(valsize + 1, 1);
+	if (buf == NULL) {
+		snprintf(e->msg, QH5_ERRLEN, "out of memory");
+		return -1;
+	}
+	if (H5Lget_val(loc, name, buf, valsize, lapl) < 0) {
+		qh5_capture(e, "H5Lget_val");
+		free(buf);
+		return -1;
+	}
+	if (type == H5L_TYPE_EXTERNAL) {
+		const char *fn = NULL, *on = NULL;
+		unsigned flags = 0;
+		if (H5Lunpack_elink_val(buf, valsize, &flags, &fn, &on) < 0) {
+			qh5_capture(e, "H5Lunpack_elink_val");
+			free(buf);
+			return -1;
+		}
+		snprintf(file, valsize + 1, "%s", fn ? fn : "");
+		snprintf(obj, valsize + 1, "%s", on ? on : "");
+	} else {
+		memcpy(obj, buf, valsize);
+		obj[valsize] = 0;
+	}
+	free(buf);
+	return 0;
+}
+
+int qh5_obj_info(hid_t loc, const char *name, hid_t lapl, int *otype, unsigned long *fileno, unsigned long long *addr,
+                 unsigned long long *nattrs, qh5_err *e) {
+	H5O_info_t oi;
+	qh5_quiet();
+	if (H5Oget_info_by_name2(loc, name, &oi, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS, lapl) < 0) {
+		qh5_capture(e, "H5Oget_info_by_name");
+		return -1;
+	}
+	*otype = (int)oi.type;
+	*fileno = oi.fileno;
+	*addr = (unsigned long long)oi.addr;
+	*nattrs = (unsigned long long)oi.num_attrs;
+	return 0;
+}
+
+hid_t qh5_oopen(hid_t loc, const char *name, hid_t lapl, qh5_err *e) {
+	hid_t o;
+	qh5_quiet();
+	o = H5Oopen(loc, name, lapl);
+	if (o < 0) {
+		qh5_capture(e, "H5Oopen");
+	}
+	return o;
+}
+
+hid_t qh5_dopen(hid_t loc, const char *name, size_t cache_bytes, qh5_err *e) {
+	hid_t dapl, d;
+	qh5_quiet();
+	dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	if (dapl < 0) {
+		qh5_capture(e, "H5Pcreate");
+		return -1;
+	}
+	H5Pset_elink_cb(dapl, qh5_deny_elink, NULL);
+	if (cache_bytes > 0) {
+		H5Pset_chunk_cache(dapl, 12421, cache_bytes, 1.0);
+	}
+	d = H5Dopen2(loc, name, dapl);
+	if (d < 0) qh5_capture(e, "H5Dopen2");
+	H5Pclose(dapl);
+	return d;
+}
+
+static int qh5_members_push(qh5_members *m, const char *name, int ltype, int otype, unsigned long long addr) {
+	size_t len = strlen(name) + 1;
+	m->total++;
+	if (m->n >= m->max) {
+		return 0;
+	}
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 16;
+		int *lt = (int *)realloc(m->ltypes, nc * sizeof(int));
+		if (lt == NULL) return -1;
+		m->ltypes = lt;
+		int *ot = (int *)realloc(m->otypes, nc * sizeof(int));
+		if (ot == NULL) return -1;
+		m->otypes = ot;
+		unsigned long long *ad = (unsigned long long *)realloc(m->addrs, nc * sizeof(unsigned long long));
+		if (ad == NULL) return -1;
+		m->addrs = ad;
+		m->cap = nc;
+	}
+	if (m->names_len + len > m->names_cap) {
+		size_t nc = m->names_cap ? m->names_cap * 2 : 256;
+		while (nc < m->names_len + len) nc *= 2;
+		char *nb = (char *)realloc(m->names, nc);
+		if (nb == NULL) return -1;
+		m->names = nb;
+		m->names_cap = nc;
+	}
+	memcpy(m->names + m->names_len, name, len);
+	m->names_len += len;
+	m->ltypes[m->n] = ltype;
+	m->otypes[m->n] = otype;
+	m->addrs[m->n] = addr;
+	m->n++;
+	return 0;
+}
+
+typedef struct {
+	qh5_members *m;
+	hid_t lapl;
+} qh5_iter;
+
+static herr_t qh5_link_cb(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+	qh5_iter *it = (qh5_iter *)data;
+	int otype = -1;
+	unsigned long long addr = 0;
+	if (info->type == H5L_TYPE_HARD && it->m->n < it->m->max) {
+		H5O_info_t oi;
+		if (H5Oget_info_by_name2(group, name, &oi, H5O_INFO_BASIC, it->lapl) >= 0) {
+			otype = (int)oi.type;
+			addr = (unsigned long long)oi.addr;
+		} else {
+			H5Eclear2(H5E_DEFAULT);
+		}
+	}
+	if (qh5_members_push(it->m, name, (int)info->type, otype, addr) < 0) {
+		it->m->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int qh5_list_members(hid_t group, hid_t lapl, size_t max, qh5_members *out, qh5_err *e) {
+	qh5_iter it;
+	qh5_quiet();
+	memset(out, 0, sizeof *out);
+	out->max = max;
+	it.m = out;
+	it.lapl = lapl;
+	if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, NULL, qh5_link_cb, &it) < 0) {
+		if (out->failed) {
+			snprintf(e->msg, QH5_ERRLEN, "out of memory listing group members");
+			H5Eclear2(H5E_DEFAULT);
+		} else {
+			qh5_capture(e, "H5Literate");
+		}
+		return -1;
+	}
+	return 0;
+}
+
+void qh5_members_free(qh5_members *m) {
+	free(m->names);
+	free(m->ltypes);
+	free(m->otypes);
+	free(m->addrs);
+	memset(m, 0, sizeof *m);
+}
+
+int qh5_type_info(hid_t t, qh5_typeinfo *ti, qh5_err *e) {
+	H5T_class_t cls;
+	qh5_quiet();
+	memset(ti, 0, sizeof *ti);
+	cls = H5Tget_class(t);
+	if (cls == H5T_NO_CLASS) {
+		qh5_capture(e, "H5Tget_class");
+		return -1;
+	}
+	ti->cls = (int)cls;
+	ti->size = H5Tget_size(t);
+	ti->order = -1;
+	ti->sign = -1;
+	ti->cset = -1;
+	ti->strpad = -1;
+	switch (cls) {
+	case H5T_INTEGER:
+	case H5T_FLOAT:
+	case H5T_BITFIELD:
+	case H5T_TIME:
+		ti->order = (int)H5Tget_order(t);
+		if (cls == H5T_INTEGER) ti->sign = (int)H5Tget_sign(t);
+		break;
+	case H5T_STRING:
+		ti->is_vstr = H5Tis_variable_str(t) > 0;
+		ti->cset = (int)H5Tget_cset(t);
+		ti->strpad = (int)H5Tget_strpad(t);
+		break;
+	case H5T_COMPOUND:
+	case H5T_ENUM:
+		ti->nmembers = H5Tget_nmembers(t);
+		break;
+	case H5T_ARRAY:
+		ti->ndims = H5Tget_array_ndims(t);
+		if (ti->ndims > 0 && ti->ndims <= QH5_MAX_RANK) {
+			H5Tget_array_dims2(t, ti->dims);
+		} else {
+			ti->ndims = 0;
+		}
+		break;
+	case H5T_REFERENCE:
+		ti->ref_kind = H5Tequal(t, H5T_STD_REF_DSETREG) > 0 ? 1 : 0;
+		break;
+	default:
+		break;
+	}
+	H5Eclear2(H5E_DEFAULT);
+	return 0;
+}
+
+char *qh5_member_name(hid_t t, int idx) {
+	qh5_quiet();
+	return H5Tget_member_name(t, (unsigned)idx);
+}
+
+size_t qh5_member_offset(hid_t t, int idx) {
+	qh5_quiet();
+	return H5Tget_member_offset(t, (unsigned)idx);
+}
+
+hid_t qh5_member_type(hid_t t, int idx) {
+	qh5_quiet();
+	return H5Tget_member_type(t, (unsigned)idx);
+}
+
+hid_t qh5_super(hid_t t) {
+	qh5_quiet();
+	return H5Tget_super(t);
+}
+
+int qh5_enum_member(hid_t t, int idx, long long *value) {
+	unsigned char buf[64];
+	hid_t super;
+	int rc = -1;
+	qh5_quiet();
+	memset(buf, 0, sizeof buf);
+	super = H5Tget_super(t);
+	if (super < 0) return -1;
+	if (H5Tget_size(super) <= 16 && H5Tget_member_value(t, (unsigned)idx, buf) >= 0 &&
+	    H5Tconvert(super, H5T_NATIVE_LLONG, 1, buf, NULL, H5P_DEFAULT) >= 0) {
+		memcpy(value, buf, sizeof(long long));
+		rc = 0;
+	}
+	H5Tclose(super);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
+}
+
+char *qh5_opaque_tag(hid_t t) {
+	qh5_quiet();
+	return H5Tget_tag(t);
+}
+
+void qh5_free(void *p) {
+	if (p) H5free_memory(p);
+}
+
+hid_t qh5_native(int kind) {
+	qh5_quiet();
+	switch (kind) {
+	case 1: return H5Tcopy(H5T_NATIVE_INT8);
+	case 2: return H5Tcopy(H5T_NATIVE_UINT8);
+	case 3: return H5Tcopy(H5T_NATIVE_INT16);
+	case 4: return H5Tcopy(H5T_NATIVE_UINT16);
+	case 5: return H5Tcopy(H5T_NATIVE_INT32);
+	case 6: return H5Tcopy(H5T_NATIVE_UINT32);
+	case 7: return H5Tcopy(H5T_NATIVE_INT64);
+	case 8: return H5Tcopy(H5T_NATIVE_UINT64);
+	case 9: return H5Tcopy(H5T_NATIVE_FLOAT);
+	case 10: return H5Tcopy(H5T_NATIVE_DOUBLE);
+	case 11: return H5Tcopy(H5T_STD_REF_OBJ);
+	case 12: return H5Tcopy(H5T_STD_REF_DSETREG);
+	case 13: return H5Tcopy(H5T_NATIVE_B8);
+	}
+	return -1;
+}
+
+hid_t qh5_string_type(long long size, int cset, int strpad) {
+	hid_t t;
+	qh5_quiet();
+	t = H5Tcopy(H5T_C_S1);
+	if (t < 0) return t;
+	if (size < 0) {
+		H5Tset_size(t, H5T_VARIABLE);
+	} else {
+		H5Tset_size(t, (size_t)(size > 0 ? size : 1));
+	}
+	H5Tset_cset(t, cset == 1 ? H5T_CSET_UTF8 : H5T_CSET_ASCII);
+	if (strpad >= 0) H5Tset_strpad(t, (H5T_str_t)strpad);
+	return t;
+}
+
+hid_t qh5_native_enum(hid_t t) {
+	qh5_quiet();
+	return H5Tget_native_type(t, H5T_DIR_ASCEND);
+}
+
+hid_t qh5_compound_create(size_t size) {
+	qh5_quiet();
+	return H5Tcreate(H5T_COMPOUND, size);
+}
+
+int qh5_compound_insert(hid_t t, const char *name, size_t off, hid_t member) {
+	qh5_quiet();
+	return H5Tinsert(t, name, off, member);
+}
+
+hid_t qh5_array_create(hid_t base, int ndims, const hsize_t *dims) {
+	qh5_quiet();
+	return H5Tarray_create2(base, (unsigned)ndims, dims);
+}
+
+hid_t qh5_enum_create(hid_t base) {
+	qh5_quiet();
+	return H5Tenum_create(base);
+}
+
+int qh5_enum_insert(hid_t t, const char *name, long long value) {
+	unsigned char buf[64];
+	hid_t super;
+	int rc = -1;
+	qh5_quiet();
+	super = H5Tget_super(t);
+	if (super < 0) return -1;
+	memset(buf, 0, sizeof buf);
+	memcpy(buf, &value, sizeof value);
+	if (H5Tconvert(H5T_NATIVE_LLONG, super, 1, buf, NULL, H5P_DEFAULT) >= 0 && H5Tenum_insert(t, name, buf) >= 0) {
+		rc = 0;
+	}
+	H5Tclose(super);
+	return rc;
+}
+
+hid_t qh5_opaque_create(size_t size, const char *tag) {
+	hid_t t;
+	qh5_quiet();
+	t = H5Tcreate(H5T_OPAQUE, size);
+	if (t >= 0 && tag && tag[0]) H5Tset_tag(t, tag);
+	return t;
+}
+
+hid_t qh5_type_copy(hid_t t) {
+	qh5_quiet();
+	return H5Tcopy(t);
+}
+
+int qh5_type_set_order(hid_t t, int big) {
+	qh5_quiet();
+	return H5Tset_order(t, big ? H5T_ORDER_BE : H5T_ORDER_LE);
+}
+
+static hid_t qh5_lcpl(void) {
+	hid_t l = H5Pcreate(H5P_LINK_CREATE);
+	H5Pset_create_intermediate_group(l, 1);
+	H5Pset_char_encoding(l, H5T_CSET_UTF8);
+	return l;
+}
+
+int qh5_type_commit(hid_t loc, const char *name, hid_t t, qh5_err *e) {
+	hid_t lcpl;
+	herr_t r;
+	qh5_quiet();
+	lcpl = qh5_lcpl();
+	r = H5Tcommit2(loc, name, t, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+	if (r < 0) qh5_capture(e, "H5Tcommit2");
+	H5Pclose(lcpl);
+	return r;
+}
+
+int qh5_dset_space(hid_t dset, int *space_class, int *rank, hsize_t *dims, hsize_t *maxdims, qh5_err *e) {
+	hid_t s;
+	int r;
+	qh5_quiet();
+	s = H5Dget_space(dset);
+	if (s < 0) {
+		qh5_capture(e, "H5Dget_space");
+		return -1;
+	}
+	*space_class = (int)H5Sget_simple_extent_type(s);
+	r = H5Sget_simple_extent_ndims(s);
+	if (r < 0 || r > QH5_MAX_RANK) {
+		qh5_capture(e, "H5Sget_simple_extent_ndims");
+		H5Sclose(s);
+		return -1;
+	}
+	*rank = r;
+	if (r > 0 && H5Sget_simple_extent_dims(s, dims, maxdims) < 0) {
+		qh5_capture(e, "H5Sget_simple_extent_dims");
+		H5Sclose(s);
+		return -1;
+	}
+	H5Sclose(s);
+	return 0;
+}
+
+hid_t qh5_dset_type(hid_t dset, qh5_err *e) {
+	hid_t t;
+	qh5_quiet();
+	t = H5Dget_type(dset);
+	if (t < 0) qh5_capture(e, "H5Dget_type");
+	return t;
+}
+
+int qh5_dset_info(hid_t dset, qh5_dsetinfo *di, qh5_err *e) {
+	hid_t dcpl;
+	H5D_fill_value_t fv = H5D_FILL_VALUE_UNDEFINED;
+	qh5_quiet();
+	memset(di, 0, sizeof *di);
+	dcpl = H5Dget_create_plist(dset);
+	if (dcpl < 0) {
+		qh5_capture(e, "H5Dget_create_plist");
+		return -1;
+	}
+	di->layout = (int)H5Pget_layout(dcpl);
+	if (di->layout == H5D_CHUNKED) {
+		di->chunk_rank = H5Pget_chunk(dcpl, QH5_MAX_RANK, di->chunk);
+		if (di->chunk_rank < 0) di->chunk_rank = 0;
+	}
+	di->nfilters = H5Pget_nfilters(dcpl);
+	if (di->nfilters < 0) di->nfilters = 0;
+	if (H5Pfill_value_defined(dcpl, &fv) < 0) fv = H5D_FILL_VALUE_UNDEFINED;
+	di->fill_defined = (int)fv;
+	di->storage_size = (unsigned long long)H5Dget_storage_size(dset);
+	di->external_count = H5Pget_external_count(dcpl);
+	if (di->external_count < 0) di->external_count = 0;
+	if (di->layout == H5D_VIRTUAL) {
+		size_t n = 0;
+		if (H5Pget_virtual_count(dcpl, &n) >= 0) di->virtual_count = (int)n;
+	}
+	H5Pclose(dcpl);
+	H5Eclear2(H5E_DEFAULT);
+	return 0;
+}
+
+int qh5_dset_filter(hid_t dset, int idx, int *id, unsigned *flags, unsigned *cd, size_t *ncd, char *name, size_t namelen,
+                    int *avail, qh5_err *e) {
+	hid_t dcpl;
+	H5Z_filter_t f;
+	unsigned config = 0;
+	qh5_quiet();
+	dcpl = H5Dget_create_plist(dset);
+	if (dcpl < 0) {
+		qh5_capture(e, "H5Dget_create_plist");
+		return -1;
+	}
+	name[0] = 0;
+	f = H5Pget_filter2(dcpl, (unsigned)idx, flags, ncd, cd, namelen, name, &config);
+	if (f < 0) {
+		qh5_capture(e, "H5Pget_filter2");
+		H5Pclose(dcpl);
+		return -1;
+	}
+	*id = (int)f;
+	*avail = H5Zfilter_avail(f) > 0;
+	H5Pclose(dcpl);
+	H5Eclear2(H5E_DEFAULT);
+	return 0;
+}
+
+int qh5_dset_fill(hid_t dset, hid_t memtype, void *buf, qh5_err *e) {
+	hid_t dcpl;
+	herr_t r;
+	qh5_quiet();
+	dcpl = H5Dget_create_plist(dset);
+	if (dcpl < 0) {
+		qh5_capture(e, "H5Dget_create_plist");
+		return -1;
+	}
+	r = H5Pget_fill_value(dcpl, memtype, buf);
+	if (r < 0) qh5_capture(e, "H5Pget_fill_value");
+	H5Pclose(dcpl);
+	return r;
+}
+
+// qh5_select builds the file (and memory) dataspaces of a hyperslab read.
+static int qh5_select(hid_t obj, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, hid_t *fs,
+                      hid_t *ms, hsize_t *n, qh5_err *e) {
+	hsize_t total = 1;
+	int i;
+	*fs = H5Dget_space(obj);
+	if (*fs < 0) {
+		qh5_capture(e, "H5Dget_space");
+		return -1;
+	}
+	if (H5Sget_simple_extent_ndims(*fs) != rank) {
+		snprintf(e->msg, QH5_ERRLEN, "selection rank %d does not match the dataspace rank %d", rank,
+		         H5Sget_simple_extent_ndims(*fs));
+		H5Sclose(*fs);
+		return -1;
+	}
+	if (rank > 0) {
+		for (i = 0; i < rank; i++) total *= count[i];
+		if (total == 0) {
+			*n = 0;
+			*ms = -1;
+			return 0;
+		}
+		if (H5Sselect_hyperslab(*fs, H5S_SELECT_SET, start, stride, count, NULL) < 0) {
+			qh5_capture(e, "H5Sselect_hyperslab");
+			H5Sclose(*fs);
+			return -1;
+		}
+	} else {
+		H5Sselect_all(*fs);
+	}
+	*ms = H5Screate_simple(1, &total, NULL);
+	if (*ms < 0) {
+		qh5_capture(e, "H5Screate_simple");
+		H5Sclose(*fs);
+		return -1;
+	}
+	*n = total;
+	return 0;
+}
+
+int qh5_read(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride,
+             const hsize_t *count, void *buf, qh5_err *e) {
+	hid_t fs, ms;
+	hsize_t n;
+	herr_t r;
+	qh5_quiet();
+	if (is_attr) {
+		r = H5Aread(obj, memtype, buf);
+		if (r < 0) qh5_capture(e, "H5Aread");
+		return r;
+	}
+	if (qh5_select(obj, rank, start, stride, count, &fs, &ms, &n, e) < 0) return -1;
+	if (n == 0) {
+		H5Sclose(fs);
+		return 0;
+	}
+	r = H5Dread(obj, memtype, ms, fs, H5P_DEFAULT, buf);
+	if (r < 0) qh5_capture(e, "H5Dread");
+	H5Sclose(ms);
+	H5Sclose(fs);
+	return r;
+}
+
+int qh5_read_vstr(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride,
+                  const hsize_t *count, size_t n, char ***out, long long *total, qh5_err *e) {
+	char **p;
+	long long t = 0;
+	size_t i;
+	qh5_quiet();
+	*out = NULL;
+	*total = 0;
+	p = (char **)calloc(n ? n : 1, sizeof(char *));
+	if (p == NULL) {
+		snprintf(e->msg, QH5_ERRLEN, "out of memory");
+		return -1;
+	}
+	if (n > 0 && qh5_read(obj, is_attr, memtype, rank, start, stride, count, p, e) < 0) {
+		free(p);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i]) t += (long long)strlen(p[i]);
+	}
+	*out = p;
+	*total = t;
+	return 0;
+}
+
+void qh5_vstr_fill(char **p, size_t n, int32_t *offsets, char *data) {
+	size_t i;
+	int32_t off = 0;
+	for (i = 0; i < n; i++) {
+		offsets[i] = off;
+		if (p[i]) {
+			size_t len = strlen(p[i]);
+			memcpy(data + off, p[i], len);
+			off += (int32_t)len;
+		}
+	}
+	offsets[n] = off;
+}
+
+int qh5_reclaim(hid_t memtype, size_t n, void *buf) {
+	hsize_t dims = n;
+	hid_t s;
+	herr_t r;
+	qh5_quiet();
+	if (n == 0) return 0;
+	s = H5Screate_simple(1, &dims, NULL);
+	r = H5Dvlen_reclaim(memtype, s, H5P_DEFAULT, buf);
+	H5Sclose(s);
+	H5Eclear2(H5E_DEFAULT);
+	return r;
+}
+
+void qh5_vstr_free(hid_t memtype, char **p, size_t n) {
+	if (p == NULL) return;
+	qh5_reclaim(memtype, n, p);
+	free(p);
+}
+
+long long qh5_pack_fixed(char *data, size_t n, size_t size, int mode, int32_t *offsets) {
+	size_t i, w = 0;
+	for (i = 0; i < n; i++) {
+		char *src = data + i * size;
+		size_t len = size;
+		if (mode == H5T_STR_NULLTERM) {
+			char *z = (char *)memchr(src, 0, size);
+			if (z) len = (size_t)(z - src);
+		} else {
+			while (len > 0 && (src[len - 1] == 0 || (mode == H5T_STR_SPACEPAD && src[len - 1] == ' '))) len--;
+		}
+		if (w != i * size && len > 0) memmove(data + w, src, len);
+		offsets[i] = (int32_t)w;
+		w += len;
+	}
+	offsets[n] = (int32_t)w;
+	return (long long)w;
+}
+
+static herr_t qh5_attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+	qh5_members *m = (qh5_members *)data;
+	(void)loc; (void)info;
+	if (qh5_members_push(m, name, 0, -1, 0) < 0) {
+		m->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int qh5_attr_names(hid_t obj, size_t max, qh5_members *out, qh5_err *e) {
+	qh5_quiet();
+	memset(out, 0, sizeof *out);
+	out->max = max;
+	if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, qh5_attr_cb, out) < 0) {
+		if (out->failed) {
+			snprintf(e->msg, QH5_ERRLEN, "out of memory listing attributes");
+			H5Eclear2(H5E_DEFAULT);
+		} else {
+			qh5_capture(e, "H5Aiterate2");
+		}
+		return -1;
+	}
+	return 0;
+}
+
+hid_t qh5_aopen(hid_t obj, const char *name, qh5_err *e) {
+	hid_t a;
+	qh5_quiet();
+	a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0) qh5_capture(e, "H5Aopen");
+	return a;
+}
+
+int qh5_attr_space(hid_t attr, int *space_class, int *rank, hsize_t *dims, qh5_err *e) {
+	hid_t s;
+	int r;
+	qh5_quiet();
+	s = H5Aget_space(attr);
+	if (s < 0) {
+		qh5_capture(e, "H5Aget_space");
+		return -1;
+	}
+	*space_class = (int)H5Sget_simple_extent_type(s);
+	r = H5Sget_simple_extent_ndims(s);
+	if (r < 0 || r > QH5_MAX_RANK) {
+		qh5_capture(e, "H5Sget_simple_extent_ndims");
+		H5Sclose(s);
+		return -1;
+	}
+	*rank = r;
+	if (r > 0) H5Sget_simple_extent_dims(s, dims, NULL);
+	H5Sclose(s);
+	return 0;
+}
+
+hid_t qh5_attr_type(hid_t attr, qh5_err *e) {
+	hid_t t;
+	qh5_quiet();
+	t = H5Aget_type(attr);
+	if (t < 0) qh5_capture(e, "H5Aget_type");
+	return t;
+}
+
+hid_t qh5_gcreate(hid_t loc, const char *name, qh5_err *e) {
+	hid_t lcpl, gcpl, g;
+	qh5_quiet();
+	lcpl = qh5_lcpl();
+	gcpl = H5Pcreate(H5P_GROUP_CREATE);
+	H5Pset_obj_track_times(gcpl, 0);
+	g = H5Gcreate2(loc, name, lcpl, gcpl, H5P_DEFAULT);
+	if (g < 0) qh5_capture(e, "H5Gcreate2");
+	H5Pclose(gcpl);
+	H5Pclose(lcpl);
+	return g;
+}
+
+hid_t qh5_dcreate(hid_t loc, const char *name, hid_t type, const qh5_dcreate_opts *c, qh5_err *e) {
+	hid_t space, dcpl, lcpl, d = -1;
+	int i;
+	qh5_quiet();
+	if (c->scalar == 1) {
+		space = H5Screate(H5S_SCALAR);
+	} else if (c->scalar == 2) {
+		space = H5Screate(H5S_NULL);
+	} else {
+		space = H5Screate_simple(c->rank, c->dims, c->maxdims);
+	}
+	if (space < 0) {
+		qh5_capture(e, "H5Screate");
+		return -1;
+	}
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_obj_track_times(dcpl, 0);
+	if (c->compact) H5Pset_layout(dcpl, H5D_COMPACT);
+	if (c->chunk_rank > 0 && H5Pset_chunk(dcpl, c->chunk_rank, c->chunk) < 0) {
+		qh5_capture(e, "H5Pset_chunk");
+		goto done;
+	}
+	if (c->shuffle && H5Pset_shuffle(dcpl) < 0) {
+		qh5_capture(e, "H5Pset_shuffle");
+		goto done;
+	}
+	if (c->deflate >= 0 && H5Pset_deflate(dcpl, (unsigned)c->deflate) < 0) {
+		qh5_capture(e, "H5Pset_deflate");
+		goto done;
+	}
+	if (c->fletcher32 && H5Pset_fletcher32(dcpl) < 0) {
+		qh5_capture(e, "H5Pset_fletcher32");
+		goto done;
+	}
+	for (i = 0; i < c->nextra && i < 4; i++) {
+		if (H5Pset_filter(dcpl, (H5Z_filter_t)c->extra_id[i], c->extra_flags[i], 0, NULL) < 0) {
+			qh5_capture(e, "H5Pset_filter");
+			goto done;
+		}
+	}
+	if (c->external && H5Pset_external(dcpl, c->external, 0, H5F_UNLIMITED) < 0) {
+		qh5_capture(e, "H5Pset_external");
+		goto done;
+	}
+	if (c->fill && H5Pset_fill_value(dcpl, type, c->fill) < 0) {
+		qh5_capture(e, "H5Pset_fill_value");
+		goto done;
+	}
+	lcpl = qh5_lcpl();
+	d = H5Dcreate2(loc, name, type, space, lcpl, dcpl, H5P_DEFAULT);
+	if (d < 0) qh5_capture(e, "H5Dcreate2");
+	H5Pclose(lcpl);
+done:
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	return d;
+}
+
+int qh5_write(hid_t dset, hid_t memtype, int rank, const hsize_t *start, const hsize_t *count, const void *buf, qh5_err *e) {
+	herr_t r;
+	qh5_quiet();
+	if (start == NULL) {
+		r = H5Dwrite(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+		if (r < 0) qh5_capture(e, "H5Dwrite");
+		return r;
+	} else {
+		hid_t fs, ms;
+		hsize_t n;
+		if (qh5_select(dset, rank, start, NULL, count, &fs, &ms, &n, e) < 0) return -1;
+		if (n == 0) {
+			H5Sclose(fs);
+			return 0;
+		}
+		r = H5Dwrite(dset, memtype, ms, fs, H5P_DEFAULT, buf);
+		if (r < 0) qh5_capture(e, "H5Dwrite");
+		H5Sclose(ms);
+		H5Sclose(fs);
+		return r;
+	}
+}
+
+hid_t qh5_acreate(hid_t obj, const char *name, hid_t type, int rank, const hsize_t *dims, qh5_err *e) {
+	hid_t space, acpl, a;
+	qh5_quiet();
+	space = rank > 0 ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+	acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+	H5Pset_char_encoding(acpl, H5T_CSET_UTF8);
+	a = H5Acreate2(obj, name, type, space, acpl, H5P_DEFAULT);
+	if (a < 0) qh5_capture(e, "H5Acreate2");
+	H5Pclose(acpl);
+	H5Sclose(space);
+	return a;
+}
+
+int qh5_awrite(hid_t attr, hid_t memtype, const void *buf, qh5_err *e) {
+	herr_t r;
+	qh5_quiet();
+	r = H5Awrite(attr, memtype, buf);
+	if (r < 0) qh5_capture(e, "H5Awrite");
+	return r;
+}
+
+int qh5_lcreate_soft(hid_t loc, const char *target, const char *name, qh5_err *e) {
+	hid_t lcpl;
+	herr_t r;
+	qh5_quiet();
+	lcpl = qh5_lcpl();
+	r = H5Lcreate_soft(target, loc, name, lcpl, H5P_DEFAULT);
+	if (r < 0) qh5_capture(e, "H5Lcreate_soft");
+	H5Pclose(lcpl);
+	return r;
+}
+
+int qh5_lcreate_external(hid_t loc, const char *file, const char *obj, const char *name, qh5_err *e) {
+	hid_t lcpl;
+	herr_t r;
+	qh5_quiet();
+	lcpl = qh5_lcpl();
+	r = H5Lcreate_external(file, obj, loc, name, lcpl, H5P_DEFAULT);
+	if (r < 0) qh5_capture(e, "H5Lcreate_external");
+	H5Pclose(lcpl);
+	return r;
+}
+
+int qh5_lcreate_hard(hid_t loc, const char *target, const char *name, qh5_err *e) {
+	hid_t lcpl;
+	herr_t r;
+	qh5_quiet();
+	lcpl = qh5_lcpl();
+	r = H5Lcreate_hard(loc, target, loc, name, lcpl, H5P_DEFAULT);
+	if (r < 0) qh5_capture(e, "H5Lcreate_hard");
+	H5Pclose(lcpl);
+	return r;
+}
+
+int qh5_write_obj_ref(hid_t loc, const char *name, const char *target, qh5_err *e) {
+	hobj_ref_t ref;
+	hsize_t one = 1;
+	hid_t s, d, lcpl, dcpl;
+	herr_t r;
+	qh5_quiet();
+	if (H5Rcreate(&ref, loc, target, H5R_OBJECT, -1) < 0) {
+		qh5_capture(e, "H5Rcreate");
+		return -1;
+	}
+	s = H5Screate_simple(1, &one, NULL);
+	lcpl = qh5_lcpl();
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_obj_track_times(dcpl, 0);
+	d = H5Dcreate2(loc, name, H5T_STD_REF_OBJ, s, lcpl, dcpl, H5P_DEFAULT);
+	H5Pclose(dcpl);
+	H5Pclose(lcpl);
+	H5Sclose(s);
+	if (d < 0) {
+		qh5_capture(e, "H5Dcreate2");
+		return -1;
+	}
+	r = H5Dwrite(d, H5T_STD_REF_OBJ, H5S_ALL, H5S_ALL, H5P_DEFAULT, &ref);
+	if (r < 0) qh5_capture(e, "H5Dwrite");
+	H5Dclose(d);
+	return r;
+}
+
+static size_t qh5_xor_filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd_values[], size_t nbytes,
+                             size_t *buf_size, void **buf) {
+	size_t i;
+	unsigned char *p = (unsigned char *)*buf;
+	(void)flags; (void)cd_nelmts; (void)cd_values; (void)buf_size;
+	for (i = 0; i < nbytes; i++) p[i] ^= 0x5A;
+	return nbytes;
+}
+
+int qh5_register_xor_filter(int id, qh5_err *e) {
+	H5Z_class2_t cls;
+	qh5_quiet();
+	memset(&cls, 0, sizeof cls);
+	cls.version = H5Z_CLASS_T_VERS;
+	cls.id = (H5Z_filter_t)id;
+	cls.encoder_present = 1;
+	cls.decoder_present = 1;
+	cls.name = "quarry test xor";
+	cls.filter = qh5_xor_filter;
+	if (H5Zregister(&cls) < 0) {
+		qh5_capture(e, "H5Zregister");
+		return -1;
+	}
+	return 0;
+}
+
+int qh5_unregister_filter(int id, qh5_err *e) {
+	qh5_quiet();
+	if (H5Zunregister((H5Z_filter_t)id) < 0) {
+		qh5_capture(e, "H5Zunregister");
+		return -1;
+	}
+	return 0;
+}

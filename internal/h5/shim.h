@@ -1,0 +1,157 @@
+// C helpers over libhdf5 used by package h5. Every helper that can fail
+// takes a qh5_err* and fills it from the calling thread's HDF5 error stack
+// inside the same C call: HDF5 error stacks are per OS thread and Go may move
+// a goroutine to another thread between two cgo calls.
+#ifndef QUARRY_H5_SHIM_H
+#define QUARRY_H5_SHIM_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <hdf5.h>
+
+#define QH5_MAX_RANK 32
+#define QH5_ERRLEN 768
+
+typedef struct {
+	char msg[QH5_ERRLEN];
+} qh5_err;
+
+// Library set-up; returns 1 when the library was built thread-safe.
+int qh5_init(void);
+// Turns automatic error printing off for the calling thread (idempotent, cheap).
+void qh5_quiet(void);
+// Records the current thread's error stack into e (and clears it); prefix names the operation.
+void qh5_capture(qh5_err *e, const char *what);
+
+int qh5_close_id(hid_t id);
+long long qh5_open_object_count(void);
+int qh5_id_valid(hid_t id);
+
+// Files.
+int qh5_is_hdf5(const char *path, qh5_err *e);
+hid_t qh5_fopen(const char *path, qh5_err *e);
+hid_t qh5_fcreate(const char *path, qh5_err *e);
+
+// Link access property list that refuses to traverse external links.
+hid_t qh5_lapl_noext(void);
+
+// Links and objects.
+// Returns 1 and fills type/valsize when the link exists, 0 when not, -1 on error.
+int qh5_link_info(hid_t loc, const char *name, hid_t lapl, int *type, size_t *valsize, qh5_err *e);
+// Copies a soft link's value (type 1) or unpacks an external link (type 64) into file/obj.
+int qh5_link_val(hid_t loc, const char *name, hid_t lapl, size_t valsize, int type, char *obj, char *file, qh5_err *e);
+int qh5_obj_info(hid_t loc, const char *name, hid_t lapl, int *otype, unsigned long *fileno, unsigned long long *addr, unsigned long long *nattrs, qh5_err *e);
+hid_t qh5_oopen(hid_t loc, const char *name, hid_t lapl, qh5_err *e);
+// Opens a dataset with a chunk cache of cache_bytes (0 = library default), refusing external links.
+hid_t qh5_dopen(hid_t loc, const char *name, size_t cache_bytes, qh5_err *e);
+
+typedef struct {
+	char *names;          // NUL separated names
+	size_t names_len, names_cap;
+	int *ltypes;          // link types
+	int *otypes;          // object types (hard links only, else -1)
+	unsigned long long *addrs;
+	size_t n, cap, max;
+	long long total;
+	int failed;
+} qh5_members;
+int qh5_list_members(hid_t group, hid_t lapl, size_t max, qh5_members *out, qh5_err *e);
+void qh5_members_free(qh5_members *m);
+
+// Datatypes.
+typedef struct {
+	int cls;
+	size_t size;
+	int order;
+	int sign;
+	int is_vstr;
+	int cset;
+	int strpad;
+	int nmembers;
+	int ndims;
+	hsize_t dims[QH5_MAX_RANK];
+	int ref_kind; // 0 object, 1 region (for references)
+} qh5_typeinfo;
+int qh5_type_info(hid_t t, qh5_typeinfo *ti, qh5_err *e);
+char *qh5_member_name(hid_t t, int idx);
+size_t qh5_member_offset(hid_t t, int idx);
+hid_t qh5_member_type(hid_t t, int idx);
+hid_t qh5_super(hid_t t);
+int qh5_enum_member(hid_t t, int idx, long long *value);
+char *qh5_opaque_tag(hid_t t);
+void qh5_free(void *p);
+hid_t qh5_native(int kind);
+hid_t qh5_string_type(long long size, int cset, int strpad);
+hid_t qh5_native_enum(hid_t t);
+hid_t qh5_compound_create(size_t size);
+int qh5_compound_insert(hid_t t, const char *name, size_t off, hid_t member);
+hid_t qh5_array_create(hid_t base, int ndims, const hsize_t *dims);
+hid_t qh5_enum_create(hid_t base);
+int qh5_enum_insert(hid_t t, const char *name, long long value);
+hid_t qh5_opaque_create(size_t size, const char *tag);
+hid_t qh5_type_copy(hid_t t);
+int qh5_type_set_order(hid_t t, int big);
+int qh5_type_commit(hid_t loc, const char *name, hid_t t, qh5_err *e);
+
+// Datasets.
+int qh5_dset_space(hid_t dset, int *space_class, int *rank, hsize_t *dims, hsize_t *maxdims, qh5_err *e);
+hid_t qh5_dset_type(hid_t dset, qh5_err *e);
+typedef struct {
+	int layout; // 0 compact, 1 contiguous, 2 chunked, 3 virtual
+	int chunk_rank;
+	hsize_t chunk[QH5_MAX_RANK];
+	int nfilters;
+	int fill_defined; // H5D_fill_value_t
+	unsigned long long storage_size;
+	int external_count; // raw data stored in external files (H5Pset_external)
+	int virtual_count;  // VDS mappings
+} qh5_dsetinfo;
+int qh5_dset_info(hid_t dset, qh5_dsetinfo *di, qh5_err *e);
+int qh5_dset_filter(hid_t dset, int idx, int *id, unsigned *flags, unsigned *cd, size_t *ncd, char *name, size_t namelen, int *avail, qh5_err *e);
+int qh5_dset_fill(hid_t dset, hid_t memtype, void *buf, qh5_err *e);
+int qh5_read(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, void *buf, qh5_err *e);
+// Variable-length strings: read pointers (malloced array, freed by qh5_vstr_free), then copy.
+int qh5_read_vstr(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, size_t n, char ***out, long long *total, qh5_err *e);
+void qh5_vstr_fill(char **p, size_t n, int32_t *offsets, char *data);
+void qh5_vstr_free(hid_t memtype, char **p, size_t n);
+long long qh5_pack_fixed(char *data, size_t n, size_t size, int mode, int32_t *offsets);
+int qh5_reclaim(hid_t memtype, size_t n, void *buf);
+
+// Attributes.
+int qh5_attr_names(hid_t obj, size_t max, qh5_members *out, qh5_err *e);
+hid_t qh5_aopen(hid_t obj, const char *name, qh5_err *e);
+int qh5_attr_space(hid_t attr, int *space_class, int *rank, hsize_t *dims, qh5_err *e);
+hid_t qh5_attr_type(hid_t attr, qh5_err *e);
+
+// Writing (tests and the demo generator).
+hid_t qh5_gcreate(hid_t loc, const char *name, qh5_err *e);
+typedef struct {
+	int rank;
+	hsize_t dims[QH5_MAX_RANK];
+	hsize_t maxdims[QH5_MAX_RANK]; // HSIZE_UNDEF == H5S_UNLIMITED
+	int chunk_rank;
+	hsize_t chunk[QH5_MAX_RANK];
+	int deflate; // <0 none
+	int shuffle;
+	int fletcher32;
+	int nextra;
+	int extra_id[4];
+	unsigned extra_flags[4];
+	int scalar; // 1: scalar dataspace, 2: null dataspace
+	int compact;
+	const void *fill; // in the dataset type, may be NULL
+	const char *external; // raw data file (contiguous layout only), may be NULL
+} qh5_dcreate_opts;
+hid_t qh5_dcreate(hid_t loc, const char *name, hid_t type, const qh5_dcreate_opts *c, qh5_err *e);
+int qh5_write(hid_t dset, hid_t memtype, int rank, const hsize_t *start, const hsize_t *count, const void *buf, qh5_err *e);
+hid_t qh5_acreate(hid_t obj, const char *name, hid_t type, int rank, const hsize_t *dims, qh5_err *e);
+int qh5_awrite(hid_t attr, hid_t memtype, const void *buf, qh5_err *e);
+int qh5_lcreate_soft(hid_t loc, const char *target, const char *name, qh5_err *e);
+int qh5_lcreate_external(hid_t loc, const char *file, const char *obj, const char *name, qh5_err *e);
+int qh5_lcreate_hard(hid_t loc, const char *target, const char *name, qh5_err *e);
+// Test support: registers a pass-through-with-XOR filter under id / unregisters a filter.
+int qh5_register_xor_filter(int id, qh5_err *e);
+int qh5_unregister_filter(int id, qh5_err *e);
+int qh5_write_obj_ref(hid_t loc, const char *name, const char *target, qh5_err *e);
+
+#endif
