@@ -41,6 +41,7 @@ var examples = []example{
 		b, _ := json.Marshal(map[string]any{"result_handle": prev["result_handle"], "page_token": pi["page_token"]})
 		return string(b)
 	}},
+	{tool: "read_dataset_slice", title: "A 2x3 block of a chunked, compressed 2-D HDF5 array", args: `{"uri": "h5://physics/experiment.h5?path=/detector/image", "slice_str": "0:2, 0:3"}`},
 }
 
 var volatile = []struct {
@@ -229,5 +230,6 @@ const toolsDocFooter = `## Resources
 | --- | --- |
 | ` + "`quarry://catalog`" + ` | the catalog card: every dataset (as ` + "`get_catalog`" + ` returns) |
 | ` + "`quarry://datasets/{dataset}/schema`" + ` | a dataset's schema card (as ` + "`get_schema`" + ` returns); the id is percent-encoded (` + "`/`" + ` as ` + "`%2F`" + `) |
+| ` + "`h5://{file}?path={internal path}`" + ` | any object of an HDF5 file under the root: a group's attributes and members, a dataset's shape, maxshape, dtype, chunks, filters, fill value and attributes, a link's target (not followed). Each HDF5 file is listed as ` + "`h5://<file>?path=/`" + ` |
 | ` + "`quarry://artifacts/{id}.{ext}`" + ` | a result file from ` + "`query_data`" + ` / ` + "`query_next_page`" + `: Parquet (` + "`application/vnd.apache.parquet`" + `) or CSV (` + "`text/csv`" + `), returned as a blob |
 `

@@ -64,6 +64,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		s.AddTool(c(svc))
 	}
 	addResources(s, svc)
+	addH5Resources(s, svc)
 	return s
 }
 

@@ -24,6 +24,7 @@ var Tools = []ToolConstructor{
 	NewEstimateQueryTool,
 	NewQueryDataTool,
 	NewQueryNextPageTool,
+	NewReadDatasetSliceTool,
 }
 
 // toolSpec describes one tool for newTool.

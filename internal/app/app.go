@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/hdf5"
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
@@ -84,6 +85,7 @@ type App struct {
 	Artifacts *artifacts.Store
 
 	handles *handles.Registry[*materialize.Table]
+	h5      *hdf5.Format
 }
 
 // Open wires an App from cfg. The data root must exist and be a directory.
@@ -106,8 +108,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("data directory %q is not a directory", root)
 	}
-	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: Formats(), Logger: cfg.Logger})
+	h5 := hdf5.NewFormat(hdf5.WithRoot(root))
+	formats := []catalog.Format{catalog.NewCSVFormat(), h5}
+	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger})
 	if err != nil {
+		_ = h5.Close()
 		return nil, err
 	}
 	store, err := artifacts.Open(artifacts.Options{Dir: cfg.ArtifactDir, TTL: cfg.ArtifactTTL, Quota: cfg.ArtifactQuota, DataRoot: cat.Root()})
@@ -121,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Handles:   reg,
 	})
 	svc, err := service.New(service.Config{
+		HDF5:    h5,
 		Catalog: cat, Materializer: mat, Artifacts: store,
 		QueryMemory: cfg.QueryMemory, QueryTimeout: cfg.QueryTimeout,
 	})
@@ -129,7 +135,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg}
+	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
 	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger})
 	return a, nil
 }
@@ -137,10 +143,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 // Close releases the handle registry and stops the artifact sweeper.
 func (a *App) Close() {
 	a.handles.Close()
+	_ = a.h5.Close()
 	_ = a.Artifacts.Close()
-}
-
-// Formats lists the file formats the catalog understands, in match order.
-func Formats() []catalog.Format {
-	return []catalog.Format{catalog.NewCSVFormat()}
 }

@@ -44,6 +44,9 @@ type Config struct {
 	ResourceReadLimit int64
 	// Alloc allocates query memory; nil => memory.DefaultAllocator.
 	Alloc memory.Allocator
+	// HDF5 browses and slices HDF5 files (h5:// resources and
+	// read_dataset_slice); nil disables both.
+	HDF5 H5Reader
 }
 
 // Service implements Quarry's tools and resources. Safe for concurrent use.

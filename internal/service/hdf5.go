@@ -1,0 +1,170 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/hdf5"
+	"github.com/quarrydb/quarry/internal/obs"
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/materialize"
+)
+
+// H5Reader browses HDF5 files and reads N-d slices (implemented by
+// *hdf5.Format). Config.HDF5 nil disables h5:// resources and
+// read_dataset_slice.
+type H5Reader interface {
+	Match(name string) bool
+	Browse(ctx context.Context, absFile, internalPath string) (*hdf5.Object, error)
+	ReadSlice(ctx context.Context, absFile, internalPath, slice string, alloc memory.Allocator) (*hdf5.Slice, error)
+}
+
+// SliceRequest is the input of read_dataset_slice.
+type SliceRequest struct {
+	URI          string `json:"uri" jsonschema_description:"h5:// URI of a dataset: h5://<file path relative to the data root>?path=<internal path>, e.g. h5://physics/experiment.h5?path=/detector/image."`
+	SliceStr     string `json:"slice_str,omitempty" jsonschema_description:"NumPy-style selection, e.g. '0:10, :, 3' or '...' or '-1'. Integer indexes (negative from the end) drop that dimension; start:stop:step with positive step; '...' once. Omit for the whole dataset."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet" jsonschema_description:"Delivery when the slice is too large to return inline: json pages (records i0..iN, value) through a result handle; csv or parquet write a file resource. Small slices always come back inline as nested lists."`
+	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline cap on the first dimension for this call."`
+	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
+}
+
+// SliceResponse is the output of read_dataset_slice: the selection's shape
+// and dtype, and either data as nested lists (method direct) or the
+// flattened slice (index columns i0..iN and value) delivered like query_data.
+type SliceResponse struct {
+	Shape []int64 `json:"shape" jsonschema:"Shape of the selection (integer-indexed dimensions dropped)."`
+	DType string  `json:"dtype" jsonschema:"Element type, e.g. float64, int32, |S8, vlen utf-8 string."`
+	*materialize.Result
+}
+
+// H5File is one HDF5 file under the root, for resource listings.
+type H5File struct {
+	// URI is the file's root-group resource (h5://<path>?path=/).
+	URI string
+	// Path is relative to the data root.
+	Path string
+	// Datasets is how many catalog tables the file holds.
+	Datasets int
+}
+
+// H5Files lists the HDF5 files that hold at least one catalog table,
+// sorted by path.
+func (s *Service) H5Files() []H5File {
+	byPath := map[string]int{}
+	for _, d := range s.cfg.Catalog.Datasets() {
+		if d.Kind == catalog.KindHDF5 {
+			byPath[d.Path]++
+		}
+	}
+	out := make([]H5File, 0, len(byPath))
+	for p, n := range byPath {
+		out = append(out, H5File{URI: hdf5.FormatURI(p, "/"), Path: p, Datasets: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// resolveH5 turns an h5:// URI into an absolute file path inside the root
+// and an internal path.
+func (s *Service) resolveH5(uri string) (abs, rel, internal string, err error) {
+	if s.cfg.HDF5 == nil {
+		return "", "", "", qerr.Unsupported(qerr.CodeUnsupportedFormat, "HDF5 support is not enabled on this server")
+	}
+	relFile, internal, err := hdf5.ParseURI(uri)
+	if err != nil {
+		return "", "", "", err
+	}
+	abs, rel, err = s.cfg.Catalog.ResolvePath(relFile)
+	if err != nil {
+		return "", "", "", err
+	}
+	if !s.cfg.HDF5.Match(strings.ToLower(abs)) {
+		return "", "", "", qerr.Invalid(qerr.CodeInvalidArgument, "%q is not an HDF5 file (.h5, .hdf5, .he5, .nc)", rel).
+			WithHint("h5:// URIs name HDF5 files; list them with resources/list")
+	}
+	return abs, rel, internal, nil
+}
+
+// BrowseH5 describes one HDF5 object (group members, dataset layout, link
+// target) as JSON, for h5:// resources.
+func (s *Service) BrowseH5(ctx context.Context, uri string) ([]byte, error) {
+	abs, _, internal, err := s.resolveH5(uri)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.cfg.HDF5.Browse(ctx, abs, internal)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
+}
+
+// ReadSlice reads a NumPy-style selection of an HDF5 dataset
+// (read_dataset_slice). Within the inline caps (first dimension ≤ max_rows,
+// elements ≤ max_cells, JSON ≤ max_bytes) it answers with nested lists;
+// otherwise the flattened slice is delivered exactly like query_data.
+func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceResponse, error) {
+	abs, _, internal, err := s.resolveH5(req.URI)
+	if err != nil {
+		return nil, err
+	}
+	slice := strings.TrimSpace(req.SliceStr)
+	if slice == "" {
+		slice = "..."
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	sl, err := s.cfg.HDF5.ReadSlice(ctx, abs, internal, slice, s.cfg.Alloc)
+	if err != nil {
+		return nil, err
+	}
+	defer sl.Release()
+	out := &SliceResponse{Shape: sl.Shape, DType: sl.DType}
+
+	caps := s.cfg.Materializer.Caps()
+	if req.MaxRows > 0 && req.MaxRows < caps.MaxRows {
+		caps.MaxRows = req.MaxRows
+	}
+	if req.MaxBytes > 0 && req.MaxBytes < caps.MaxBytes {
+		caps.MaxBytes = req.MaxBytes
+	}
+	elems := int64(sl.Values.Len())
+	first := elems
+	if len(sl.Shape) > 0 {
+		first = sl.Shape[0]
+	}
+	if first <= caps.MaxRows && elems <= caps.MaxCells {
+		data := sl.AppendNestedJSON(nil)
+		if int64(len(data)) <= caps.MaxBytes {
+			out.Result = &materialize.Result{Method: "direct", Data: data, RowCount: first, TotalRows: first, Format: "json", Warnings: []string{}}
+			obs.Logger(ctx).Info("read_slice", "uri", req.URI, "slice", slice, "shape", fmt.Sprint(sl.Shape), "method", "direct", "bytes", len(data))
+			return out, nil
+		}
+	}
+	rec, err := sl.Table(s.cfg.Alloc)
+	if err != nil {
+		return nil, err
+	}
+	t := materialize.NewTable(rec.Schema(), []arrow.RecordBatch{rec})
+	rec.Release()
+	defer t.Release()
+	res, err := s.cfg.Materializer.Deliver(ctx, t, materialize.Request{
+		Format: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Principal: obs.Principal(ctx),
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append([]string{fmt.Sprintf(
+		"the slice has %d elements (shape %v), more than fits inline as nested lists; it is delivered flattened: one row per element with its index columns i0..i%d and value",
+		elems, sl.Shape, max(len(sl.Shape)-1, 0))}, res.Warnings...)
+	out.Result = res
+	obs.Logger(ctx).Info("read_slice", "uri", req.URI, "slice", slice, "shape", fmt.Sprint(sl.Shape), "method", res.Method, "rows", res.RowCount)
+	return out, nil
+}
