@@ -30,8 +30,9 @@ type aggState interface {
 type ordered interface{ integer | float }
 
 // newAggState validates e against the input type and returns its state and
-// output type.
-func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct) (aggState, arrow.DataType, error) {
+// output type. colls holds the value collectors of median/quantile, shared
+// per input column.
+func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*collector) (aggState, arrow.DataType, error) {
 	if e.Fn == planner.AggCount && e.Col == "*" {
 		return &countState{star: true}, arrow.PrimitiveTypes.Int64, nil
 	}
@@ -41,12 +42,88 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct) (aggState, arrow.
 	dt := in.Field(e.Index).Type
 	unsupported := func() (aggState, arrow.DataType, error) {
 		return nil, nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "%s is not supported on column %q of type %s", e.Fn, e.Col, dt).
-			WithHint("sum and avg need numeric columns; min, max and count work on numbers, strings, booleans, dates and timestamps")
+			WithHint("sum, avg, median, quantile and stddev need numeric columns; min, max, first, last, count_distinct and count work on numbers, strings, booleans, dates and timestamps")
 	}
 	id := dt.ID()
+	if isDictStr(dt) {
+		id = arrow.STRING // read through the codes; outputs are plain strings
+	}
+	out := planner.Decoded(dt)
 	switch e.Fn {
 	case planner.AggCount:
 		return &countState{}, arrow.PrimitiveTypes.Int64, nil
+	case planner.AggCountDistinct:
+		switch {
+		case id == arrow.STRING || id == arrow.LARGE_STRING:
+			return newDistinctStr(a), arrow.PrimitiveTypes.Int64, nil
+		case supportedCompute(dt):
+			return newDistinctFixed(a), arrow.PrimitiveTypes.Int64, nil
+		}
+		return unsupported()
+	case planner.AggMedian, planner.AggQuantile:
+		if !arrow.IsInteger(id) && id != arrow.FLOAT32 && id != arrow.FLOAT64 {
+			return unsupported()
+		}
+		q := 0.5
+		if e.Fn == planner.AggQuantile {
+			q = e.Q
+		}
+		if !(q >= 0 && q <= 1) {
+			return nil, nil, qerr.Invalid(qerr.CodeInvalidAggregate, "quantile(%s): q must be in [0, 1], got %v", e.Col, q)
+		}
+		c, ok := colls[e.Index]
+		if !ok {
+			c = newCollector(dt, a)
+			colls[e.Index] = c
+		}
+		return &quantState{c: c, q: q, owner: !ok}, arrow.PrimitiveTypes.Float64, nil
+	case planner.AggStddev:
+		var s aggState
+		switch id {
+		case arrow.INT8:
+			s = &stddevState[int8]{}
+		case arrow.INT16:
+			s = &stddevState[int16]{}
+		case arrow.INT32:
+			s = &stddevState[int32]{}
+		case arrow.INT64:
+			s = &stddevState[int64]{}
+		case arrow.UINT8:
+			s = &stddevState[uint8]{}
+		case arrow.UINT16:
+			s = &stddevState[uint16]{}
+		case arrow.UINT32:
+			s = &stddevState[uint32]{}
+		case arrow.UINT64:
+			s = &stddevState[uint64]{}
+		case arrow.FLOAT32:
+			s = &stddevState[float32]{}
+		case arrow.FLOAT64:
+			s = &stddevState[float64]{}
+		default:
+			return unsupported()
+		}
+		return s, arrow.PrimitiveTypes.Float64, nil
+	case planner.AggFirst, planner.AggLast:
+		last := e.Fn == planner.AggLast
+		var s aggState
+		switch id {
+		case arrow.INT8, arrow.UINT8:
+			s = &firstLast[uint8]{dt: dt, last: last}
+		case arrow.INT16, arrow.UINT16:
+			s = &firstLast[uint16]{dt: dt, last: last}
+		case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32:
+			s = &firstLast[uint32]{dt: dt, last: last}
+		case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.TIMESTAMP:
+			s = &firstLast[uint64]{dt: dt, last: last}
+		case arrow.BOOL:
+			s = &firstLastBool{last: last}
+		case arrow.STRING, arrow.LARGE_STRING:
+			s = &firstLastStr{dt: out, last: last, acct: a}
+		default:
+			return unsupported()
+		}
+		return s, out, nil
 	case planner.AggSum:
 		var s aggState
 		switch id {
@@ -132,14 +209,14 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct) (aggState, arrow.
 		case arrow.BOOL:
 			s = &minMaxBool{max: isMax}
 		case arrow.STRING, arrow.LARGE_STRING:
-			s = &minMaxStr{dt: dt, max: isMax, acct: a}
+			s = &minMaxStr{dt: out, max: isMax, acct: a}
 		default:
 			return unsupported()
 		}
-		return s, dt, nil
+		return s, out, nil
 	}
 	return nil, nil, qerr.Invalid(qerr.CodeInvalidAggregate, "unknown aggregate function %q", e.Fn).
-		WithHint("use one of count, sum, avg, min, max")
+		WithHint("use one of count, count_distinct, sum, avg, min, max, median, quantile, stddev, first, last")
 }
 
 func growTo[T any](s []T, n int) []T {
@@ -369,6 +446,7 @@ type minMaxStr struct {
 	cur  []string
 	seen []bool
 	buf  []string
+	cbuf []int32
 	acct *acct
 }
 
@@ -376,7 +454,7 @@ func (s *minMaxStr) grow(n int)        { s.cur, s.seen = growTo(s.cur, n), growT
 func (s *minMaxStr) groupBytes() int64 { return 17 }
 
 func (s *minMaxStr) update(col arrow.Array, gids []int32) error {
-	s.buf = strViews(col, s.buf)
+	s.buf = strViewsAny(col, s.buf, &s.cbuf)
 	v := validityOf(col)
 	var delta int64
 	for i, g := range gids {
@@ -437,13 +515,14 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 			return nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "cannot group by column %q of type %s", in.Field(k).Name, dt).
 				WithHint("group by numeric, string, boolean, date or timestamp columns")
 		}
-		if !arrow.TypeEqual(dt, n.Out.Field(i).Type) {
+		if !arrow.TypeEqual(planner.Decoded(dt), n.Out.Field(i).Type) {
 			return nil, qerr.Internal(nil, "aggregate: key %q has type %s but the output schema says %s", in.Field(k).Name, dt, n.Out.Field(i).Type)
 		}
 		keyTypes = append(keyTypes, dt)
 	}
+	colls := map[int]*collector{}
 	for j, e := range n.Aggs {
-		s, dt, err := newAggState(e, in, &a.acct)
+		s, dt, err := newAggState(e, in, &a.acct, colls)
 		if err != nil {
 			return nil, err
 		}

@@ -20,7 +20,11 @@ func benchSource(b *testing.B) *memSource {
 		v[i] = int64(i % 97)
 		s[i] = fmt.Sprintf("item-%07d", (i*7919)%benchRows)
 	}
-	src := newSource(memory.DefaultAllocator, []tcol{{"k", tInt64, k}, {"v", tInt64, v}, {"s", tStr, s}})
+	city := make([]any, benchRows)
+	for i := range benchRows {
+		city[i] = fmt.Sprintf("city-%03d", (i*31)%200)
+	}
+	src := newSource(memory.DefaultAllocator, []tcol{{"k", tInt64, k}, {"v", tInt64, v}, {"s", tStr, s}, {"c", tDict, city}, {"cs", tStr, city}})
 	src.noCopy = true
 	return src
 }
@@ -72,4 +76,52 @@ func BenchmarkGroupBySumTwoKeys(b *testing.B) {
 func BenchmarkTopK(b *testing.B) {
 	src := benchSource(b)
 	benchRun(b, src, limitOf(sortOf(scanOf(src.schema), "-s"), 0, 100))
+}
+
+func BenchmarkComputeArith(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, computeOf(scanOf(src.schema), "k * 3 + v - 1 AS a", "k / (v + 1) AS d"))
+}
+
+func BenchmarkFilterContainsCaseInsensitive(b *testing.B) {
+	src := benchSource(b)
+	p := pred(src.schema, "s", "contains", "ITEM-00")
+	p.CaseInsensitive = true
+	benchRun(b, src, filterOf(scanOf(src.schema), p))
+}
+
+func BenchmarkFilterRegex(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, filterOf(scanOf(src.schema), pred(src.schema, "s", "regex", "9{2}$")))
+}
+
+// Dictionary-encoded: the predicate runs once per dictionary entry.
+func BenchmarkFilterRegexDict(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, filterOf(scanOf(src.schema), pred(src.schema, "c", "regex", "9$")))
+}
+
+func BenchmarkFilterRegexPlainSameData(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, filterOf(scanOf(src.schema), pred(src.schema, "cs", "regex", "9$")))
+}
+
+func BenchmarkGroupByDictKey(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, aggOf(scanOf(src.schema), []string{"c"}, "sum:v", "count:*"))
+}
+
+func BenchmarkGroupByStringKeySameData(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, aggOf(scanOf(src.schema), []string{"cs"}, "sum:v", "count:*"))
+}
+
+func BenchmarkMedianQuantileByKey(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, aggOf(scanOf(src.schema), []string{"k"}, "median:v", "quantile:v:0.9"))
+}
+
+func BenchmarkCountDistinctByKey(b *testing.B) {
+	src := benchSource(b)
+	benchRun(b, src, aggOf(scanOf(src.schema), []string{"k"}, "count_distinct:v", "stddev:v"))
 }

@@ -4,11 +4,14 @@
 // Execute turns each plan node into an operator (an iterator that pulls
 // batches from its input): Scan reads a catalog.Source and applies the
 // filters pushed into it; Filter evaluates its predicates vectorized into a
-// row mask and copies the passing rows; Project re-labels columns without
-// copying; Aggregate is a hash group-by; Distinct keeps the first occurrence
-// of each row; Sort is a stable multi-key sort (a top-k when a Limit sits
-// directly above it); Limit applies offset/count and stops reading its
-// input as soon as it is satisfied.
+// row mask and copies the passing rows; Compute evaluates expression
+// columns vectorized (one typed loop per operator over whole arrays) and
+// appends them; Project re-labels columns without copying; Aggregate is a
+// hash group-by; Distinct and Deduplicate keep the first occurrence of each
+// distinct row (all columns, or the key columns) in input order; Sort is a
+// stable multi-key sort (a top-k when a Limit sits directly above it);
+// Limit applies offset/count and stops reading its input as soon as it is
+// satisfied.
 //
 // # Reader contract
 //
@@ -21,31 +24,93 @@
 // qerr.ErrLimitExceeded error of code qerr.CodeResourceExhausted. The reader
 // is not safe for concurrent use.
 //
-// # Semantics
+// # Filters
 //
-//   - Nulls fail every filter operator except is_null. Comparisons of integer
-//     columns with integer literals are exact (no float round trip); literals
-//     outside a column type's range compare as below/above every value.
-//   - Filters on floats follow IEEE 754: NaN matches no eq, lt, lte, gt,
-//     gte, in or range, and matches neq.
-//   - Group keys and distinct rows treat null as a value of its own, all NaNs
-//     as equal and -0 as equal to +0. Groups come out in first-seen order.
-//   - count(*) counts rows, count(col) non-null values. sum of integers is an
-//     exact int64 and fails with qerr.CodeInvalidAggregate on overflow (also
-//     for uint64 values above MaxInt64); sum of floats and avg are float64
-//     sums in input order (NaN and Inf propagate). min and max ignore nulls
-//     and NaN; a group whose non-null values are all NaN yields NaN. A group
-//     with no non-null value yields null for sum, avg, min and max. Without
-//     group keys there is exactly one output row (count 0 on empty input).
-//   - Sort is stable; nulls sort last and NaN after every number but before
-//     nulls, in both directions. Strings compare bytewise, false < true.
+//   - Nulls fail every filter operator except is_null (OR groups included:
+//     a null member is simply false). Comparisons of integer columns with
+//     integer literals are exact (no float round trip); literals outside a
+//     column type's range compare as below/above every value.
+//   - Floats follow IEEE 754: NaN matches no eq, lt, lte, gt, gte, in or
+//     range, and matches neq and not_in. -0 equals +0.
+//   - in/not_in: not_in is the negation of in for non-null values.
+//   - contains, starts_with, ends_with compare bytes of valid UTF-8 strings;
+//     regex uses Go's RE2 (compiled once per query, unanchored: use ^ and $),
+//     evaluated per value.
+//   - case_insensitive (string ops): Unicode simple case folding, as
+//     strings.EqualFold and RE2's (?i): both sides are mapped rune by rune to
+//     a canonical member of the rune's folding orbit. "ß" does not match
+//     "ss" (that is full folding); "ſ" matches "s" and the Kelvin sign "k".
+//     Invalid UTF-8 bytes match only themselves.
+//   - An OR group evaluates its members only on rows no earlier member
+//     accepted.
+//
+// # Expressions
+//
+// Column values widen to int64 (integers) or float64 (floats). +, -, *
+// and unary minus of integers are exact int64 and fail the query with
+// qerr.CodeInvalidArgument on overflow (also for uint64 values above
+// MaxInt64); compute in float64 (multiply by 1.0) to avoid it. / is float64
+// and a zero divisor gives null. Null operands give null; NaN and Inf
+// propagate. round is half away from zero. Only rows that reach the Compute
+// are evaluated: a Limit pushed below it may skip failing rows.
+//
+// # Aggregates
+//
+//   - Group keys and distinct rows treat null as a value of its own, all
+//     NaNs as equal and -0 as equal to +0. Groups come out in first-seen
+//     order. Without group keys there is exactly one output row (count 0,
+//     count_distinct 0 and null for everything else on empty input).
+//   - count(*) counts rows, count(col) non-null values; count_distinct(col)
+//     counts distinct non-null values exactly (hash set; NaNs count once,
+//     -0 and +0 are one value).
+//   - sum of integers is an exact int64 and fails with
+//     qerr.CodeInvalidAggregate on overflow (also for uint64 values above
+//     MaxInt64); sum of floats and avg are float64 sums in input order (NaN
+//     and Inf propagate).
+//   - min and max ignore nulls and NaN; a group whose non-null values are
+//     all NaN yields NaN. Strings compare bytewise, false < true.
+//   - median and quantile(q) are exact: every non-null, non-NaN value of
+//     the group is kept (as float64) and sorted; the result interpolates
+//     linearly between the two closest ranks, like numpy's default
+//     ("linear"): position q*(n-1), v[lo] + (v[lo+1]-v[lo])*frac.
+//     Interpolating toward ±Inf gives that infinity (between -Inf and +Inf:
+//     NaN). NaN values are ignored (a group of only NaNs yields NaN).
+//     Aggregates on the same column share one copy of the values.
+//   - stddev is the sample standard deviation (n-1 denominator) with
+//     Welford's online algorithm; fewer than two values give null; any NaN
+//     or infinite value gives NaN.
+//   - first / last are the first / last non-null value in the order rows
+//     reach the aggregate (the dataset's order after filters); NaN is a
+//     value.
+//   - A group with no non-null value yields null for sum, avg, min, max,
+//     median, quantile, stddev, first and last.
+//
+// # Sort
+//
+// Sort is stable; nulls sort last and NaN after every number but before
+// nulls, in both directions. Strings compare bytewise, false < true.
+//
+// # Dictionary-encoded strings
+//
+// Columns of type dictionary<intN, utf8 | large_utf8> are accepted wherever
+// a string column is. Predicates run once per dictionary entry (cached
+// while consecutive batches share the dictionary) and rows take their
+// entry's outcome through the codes; single-column group keys hash each
+// dictionary entry once; sorts, aggregates and copies read values through
+// the codes. Filter, Project, Sort, Limit, Distinct and Deduplicate keep the
+// encoding (rows gathered from batches with different dictionaries are
+// re-encoded into one new dictionary); Aggregate outputs (keys, min, max,
+// first, last) are plain strings. The scan folds nulls inside a dictionary
+// into the index validity, and converts between plain and dictionary
+// encoding when a source's batches differ from the plan's type.
 //
 // # Memory
 //
 // Every Arrow buffer of the query is allocated through Options.Alloc wrapped
 // in an accounting allocator; operators also charge their Go-side state
-// (hash tables, sort permutations, copied strings). Allocations made by the
-// engine itself fail (before taking memory) once the limit would be
+// (hash tables, count_distinct sets, collected median/quantile values,
+// copied strings, sort permutations, expression vectors). Allocations made
+// by the engine itself fail (before taking memory) once the limit would be
 // exceeded; allocations made by the source are counted and checked at the
 // next batch boundary, so the overshoot is bounded by about one batch.
 package engine

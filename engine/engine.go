@@ -112,7 +112,8 @@ func checkShape(n planner.Node) error {
 		switch n.(type) {
 		case *planner.Scan:
 			scans++
-		case *planner.Filter, *planner.Project, *planner.Aggregate, *planner.Distinct, *planner.Sort, *planner.Limit:
+		case *planner.Filter, *planner.Project, *planner.Aggregate, *planner.Distinct, *planner.Sort, *planner.Limit,
+			*planner.Deduplicate, *planner.Compute:
 			if len(n.Children()) != 1 {
 				return qerr.Internal(nil, "execute: plan node %q needs exactly one input", n.Describe())
 			}
@@ -149,6 +150,10 @@ func isNil(n planner.Node) (isnil bool) {
 	case *planner.Aggregate:
 		return v == nil || v.Input == nil
 	case *planner.Distinct:
+		return v == nil || v.Input == nil
+	case *planner.Deduplicate:
+		return v == nil || v.Input == nil
+	case *planner.Compute:
 		return v == nil || v.Input == nil
 	case *planner.Sort:
 		return v == nil || v.Input == nil
@@ -194,7 +199,7 @@ func (ex *exec) build(n planner.Node) (op, error) {
 		}
 		return a, nil
 	case *planner.Distinct:
-		d, err := newDistinctOp(ex, n.Input.Schema())
+		d, err := newDistinctOp(ex, n.Input.Schema(), nil, "distinct")
 		if err != nil {
 			return nil, err
 		}
@@ -202,6 +207,28 @@ func (ex *exec) build(n planner.Node) (op, error) {
 			return nil, err
 		}
 		return d, nil
+	case *planner.Deduplicate:
+		var keys []int
+		if len(n.Indices) > 0 {
+			keys = n.Indices
+		}
+		d, err := newDistinctOp(ex, n.Input.Schema(), keys, "deduplicate")
+		if err != nil {
+			return nil, err
+		}
+		if d.in, err = ex.build(n.Input); err != nil {
+			return nil, err
+		}
+		return d, nil
+	case *planner.Compute:
+		c, err := newComputeOp(ex, n)
+		if err != nil {
+			return nil, err
+		}
+		if c.in, err = ex.build(n.Input); err != nil {
+			return nil, err
+		}
+		return c, nil
 	case *planner.Sort:
 		return ex.buildSort(n, -1)
 	case *planner.Limit:

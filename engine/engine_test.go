@@ -511,8 +511,8 @@ func TestTopKMatchesFullSort(t *testing.T) {
 		}
 		s[i] = fmt.Sprintf("s%d", (i*31)%23)
 	}
-	cols := []tcol{{"id", tInt64, id}, {"g", tInt64, g}, {"v", tF64, v}, {"s", tStr, s}}
-	keysets := [][]string{{"g"}, {"-g", "v"}, {"v", "-s"}, {"s"}}
+	cols := []tcol{{"id", tInt64, id}, {"g", tInt64, g}, {"v", tF64, v}, {"s", tStr, s}, {"sd", tDict, s}}
+	keysets := [][]string{{"g"}, {"-g", "v"}, {"v", "-s"}, {"s"}, {"-sd", "g"}}
 	for _, keys := range keysets {
 		for _, lim := range [][2]int64{{0, 0}, {0, 1}, {0, 10}, {5, 10}, {290, 20}, {0, 500}, {3, -1}, {400, 5}} {
 			for _, bs := range []int{2, 7, 64} {
@@ -642,6 +642,12 @@ func TestMemoryLimit(t *testing.T) {
 		{"scan", scanOf(sch), 1000},
 		{"top-k", limitOf(sortOf(scanOf(sch), "s"), 0, 15000), 256 << 10},
 		{"filter", filterOf(scanOf(sch), pred(sch, "k", "gt", int64(2))), 40 << 10},
+		{"count_distinct strings", aggOf(scanOf(sch), nil, "count_distinct:s"), 256 << 10},
+		{"count_distinct ints", aggOf(scanOf(sch), nil, "count_distinct:k"), 256 << 10},
+		{"median", aggOf(scanOf(sch), nil, "median:k", "quantile:k:0.9"), 64 << 10},
+		{"first last strings", aggOf(scanOf(sch), []string{"k"}, "first:s", "last:s"), 256 << 10},
+		{"deduplicate", &planner.Deduplicate{Input: scanOf(sch), Columns: []string{"s"}, Indices: []int{1}}, 256 << 10},
+		{"compute", computeOf(scanOf(sch), "k * 2 + k"), 40 << 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -703,6 +709,9 @@ func TestCancellation(t *testing.T) {
 		"aggregate": aggOf(scanOf(sch), []string{"i"}, "count:*"),
 		"distinct":  &planner.Distinct{Input: scanOf(sch)},
 		"limit":     limitOf(scanOf(sch), 1, 50),
+		"compute":   computeOf(scanOf(sch), "i * 2 AS j"),
+		"dedup":     &planner.Deduplicate{Input: scanOf(sch), Columns: []string{"i"}, Indices: []int{0}},
+		"median":    aggOf(scanOf(sch), []string{"i"}, "median:i", "count_distinct:i"),
 	}
 	for name, plan := range plans {
 		t.Run(name, func(t *testing.T) {

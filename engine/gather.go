@@ -31,10 +31,12 @@ type gatherCol struct {
 	arrs  []arrow.Array
 	valid []validity
 	nulls bool
-	fixed any      // [][]uintN for fixed-width types (N = byte width)
-	bits  []bitsrc // boolean values
-	offs  any      // [][]int32 or [][]int64 for string/binary types
-	data  [][]byte // string/binary data buffers
+	fixed any       // [][]uintN for fixed-width types (N = byte width)
+	bits  []bitsrc  // boolean values
+	offs  any       // [][]int32 or [][]int64 for string/binary types
+	data  [][]byte  // string/binary data buffers
+	codes [][]int32 // dictionary-encoded strings: indices
+	dicts []strSrc  // dictionary-encoded strings: dictionary values
 }
 
 type bitsrc struct {
@@ -55,6 +57,17 @@ func newGatherer(schema *arrow.Schema, chunks []arrow.RecordBatch) *gatherer {
 			gc.arrs[i] = a
 			gc.valid[i] = validityOf(a)
 			gc.nulls = gc.nulls || gc.valid[i].bits != nil
+		}
+		if isDictStr(gc.dt) {
+			gc.codes = make([][]int32, len(chunks))
+			gc.dicts = make([]strSrc, len(chunks))
+			for i, a := range gc.arrs {
+				if a.Len() > 0 {
+					gc.codes[i] = dictCodes(a, nil)
+					gc.dicts[i] = strSrcOf(dictValues(a))
+				}
+			}
+			continue
 		}
 		switch gc.dt.ID() {
 		case arrow.BOOL:
@@ -139,6 +152,9 @@ func (g *gatherer) gather(hard, soft memory.Allocator, refs []rowRef) (out arrow
 }
 
 func (gc *gatherCol) gather(hard, soft memory.Allocator, refs []rowRef) (arrow.Array, error) {
+	if gc.codes != nil {
+		return gatherDict(hard, gc, refs)
+	}
 	switch f := gc.fixed.(type) {
 	case [][]uint8:
 		return gatherFixed(hard, gc, f, refs), nil

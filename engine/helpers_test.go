@@ -91,12 +91,25 @@ func makeBatch(mem memory.Allocator, cols []tcol) arrow.RecordBatch {
 		n = len(cols[0].vals)
 	}
 	for i, c := range cols {
-		b := array.NewBuilder(mem, c.typ)
+		typ := c.typ
+		dt, isDict := typ.(*arrow.DictionaryType)
+		if isDict {
+			typ = dt.ValueType
+		}
+		b := array.NewBuilder(mem, typ)
 		for _, v := range c.vals {
 			appendValue(b, v)
 		}
 		arrs[i] = b.NewArray()
 		b.Release()
+		if isDict {
+			enc, err := encodeDict(mem, arrs[i], dt)
+			if err != nil {
+				panic(err)
+			}
+			arrs[i].Release()
+			arrs[i] = enc
+		}
 	}
 	rec := array.NewRecordBatch(schema, arrs, int64(n))
 	for _, a := range arrs {
@@ -265,7 +278,7 @@ func pred(schema *arrow.Schema, col, op string, v ...any) planner.Predicate {
 	p := planner.Predicate{Col: col, Index: i, Op: op}
 	switch op {
 	case planner.OpIsNull, planner.OpIsNotNull:
-	case planner.OpIn:
+	case planner.OpIn, planner.OpNotIn:
 		for _, x := range v {
 			p.Values = append(p.Values, *lit(dt, x))
 		}
@@ -299,7 +312,7 @@ func projectOf(in planner.Node, cols ...string) *planner.Project {
 	return p
 }
 
-// agg is "fn:col" (col "*" for count(*)).
+// agg is "fn:col" (col "*" for count(*)), or "quantile:col:q".
 func aggOf(in planner.Node, keys []string, aggs ...string) *planner.Aggregate {
 	s := in.Schema()
 	a := &planner.Aggregate{Input: in, GroupBy: keys}
@@ -307,11 +320,21 @@ func aggOf(in planner.Node, keys []string, aggs ...string) *planner.Aggregate {
 	for _, k := range keys {
 		i := colIndex(s, k)
 		a.GroupIdx = append(a.GroupIdx, i)
-		fs = append(fs, s.Field(i))
+		f := s.Field(i)
+		f.Type = planner.Decoded(f.Type)
+		fs = append(fs, f)
 	}
 	for _, spec := range aggs {
 		fn, col, _ := strings.Cut(spec, ":")
-		e := planner.AggExpr{Fn: fn, Col: col, Index: -1, Name: fn + "_" + col}
+		var q float64
+		if c, qs, ok := strings.Cut(col, ":"); ok {
+			col = c
+			fmt.Sscan(qs, &q)
+		}
+		e := planner.AggExpr{Fn: fn, Col: col, Q: q, Index: -1, Name: fn + "_" + col}
+		if fn == planner.AggQuantile {
+			e.Name = fmt.Sprintf("quantile_%v_%s", q, col)
+		}
 		var in arrow.DataType
 		if col != "*" {
 			e.Index = colIndex(s, col)
@@ -328,10 +351,12 @@ func aggOf(in planner.Node, keys []string, aggs ...string) *planner.Aggregate {
 			} else {
 				e.Type = arrow.PrimitiveTypes.Float64
 			}
-		case planner.AggAvg:
+		case planner.AggAvg, planner.AggMedian, planner.AggQuantile, planner.AggStddev:
 			e.Type = arrow.PrimitiveTypes.Float64
+		case planner.AggCountDistinct:
+			e.Type = arrow.PrimitiveTypes.Int64
 		default:
-			e.Type = in
+			e.Type = planner.Decoded(in)
 		}
 		a.Aggs = append(a.Aggs, e)
 		fs = append(fs, arrow.Field{Name: e.Name, Type: e.Type, Nullable: true})
@@ -393,6 +418,8 @@ func cell(arr arrow.Array, i int) any {
 		return int32(a.Value(i))
 	case *array.Timestamp:
 		return int64(a.Value(i))
+	case *array.Dictionary:
+		return cell(a.Dictionary(), a.GetValueIndex(i))
 	}
 	panic(fmt.Sprintf("cell: %T", arr))
 }
@@ -475,3 +502,22 @@ func newAlloc() *memory.CheckedAllocator {
 
 // vals is a shorthand for []any.
 func vals(v ...any) []any { return v }
+
+// computeOf appends expression columns ("expr" or "expr AS name") to in.
+func computeOf(in planner.Node, exprs ...string) *planner.Compute {
+	c := &planner.Compute{Input: in}
+	for _, text := range exprs {
+		e, alias, err := planner.ParseExpr(text)
+		if err != nil {
+			panic(err)
+		}
+		if err := planner.BindExpr(e, in.Schema()); err != nil {
+			panic(err)
+		}
+		if alias == "" {
+			alias = e.String()
+		}
+		c.Exprs = append(c.Exprs, planner.NamedExpr{Name: alias, Expr: e})
+	}
+	return c
+}

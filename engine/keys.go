@@ -6,14 +6,20 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/planner"
 )
 
 // keyCol is one key column of a groupTable: the current batch's values in
 // hashable form, and (when the table stores keys) every group's key value.
 type keyCol struct {
-	dt    arrow.DataType
-	str   bool // string/large_string: strs; otherwise bits
-	float bool // float32/64: hash normalized bits, store raw bits
+	dt    arrow.DataType // output type (decoded for dictionary strings)
+	str   bool           // string/large_string/dictionary string: strs; otherwise bits
+	dict  bool           // dictionary-encoded string
+	codes []int32        // dict: the current batch's indices
+	cbuf  []int32
+	ddata arrow.ArrayData // dict: the current batch's dictionary
+	float bool            // float32/64: hash normalized bits, store raw bits
 	// current batch
 	raw   []uint64 // raw bits, zero-extended
 	norm  []uint64 // == raw unless float
@@ -28,6 +34,12 @@ type keyCol struct {
 func (c *keyCol) load(arr arrow.Array) {
 	n := arr.Len()
 	c.valid = validityOf(arr)
+	if c.dict {
+		c.strs = dictRowViews(arr, c.strs, &c.cbuf)
+		c.codes = dictCodes(arr, c.cbuf)
+		c.ddata = dictValues(arr).Data()
+		return
+	}
 	if c.str {
 		c.strs = strViews(arr, c.strs)
 		return
@@ -118,6 +130,11 @@ type groupTable struct {
 	offs []int
 	pos  []int
 
+	// single dictionary-encoded string key: group id per dictionary entry
+	// (-1 unknown), valid while the dictionary stays the same.
+	dcache []int32
+	ddata  arrow.ArrayData
+
 	gids []int32
 }
 
@@ -125,7 +142,9 @@ func newGroupTable(types []arrow.DataType, store bool, a *acct) *groupTable {
 	t := &groupTable{store: store, acct: a, nullID: -1}
 	for _, dt := range types {
 		id := dt.ID()
-		t.cols = append(t.cols, &keyCol{dt: dt, str: isStringType(id), float: id == arrow.FLOAT32 || id == arrow.FLOAT64})
+		dict := isDictStr(dt)
+		t.cols = append(t.cols, &keyCol{dt: planner.Decoded(dt), str: isStringType(id) || dict, dict: dict,
+			float: id == arrow.FLOAT32 || id == arrow.FLOAT64})
 	}
 	if len(t.cols) == 1 && !t.cols[0].str {
 		t.single = true
@@ -179,6 +198,9 @@ func (t *groupTable) assign(cols []arrow.Array, n int) []int32 {
 		}
 		return gids
 	}
+	if len(t.cols) == 1 && t.cols[0].dict {
+		return t.assignDict(gids)
+	}
 	t.encode(n)
 	for i := range gids {
 		key := t.buf[t.offs[i]:t.offs[i+1]]
@@ -188,6 +210,59 @@ func (t *groupTable) assign(cols []arrow.Array, n int) []int32 {
 			t.m[string(key)] = id
 		}
 		gids[i] = id
+	}
+	return gids
+}
+
+// assignDict assigns group ids for a single dictionary-encoded string key:
+// each dictionary entry is hashed once (per dictionary), rows map through
+// their codes. Keys are encoded exactly as encode does, so ids agree with
+// batches of any encoding.
+func (t *groupTable) assignDict(gids []int32) []int32 {
+	c := t.cols[0]
+	nd := 0
+	if c.ddata != nil {
+		nd = c.ddata.Len()
+	}
+	useCache := nd <= 2*len(gids)+4096
+	if useCache && t.ddata != c.ddata {
+		t.dcache = growTo(t.dcache[:0], nd)[:nd]
+		for i := range t.dcache {
+			t.dcache[i] = -1
+		}
+		t.ddata = c.ddata
+	}
+	var key []byte
+	lookup := func(i int) int32 {
+		key = key[:0]
+		if !c.valid.ok(i) {
+			key = append(key, 0)
+		} else {
+			s := c.strs[i]
+			key = append(key, 1, 0, 0, 0, 0)
+			binary.LittleEndian.PutUint32(key[1:], uint32(len(s)))
+			key = append(key, s...)
+		}
+		id, ok := t.m[string(key)]
+		if !ok {
+			id = t.newGroup(i, len(key)+16)
+			t.m[string(key)] = id
+		}
+		return id
+	}
+	for i := range gids {
+		code := c.codes[i]
+		if useCache && c.valid.ok(i) && code >= 0 && int(code) < nd {
+			if id := t.dcache[code]; id >= 0 {
+				gids[i] = id
+				continue
+			}
+			id := lookup(i)
+			t.dcache[code] = id
+			gids[i] = id
+			continue
+		}
+		gids[i] = lookup(i)
 	}
 	return gids
 }
@@ -267,7 +342,9 @@ func (t *groupTable) encode(n int) {
 // reset drops all state (the caller releases the charged bytes).
 func (t *groupTable) reset() {
 	t.m, t.m64, t.buf, t.offs, t.pos, t.gids = nil, nil, nil, nil, nil, nil
+	t.dcache, t.ddata = nil, nil
 	for _, c := range t.cols {
 		c.raw, c.norm, c.strs, c.gbits, c.gstrs, c.gvalid = nil, nil, nil, nil, nil, nil
+		c.codes, c.cbuf, c.ddata = nil, nil, nil
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -46,12 +47,16 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 	return s, nil
 }
 
+// sameTypes checks that the source's columns have the plan's types; a
+// string column may arrive dictionary-encoded and vice versa (conform
+// converts it).
 func sameTypes(dataset string, got, want *arrow.Schema) error {
 	if got.NumFields() != want.NumFields() {
 		return qerr.Internal(nil, "scan %s: the source returned %d columns, the plan expects %d", dataset, got.NumFields(), want.NumFields())
 	}
 	for i := range got.Fields() {
-		if !arrow.TypeEqual(got.Field(i).Type, want.Field(i).Type) {
+		g, w := got.Field(i).Type, want.Field(i).Type
+		if !arrow.TypeEqual(g, w) && !(isStringLike(g) && isStringLike(w)) {
 			return qerr.Internal(nil, "scan %s: column %d (%s) is %s in the source but %s in the plan",
 				dataset, i, want.Field(i).Name, got.Field(i).Type, want.Field(i).Type)
 		}
@@ -94,8 +99,55 @@ func (s *scanOp) next() (arrow.RecordBatch, error) {
 		if err := sameTypes(s.dataset, b.Schema(), s.out); err != nil {
 			return nil, err
 		}
-		return array.NewRecordBatch(s.out, b.Columns(), b.NumRows()), nil
+		return s.conform(b)
 	}
+}
+
+// conform re-labels a source batch with the scan's schema. String columns
+// are converted between plain and dictionary encoding when the source's
+// encoding differs from the plan's, and nulls inside dictionaries are
+// folded into the index validity (normalizeDict).
+func (s *scanOp) conform(b arrow.RecordBatch) (out arrow.RecordBatch, err error) {
+	defer catchBudget(&err)
+	var made []arrow.Array
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
+	cols := b.Columns()
+	cloned := false
+	for i, c := range b.Columns() {
+		want := s.out.Field(i).Type
+		got := c.DataType()
+		if arrow.TypeEqual(got, want) && (!isDictStr(got) || dictValues(c).NullN() == 0) {
+			continue
+		}
+		if !cloned {
+			cols, cloned = slices.Clone(cols), true
+		}
+		var conv arrow.Array
+		switch {
+		case arrow.TypeEqual(got, want): // dictionary strings
+			conv = normalizeDict(s.ex.alloc, c)
+		case isDictStr(got) && !isDictStr(want):
+			conv, err = decodeDict(s.ex.alloc, c, want)
+		case !isDictStr(got) && isDictStr(want):
+			conv, err = encodeDict(s.ex.alloc, c, want.(*arrow.DictionaryType))
+		default: // dictionaries of different index or value types
+			var plain arrow.Array
+			if plain, err = decodeDict(s.ex.alloc, c, want.(*arrow.DictionaryType).ValueType); err == nil {
+				conv, err = encodeDict(s.ex.alloc, plain, want.(*arrow.DictionaryType))
+				plain.Release()
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		made = append(made, conv)
+		cols[i] = conv
+	}
+	return array.NewRecordBatch(s.out, cols, b.NumRows()), nil
 }
 
 func (s *scanOp) close() {
@@ -146,8 +198,9 @@ func (f *filterOp) apply(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	for i := range mask {
 		mask[i] = true
 	}
+	cols := b.Columns()
 	for _, p := range f.preds {
-		p.eval(b.Column(p.col), mask, &f.sc)
+		p.eval(cols, mask, &f.sc)
 	}
 	clear(f.sc.strs) // drop views into the batch
 	refs := f.refs[:0]
@@ -253,10 +306,13 @@ func (l *limitOp) close() {
 	}
 }
 
-// distinctOp keeps the first occurrence of every distinct row.
+// distinctOp keeps the first occurrence of every distinct tuple of its key
+// columns (all columns for Distinct, the listed ones for Deduplicate),
+// passing whole rows through in input order.
 type distinctOp struct {
 	ex     *exec
 	in     op
+	keys   []int
 	table  *groupTable
 	acct   acct
 	cols   []arrow.Array
@@ -264,16 +320,26 @@ type distinctOp struct {
 	closed bool
 }
 
-func newDistinctOp(ex *exec, schema *arrow.Schema) (*distinctOp, error) {
-	types := make([]arrow.DataType, schema.NumFields())
-	for i, f := range schema.Fields() {
+// newDistinctOp builds the operator; keys nil means every column.
+func newDistinctOp(ex *exec, schema *arrow.Schema, keys []int, what string) (*distinctOp, error) {
+	if keys == nil {
+		for i := range schema.Fields() {
+			keys = append(keys, i)
+		}
+	}
+	types := make([]arrow.DataType, len(keys))
+	for i, k := range keys {
+		if k < 0 || k >= schema.NumFields() {
+			return nil, qerr.Internal(nil, "%s: column index %d out of range for %d input columns", what, k, schema.NumFields())
+		}
+		f := schema.Field(k)
 		if !supportedCompute(f.Type) {
-			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "distinct cannot compare column %q of type %s", f.Name, f.Type).
-				WithHint("select only numeric, string, boolean, date or timestamp columns with distinct")
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "%s cannot compare column %q of type %s", what, f.Name, f.Type).
+				WithHint("select only numeric, string, boolean, date or timestamp columns with %s", what)
 		}
 		types[i] = f.Type
 	}
-	d := &distinctOp{ex: ex, acct: acct{b: ex.budget}, cols: make([]arrow.Array, len(types))}
+	d := &distinctOp{ex: ex, keys: keys, acct: acct{b: ex.budget}, cols: make([]arrow.Array, len(types))}
 	d.table = newGroupTable(types, false, &d.acct)
 	return d, nil
 }
@@ -288,7 +354,9 @@ func (d *distinctOp) next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		n := int(b.NumRows())
-		copy(d.cols, b.Columns())
+		for i, k := range d.keys {
+			d.cols[i] = b.Column(k)
+		}
 		first := int32(d.table.n)
 		gids := d.table.assign(d.cols, n)
 		clear(d.cols)

@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"math"
-	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,13 +15,13 @@ import (
 type scratch struct {
 	strs  []string
 	bytes []uint8
+	codes []int32
 }
 
 // predicate is a compiled planner.Predicate: eval ANDs the predicate's
-// outcome for every row of col into mask (len == col.Len()).
+// outcome for every row of the batch (its columns cols) into mask.
 type predicate struct {
-	col  int
-	eval func(col arrow.Array, mask []bool, sc *scratch)
+	eval func(cols []arrow.Array, mask []bool, sc *scratch)
 }
 
 // compilePreds compiles preds against the schema of the rows they filter.
@@ -38,19 +37,77 @@ func compilePreds(preds []planner.Predicate, schema *arrow.Schema) ([]predicate,
 	return out, nil
 }
 
+// compileAny compiles an OR group: a row passes when any member holds.
+// Each member is evaluated only on the rows still alive and not yet
+// accepted by an earlier member.
+func compileAny(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
+	if len(p.Any) == 0 {
+		return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "an any group needs at least one filter")
+	}
+	members := make([]predicate, len(p.Any))
+	for i, m := range p.Any {
+		if m.Op == planner.OpAny {
+			return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "any groups cannot be nested")
+		}
+		c, err := compilePred(m, schema)
+		if err != nil {
+			return predicate{}, err
+		}
+		members[i] = c
+	}
+	var acc, tmp []bool
+	return predicate{eval: func(cols []arrow.Array, mask []bool, sc *scratch) {
+		n := len(mask)
+		if cap(acc) < n {
+			acc, tmp = make([]bool, n), make([]bool, n)
+		}
+		acc, tmp = acc[:n], tmp[:n]
+		clear(acc)
+		for _, m := range members {
+			left := false
+			for i := range tmp {
+				tmp[i] = mask[i] && !acc[i]
+				left = left || tmp[i]
+			}
+			if !left {
+				break
+			}
+			m.eval(cols, tmp, sc)
+			for i, ok := range tmp {
+				if ok {
+					acc[i] = true
+				}
+			}
+		}
+		copy(mask, acc)
+	}}, nil
+}
+
+var knownOps = map[string]bool{
+	planner.OpEq: true, planner.OpNeq: true, planner.OpLt: true, planner.OpLte: true, planner.OpGt: true, planner.OpGte: true,
+	planner.OpIn: true, planner.OpNotIn: true, planner.OpRange: true, planner.OpContains: true, planner.OpStartsWith: true,
+	planner.OpEndsWith: true, planner.OpRegex: true, planner.OpIsNull: true, planner.OpIsNotNull: true,
+}
+
+var stringOnlyOps = map[string]bool{planner.OpContains: true, planner.OpStartsWith: true, planner.OpEndsWith: true, planner.OpRegex: true}
+
 func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
+	if p.Op == planner.OpAny {
+		return compileAny(p, schema)
+	}
 	if p.Index < 0 || p.Index >= schema.NumFields() {
 		return predicate{}, qerr.Internal(nil, "filter on %q: column index %d out of range for %d input columns", p.Col, p.Index, schema.NumFields())
 	}
 	dt := schema.Field(p.Index).Type
-	pr := predicate{col: p.Index}
+	ci := p.Index
 	switch p.Op {
 	case planner.OpIsNull:
-		pr.eval = func(col arrow.Array, mask []bool, _ *scratch) {
-			v := validityOf(col)
+		return predicate{eval: func(cols []arrow.Array, mask []bool, _ *scratch) {
+			col := cols[ci]
 			if col.DataType().ID() == arrow.NULL {
 				return
 			}
+			v := validityOf(col)
 			if v.bits == nil {
 				clear(mask)
 				return
@@ -60,26 +117,28 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 					mask[i] = false
 				}
 			}
-		}
-		return pr, nil
+		}}, nil
 	case planner.OpIsNotNull:
-		pr.eval = func(col arrow.Array, mask []bool, _ *scratch) {
+		return predicate{eval: func(cols []arrow.Array, mask []bool, _ *scratch) {
+			col := cols[ci]
 			if col.DataType().ID() == arrow.NULL {
 				clear(mask)
 				return
 			}
 			andValid(col, mask)
-		}
-		return pr, nil
-	case planner.OpEq, planner.OpNeq, planner.OpLt, planner.OpLte, planner.OpGt, planner.OpGte,
-		planner.OpIn, planner.OpRange, planner.OpContains:
-	default:
-		return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "unknown filter op %q on column %q", p.Op, p.Col).
-			WithHint("use one of eq, neq, lt, lte, gt, gte, in, range, contains, is_null, is_not_null")
+		}}, nil
 	}
-	if p.Op == planner.OpContains && !isStringType(dt.ID()) {
-		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "contains needs a string column; %q is %s", p.Col, dt).
+	if !knownOps[p.Op] {
+		return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "unknown filter op %q on column %q", p.Op, p.Col).
+			WithHint("use one of eq, neq, lt, lte, gt, gte, in, not_in, range, contains, starts_with, ends_with, regex, is_null, is_not_null")
+	}
+	if stringOnlyOps[p.Op] && !isStringLike(dt) {
+		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "%s needs a string column; %q is %s", p.Op, p.Col, dt).
 			WithHint("use eq/in/range on non-string columns")
+	}
+	if p.CaseInsensitive && !isStringLike(dt) {
+		return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "case_insensitive needs a string column; %q is %s", p.Col, dt).
+			WithHint("drop case_insensitive")
 	}
 	var (
 		eval func(arrow.Array, []bool, *scratch)
@@ -112,8 +171,15 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 		eval, err = floatPred[float64](p)
 	case arrow.BOOL:
 		eval, err = boolPred(p)
-	case arrow.STRING, arrow.LARGE_STRING:
-		eval, err = stringPred(p)
+	case arrow.STRING, arrow.LARGE_STRING, arrow.DICTIONARY:
+		if !isStringLike(dt) {
+			return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "cannot filter column %q of type %s with %s", p.Col, dt, p.Op).
+				WithHint("only is_null/is_not_null work on this column type")
+		}
+		var k strKernel
+		if k, err = stringKernel(p); err == nil {
+			eval = stringEval(k)
+		}
 	default:
 		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "cannot filter column %q of type %s with %s", p.Col, dt, p.Op).
 			WithHint("only is_null/is_not_null work on this column type")
@@ -121,18 +187,19 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 	if err != nil {
 		return predicate{}, err
 	}
-	pr.eval = func(col arrow.Array, mask []bool, sc *scratch) {
+	return predicate{eval: func(cols []arrow.Array, mask []bool, sc *scratch) {
+		col := cols[ci]
 		eval(col, mask, sc)
 		andValid(col, mask)
-	}
-	return pr, nil
+	}}, nil
 }
 
 // operands returns the literals an op compares with, in order: one for the
-// comparisons and contains, the list for in, [min, max] (nil = open) for range.
+// comparisons and string ops, the list for in/not_in, [min, max] (nil =
+// open) for range.
 func operands(p planner.Predicate) ([]*planner.Literal, error) {
 	switch p.Op {
-	case planner.OpIn:
+	case planner.OpIn, planner.OpNotIn:
 		out := make([]*planner.Literal, len(p.Values))
 		for i := range p.Values {
 			out[i] = &p.Values[i]
@@ -242,7 +309,7 @@ func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 		return nil, err
 	}
 	switch p.Op {
-	case planner.OpIn:
+	case planner.OpIn, planner.OpNotIn:
 		set := make([]T, 0, len(lits))
 		for _, l := range lits {
 			v, err := litInt(p, l)
@@ -253,7 +320,7 @@ func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 				set = append(set, T(v))
 			}
 		}
-		return inEval(set, func(col arrow.Array, _ *scratch) []T { return values[T](col) }), nil
+		return inEval(set, p.Op == planner.OpNotIn, func(col arrow.Array, _ *scratch) []T { return values[T](col) }), nil
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
 		for i, op := range []string{planner.OpGte, planner.OpLte} {
@@ -328,14 +395,24 @@ func cmpLoop[T cmp.Ordered](vals []T, op string, lit T, mask []bool) {
 	}
 }
 
-// inEval ANDs membership in set into mask; load extracts the typed values.
-func inEval[T comparable](set []T, load func(arrow.Array, *scratch) []T) func(arrow.Array, []bool, *scratch) {
+// inEval ANDs membership in set (non-membership when not) into mask; load
+// extracts the typed values.
+func inEval[T comparable](set []T, not bool, load func(arrow.Array, *scratch) []T) func(arrow.Array, []bool, *scratch) {
+	k := inKernel(set, not)
+	return func(col arrow.Array, mask []bool, sc *scratch) { k(load(col, sc), mask) }
+}
+
+// inKernel ANDs membership in set (non-membership when not) of vals into mask.
+func inKernel[T comparable](set []T, not bool) func(vals []T, mask []bool) {
 	if len(set) == 0 {
-		return func(_ arrow.Array, mask []bool, _ *scratch) { clear(mask) }
+		if not {
+			return func([]T, []bool) {}
+		}
+		return func(_ []T, mask []bool) { clear(mask) }
 	}
 	if len(set) <= 8 {
-		return func(col arrow.Array, mask []bool, sc *scratch) {
-			for i, v := range load(col, sc) {
+		return func(vals []T, mask []bool) {
+			for i, v := range vals {
 				if !mask[i] {
 					continue
 				}
@@ -346,7 +423,7 @@ func inEval[T comparable](set []T, load func(arrow.Array, *scratch) []T) func(ar
 						break
 					}
 				}
-				mask[i] = hit
+				mask[i] = hit != not
 			}
 		}
 	}
@@ -354,10 +431,11 @@ func inEval[T comparable](set []T, load func(arrow.Array, *scratch) []T) func(ar
 	for _, s := range set {
 		m[s] = struct{}{}
 	}
-	return func(col arrow.Array, mask []bool, sc *scratch) {
-		for i, v := range load(col, sc) {
+	return func(vals []T, mask []bool) {
+		for i, v := range vals {
 			if mask[i] {
-				_, mask[i] = m[v]
+				_, hit := m[v]
+				mask[i] = hit != not
 			}
 		}
 	}
@@ -369,16 +447,18 @@ func floatPred[T float](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 		return nil, err
 	}
 	switch p.Op {
-	case planner.OpIn:
+	case planner.OpIn, planner.OpNotIn:
 		set := make([]float64, 0, len(lits))
 		for _, l := range lits {
 			v, err := litFloat(p, l)
 			if err != nil {
 				return nil, err
 			}
-			set = append(set, v)
+			if v == v { // NaN is never a member
+				set = append(set, v)
+			}
 		}
-		return inEval(set, func(col arrow.Array, _ *scratch) []float64 {
+		return inEval(set, p.Op == planner.OpNotIn, func(col arrow.Array, _ *scratch) []float64 {
 			return widenFloats(values[T](col))
 		}), nil
 	case planner.OpRange:
@@ -474,7 +554,7 @@ func boolPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) 
 		return sc.bytes
 	}
 	switch p.Op {
-	case planner.OpIn:
+	case planner.OpIn, planner.OpNotIn:
 		var has [2]bool
 		for _, l := range lits {
 			v, err := conv(l)
@@ -482,6 +562,9 @@ func boolPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) 
 				return nil, err
 			}
 			has[v] = true
+		}
+		if p.Op == planner.OpNotIn {
+			has[0], has[1] = !has[0], !has[1]
 		}
 		return func(col arrow.Array, mask []bool, sc *scratch) {
 			for i, v := range load(col, sc) {
@@ -503,70 +586,6 @@ func boolPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) 
 			})
 		}
 		return chain(steps), nil
-	}
-	v, err := conv(lits[0])
-	if err != nil {
-		return nil, err
-	}
-	return func(col arrow.Array, mask []bool, sc *scratch) {
-		cmpLoop(load(col, sc), p.Op, v, mask)
-	}, nil
-}
-
-func stringPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) {
-	lits, err := operands(p)
-	if err != nil {
-		return nil, err
-	}
-	conv := func(l *planner.Literal) (string, error) {
-		s, ok := l.Value.(string)
-		if !ok {
-			return "", badLiteral(p, l, "a string")
-		}
-		return s, nil
-	}
-	load := func(col arrow.Array, sc *scratch) []string {
-		sc.strs = strViews(col, sc.strs)
-		return sc.strs
-	}
-	switch p.Op {
-	case planner.OpIn:
-		set := make([]string, 0, len(lits))
-		for _, l := range lits {
-			v, err := conv(l)
-			if err != nil {
-				return nil, err
-			}
-			set = append(set, v)
-		}
-		return inEval(set, load), nil
-	case planner.OpRange:
-		var steps []func(arrow.Array, []bool, *scratch)
-		for i, op := range []string{planner.OpGte, planner.OpLte} {
-			if lits[i] == nil {
-				continue
-			}
-			v, err := conv(lits[i])
-			if err != nil {
-				return nil, err
-			}
-			steps = append(steps, func(col arrow.Array, mask []bool, sc *scratch) {
-				cmpLoop(load(col, sc), op, v, mask)
-			})
-		}
-		return chain(steps), nil
-	case planner.OpContains:
-		v, err := conv(lits[0])
-		if err != nil {
-			return nil, err
-		}
-		return func(col arrow.Array, mask []bool, sc *scratch) {
-			for i, s := range load(col, sc) {
-				if mask[i] && !strings.Contains(s, v) {
-					mask[i] = false
-				}
-			}
-		}, nil
 	}
 	v, err := conv(lits[0])
 	if err != nil {

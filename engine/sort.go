@@ -102,6 +102,13 @@ func newSortKey(dt arrow.DataType, desc bool) sortKey {
 		return &ordKey[uint8]{desc: desc, size: 1, load: func(a arrow.Array) []uint8 { return boolBytes(a, nil) }}
 	case arrow.STRING, arrow.LARGE_STRING:
 		return &ordKey[string]{desc: desc, size: 16, load: func(a arrow.Array) []string { return strViews(a, nil) }}
+	case arrow.DICTIONARY:
+		if isDictStr(dt) { // compare the values, not the codes
+			return &ordKey[string]{desc: desc, size: 16, load: func(a arrow.Array) []string {
+				var cb []int32
+				return dictRowViews(a, nil, &cb)
+			}}
+		}
 	}
 	return nil
 }

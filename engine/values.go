@@ -151,7 +151,7 @@ func fixedWidth(dt arrow.DataType) int {
 }
 
 // supportedCompute reports the column types filters, keys, sorts and
-// aggregates work on.
+// aggregates work on (dictionary-encoded strings included).
 func supportedCompute(dt arrow.DataType) bool {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
@@ -159,6 +159,8 @@ func supportedCompute(dt arrow.DataType) bool {
 		arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.STRING, arrow.LARGE_STRING,
 		arrow.DATE32, arrow.TIMESTAMP:
 		return true
+	case arrow.DICTIONARY:
+		return isDictStr(dt)
 	}
 	return false
 }

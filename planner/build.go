@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,62 +32,92 @@ const UnsupportedMetaKey = "quarry.unsupported"
 
 // Build validates spec against in.Schema and returns the logical plan.
 //
-// Plan shape (bottom-up): Scan (all columns) → Filter → then either
-// Aggregate (group_by/aggs) → [Project] or [Sort] → Project, then Distinct,
-// Sort (when it must follow the projection), Limit. Build does not
-// optimize; call Optimize on the result.
+// Plan shape (bottom-up): Scan (all columns) → [Filter] → then either
+//
+//   - [Compute] (expression aggregate inputs) → [Filter] (null_policy drop)
+//     → Aggregate, or
+//   - [Compute] (expression columns) → [Filter] (null_policy drop),
+//
+// followed by [Deduplicate] → [Sort] (when it needs columns the projection
+// drops) → [Project] → [Deduplicate] → [Distinct] → [Sort] → [Limit].
+// Build does not optimize; call Optimize on the result.
 //
 // Errors are *qerr.Error values with codes invalid_column (with
-// suggestions), invalid_filter, invalid_aggregate and invalid_argument.
+// suggestions), invalid_filter, invalid_aggregate and invalid_argument; each
+// names the offending field in its "field" diagnostic.
 func Build(spec Spec, in Input) (Node, error) {
 	if in.Schema == nil {
 		return nil, qerr.Internal(nil, "planner: dataset %q has no schema", in.Dataset)
 	}
 	b := &builder{in: in}
+	if err := checkKnobs(spec); err != nil {
+		return nil, err
+	}
 	var node Node = &Scan{Dataset: in.Dataset, Out: in.Schema, RowCount: in.RowCount, RowCountExact: in.RowCountExact}
 
-	if len(spec.Filters) > 0 {
-		preds := make([]Predicate, 0, len(spec.Filters))
-		for i, f := range spec.Filters {
-			p, err := b.predicate(i, f)
-			if err != nil {
-				return nil, err
-			}
-			preds = append(preds, p)
+	preds := make([]Predicate, 0, len(spec.Filters))
+	for i, f := range spec.Filters {
+		p, err := b.filter(i, f)
+		if err != nil {
+			return nil, err
 		}
-		node = &Filter{Input: node, Preds: preds}
-	}
-
-	if spec.Limit != nil && *spec.Limit < 0 {
-		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "limit must be >= 0, got %d", *spec.Limit).
-			WithHint("omit limit for all rows, or pass a positive number").With("field", "limit")
-	}
-	if spec.Offset != nil && *spec.Offset < 0 {
-		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "offset must be >= 0, got %d", *spec.Offset).
-			WithHint("offset counts result rows to skip; use 0 or more").With("field", "offset")
+		preds = append(preds, p)
 	}
 
 	var err error
 	if len(spec.Aggs) > 0 || len(spec.GroupBy) > 0 {
-		node, err = b.aggregate(node, spec)
+		node, err = b.aggregate(node, preds, spec)
 	} else {
-		node, err = b.projection(node, spec)
+		if spec.TopN != nil {
+			return nil, qerr.Invalid(qerr.CodeInvalidArgument, "top_n needs an aggregate query (group_by and/or aggs)").
+				With("field", "top_n").WithHint("to keep the first N rows of a plain query use limit (with order_by)")
+		}
+		node, err = b.finish(node, spec, preds, spec.NullPolicy == NullDrop, spec.OrderBy)
 	}
 	if err != nil {
 		return nil, err
 	}
 
-	if spec.Limit != nil || (spec.Offset != nil && *spec.Offset > 0) {
-		l := &Limit{Input: node, Count: -1}
-		if spec.Limit != nil {
-			l.Count = *spec.Limit
+	count, offset := int64(-1), int64(0)
+	if spec.Limit != nil {
+		count = *spec.Limit
+	}
+	if spec.Offset != nil {
+		offset = *spec.Offset
+	}
+	if spec.TopN != nil {
+		// offset/limit apply within the top N groups.
+		if rest := max(0, *spec.TopN-offset); count < 0 || count > rest {
+			count = rest
 		}
-		if spec.Offset != nil {
-			l.Offset = *spec.Offset
-		}
-		node = l
+	}
+	if count >= 0 || offset > 0 {
+		node = &Limit{Input: node, Count: count, Offset: offset}
 	}
 	return node, nil
+}
+
+func checkKnobs(spec Spec) error {
+	if spec.Limit != nil && *spec.Limit < 0 {
+		return qerr.Invalid(qerr.CodeInvalidArgument, "limit must be >= 0, got %d", *spec.Limit).
+			WithHint("omit limit for all rows, or pass a positive number").With("field", "limit")
+	}
+	if spec.Offset != nil && *spec.Offset < 0 {
+		return qerr.Invalid(qerr.CodeInvalidArgument, "offset must be >= 0, got %d", *spec.Offset).
+			WithHint("offset counts result rows to skip; use 0 or more").With("field", "offset")
+	}
+	if spec.TopN != nil && *spec.TopN < 0 {
+		return qerr.Invalid(qerr.CodeInvalidArgument, "top_n must be >= 0, got %d", *spec.TopN).
+			WithHint("top_n is the number of groups to keep").With("field", "top_n")
+	}
+	switch spec.NullPolicy {
+	case "", NullKeep, NullDrop:
+	default:
+		e := qerr.Invalid(qerr.CodeInvalidArgument, "unknown null_policy %q", spec.NullPolicy).
+			With("field", "null_policy").With("valid_values", []string{NullKeep, NullDrop})
+		return e.WithHint("null_policy is %q (default) or %q (drop rows with a null in any selected column)", NullKeep, NullDrop)
+	}
+	return nil
 }
 
 type builder struct {
@@ -127,9 +160,45 @@ func (b *builder) queryable(s *arrow.Schema, idx int, field string) error {
 	return nil
 }
 
-func (b *builder) predicate(i int, f FilterSpec) (Predicate, error) {
+var validOps = []string{OpEq, OpNeq, OpLt, OpLte, OpGt, OpGte, OpIn, OpNotIn, OpRange, OpContains, OpStartsWith, OpEndsWith, OpRegex, OpIsNull, OpIsNotNull}
+
+var validAggs = []string{AggCount, AggCountDistinct, AggSum, AggAvg, AggMin, AggMax, AggMedian, AggStddev, AggQuantile, AggFirst, AggLast}
+
+// filter validates one element of spec.Filters: a predicate or an OR group.
+func (b *builder) filter(i int, f FilterSpec) (Predicate, error) {
 	field := fmt.Sprintf("filters[%d]", i)
+	if f.Any == nil {
+		return b.predicate(field, FilterCond{Col: f.Col, Op: f.Op, Value: f.Value, CaseInsensitive: f.CaseInsensitive})
+	}
+	if len(f.Any) == 0 {
+		return Predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "%s: any needs at least one filter", field).
+			With("field", field+".any").WithHint(`pass {"any": [{"col": ..., "op": ..., "value": ...}, ...]}, or drop the group`)
+	}
+	if f.Col != "" || f.Op != "" || len(f.Value) > 0 || f.CaseInsensitive {
+		return Predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "%s: an any group takes no col, op, value or case_insensitive of its own", field).
+			With("field", field).WithHint("move the predicate into the any list, or make it a separate filter (ANDed)")
+	}
+	p := Predicate{Op: OpAny, Index: -1}
+	for j, c := range f.Any {
+		m, err := b.predicate(fmt.Sprintf("%s.any[%d]", field, j), c)
+		if err != nil {
+			return Predicate{}, err
+		}
+		p.Any = append(p.Any, m)
+	}
+	return p, nil
+}
+
+var stringOnlyOps = map[string]bool{OpContains: true, OpStartsWith: true, OpEndsWith: true, OpRegex: true}
+
+var caseOps = map[string]bool{OpEq: true, OpNeq: true, OpIn: true, OpNotIn: true, OpContains: true, OpStartsWith: true, OpEndsWith: true, OpRegex: true}
+
+func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 	s := b.in.Schema
+	if f.Col == "" {
+		return Predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "%s: col is required", field).
+			With("field", field+".col").WithHint(`name the column to filter, e.g. {"col": "region", "op": "eq", "value": "north"}, or use {"any": [...]} for an OR group`)
+	}
 	idx, err := b.column(s, f.Col, field+".col")
 	if err != nil {
 		return Predicate{}, err
@@ -138,10 +207,30 @@ func (b *builder) predicate(i int, f FilterSpec) (Predicate, error) {
 		return Predicate{}, err
 	}
 	typ := s.Field(idx).Type
-	p := Predicate{Col: f.Col, Index: idx, Op: f.Op}
+	p := Predicate{Col: f.Col, Index: idx, Op: f.Op, CaseInsensitive: f.CaseInsensitive}
 	bad := func(format string, args ...any) *qerr.Error {
 		return qerr.Invalid(qerr.CodeInvalidFilter, "%s (%s on column %q of type %s): %s", field, f.Op, f.Col, typeName(typ), fmt.Sprintf(format, args...)).
 			With("field", field).With("column", f.Col).With("column_type", typeName(typ))
+	}
+	if !slices.Contains(validOps, f.Op) {
+		e := qerr.Invalid(qerr.CodeInvalidFilter, "%s: unknown filter op %q", field, f.Op).
+			With("field", field+".op").With("valid_ops", validOps)
+		if sugg := suggestName(f.Op, validOps); len(sugg) > 0 && f.Op != "" {
+			return p, e.With("suggestions", sugg).WithHint("did you mean %s? valid ops: %s", quoteList(sugg), strings.Join(validOps, ", "))
+		}
+		return p, e.WithHint("valid ops: %s", strings.Join(validOps, ", "))
+	}
+	if f.CaseInsensitive {
+		if !caseOps[f.Op] {
+			return p, bad("case_insensitive applies to eq, neq, in, not_in, contains, starts_with, ends_with and regex only").
+				WithHint("drop case_insensitive, or use one of those ops")
+		}
+		if !isString(typ) {
+			return p, bad("case_insensitive needs a string column").WithHint("drop case_insensitive for %s columns", typeName(typ))
+		}
+	}
+	if stringOnlyOps[f.Op] && !isString(typ) {
+		return p, bad("%s works on string columns only", f.Op).WithHint("use eq, in or range on %s columns", typeName(typ))
 	}
 	hasValue := len(f.Value) > 0 && string(f.Value) != "null"
 	switch f.Op {
@@ -150,19 +239,18 @@ func (b *builder) predicate(i int, f FilterSpec) (Predicate, error) {
 			return p, bad("takes no value").WithHint("omit value for %s", f.Op)
 		}
 		return p, nil
-	case OpEq, OpNeq, OpLt, OpLte, OpGt, OpGte, OpContains:
+	case OpEq, OpNeq, OpLt, OpLte, OpGt, OpGte, OpContains, OpStartsWith, OpEndsWith, OpRegex:
 		if !hasValue {
 			e := bad("needs a value")
-			if f.Op == OpEq {
+			switch f.Op {
+			case OpEq:
 				return p, e.WithHint("to match missing values use op is_null")
-			}
-			if f.Op == OpNeq {
+			case OpNeq:
 				return p, e.WithHint("to match present values use op is_not_null")
+			case OpRegex:
+				return p, e.WithHint(`pass value: an RE2 pattern string, e.g. "^A.*z$"`)
 			}
 			return p, e.WithHint("pass value: a %s", valueHint(typ))
-		}
-		if f.Op == OpContains && !isString(typ) {
-			return p, bad("contains works on string columns only").WithHint("use eq or range on %s columns", typeName(typ))
 		}
 		if (f.Op != OpEq && f.Op != OpNeq) && typ.ID() == arrow.BOOL {
 			return p, bad("ordering comparisons are not defined on booleans").WithHint("use eq or neq")
@@ -171,12 +259,26 @@ func (b *builder) predicate(i int, f FilterSpec) (Predicate, error) {
 		if err != nil {
 			return p, bad("%v", err).WithHint("pass value as a %s", valueHint(typ))
 		}
+		if f.Op == OpRegex {
+			pat := lit.Value.(string)
+			if len(pat) > MaxRegexLen {
+				return p, bad("the pattern is %d characters long; the limit is %d", len(pat), MaxRegexLen).
+					WithHint("shorten the pattern, or combine simpler filters (contains, starts_with, in)")
+			}
+			if f.CaseInsensitive {
+				pat = "(?i)" + pat
+			}
+			if _, err := regexp.Compile(pat); err != nil {
+				return p, bad("invalid regular expression: %v", err).
+					WithHint("patterns use Go RE2 syntax (no backreferences or lookaround); escape literal characters like . ( [ with a backslash")
+			}
+		}
 		p.Value = &lit
 		return p, nil
-	case OpIn:
+	case OpIn, OpNotIn:
 		raws, err := splitArray(f.Value)
 		if err != nil || len(raws) == 0 {
-			return p, bad("in needs a non-empty list of values").WithHint(`pass value as a JSON list, e.g. ["a", "b"]`)
+			return p, bad("%s needs a non-empty list of values", f.Op).WithHint(`pass value as a JSON list, e.g. ["a", "b"]`)
 		}
 		for j, r := range raws {
 			lit, err := coerce(r, typ)
@@ -210,19 +312,80 @@ func (b *builder) predicate(i int, f FilterSpec) (Predicate, error) {
 		}
 		return p, nil
 	}
-	return p, qerr.Invalid(qerr.CodeInvalidFilter, "%s: unknown filter op %q", field, f.Op).
-		With("field", field+".op").With("valid_ops", validOps).
-		WithHint("valid ops: %s", strings.Join(validOps, ", "))
+	return p, qerr.Internal(nil, "planner: op %q not handled", f.Op)
 }
 
-var validOps = []string{OpEq, OpNeq, OpLt, OpLte, OpGt, OpGte, OpIn, OpRange, OpContains, OpIsNull, OpIsNotNull}
+// item resolves one entry of columns (or an aggregate input, or an order_by
+// key) against s: a column name (ne == nil), or an arithmetic expression
+// (ne != nil, named by its alias or its normalized text). code is the error
+// code of type errors; allowAlias permits a trailing AS name.
+func (b *builder) item(s *arrow.Schema, text, field, code string, allowAlias bool) (name string, ne *NamedExpr, err error) {
+	if idx := s.FieldIndices(text); len(idx) > 0 {
+		return text, nil, b.queryable(s, idx[0], field)
+	}
+	if !LooksLikeExpr(text) {
+		_, err := b.column(s, text, field)
+		return "", nil, err
+	}
+	e, alias, perr := ParseExpr(text)
+	if perr != nil {
+		ee := qerr.Invalid(qerr.CodeInvalidArgument, "%s: cannot parse expression %q: %v", field, text, perr).
+			With("field", field).With("expression", text)
+		if sugg := qerr.Suggest(text, b.names(s), 3); len(sugg) > 0 {
+			ee.With("suggestions", sugg)
+			return "", nil, ee.WithHint("did you mean column %s? Expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s); double-quote column names that are not identifiers", quoteList(sugg), strings.Join(ExprFuncs, ", "))
+		}
+		return "", nil, ee.WithHint("expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s), e.g. \"qty * price AS revenue\"; double-quote column names that are not identifiers", strings.Join(ExprFuncs, ", "))
+	}
+	if alias != "" && !allowAlias {
+		return "", nil, qerr.Invalid(code, "%s: AS is not allowed here", field).With("field", field).
+			WithHint("name an aggregate's output with its as field")
+	}
+	if err := BindExpr(e, s); err != nil {
+		var uc *unknownColError
+		if errors.As(err, &uc) {
+			names := b.names(s)
+			sugg := qerr.Suggest(uc.col, names, 3)
+			for _, x := range qerr.Suggest(text, names, 3) {
+				if !slices.Contains(sugg, x) {
+					sugg = append(sugg, x)
+				}
+			}
+			ee := qerr.Invalid(qerr.CodeInvalidColumn, "unknown column %q in expression %q (%s)", uc.col, text, field).
+				With("field", field).With("column", uc.col).With("suggestions", sugg)
+			if len(sugg) > 0 {
+				return "", nil, ee.WithHint("did you mean %s? Double-quote column names that contain spaces or operators, e.g. \"unit-price\" * 2", quoteList(sugg))
+			}
+			return "", nil, ee.WithHint("valid columns: %s", truncList(names, 20))
+		}
+		return "", nil, qerr.Invalid(code, "%s: %v", field, err).With("field", field).
+			WithHint("expressions work on integer and float columns only")
+	}
+	for _, c := range ExprColumns(e) {
+		if err := b.queryable(s, s.FieldIndices(c)[0], field); err != nil {
+			return "", nil, err
+		}
+	}
+	if ref, ok := e.(*ColRef); ok && alias == "" {
+		return ref.Name, nil, nil // a quoted column name
+	}
+	name = alias
+	if name == "" {
+		name = e.String()
+	}
+	if len(s.FieldIndices(name)) > 0 {
+		return "", nil, qerr.Invalid(qerr.CodeInvalidArgument, "%s: the expression's output name %q is already a column", field, name).
+			With("field", field).WithHint("give the expression another name with AS, e.g. \"%s AS %s_2\"", e.String(), strings.Trim(quoteIdent(name), `"`))
+	}
+	return name, &NamedExpr{Name: name, Expr: e}, nil
+}
 
-var validAggs = []string{AggCount, AggSum, AggAvg, AggMin, AggMax}
-
-func (b *builder) aggregate(input Node, spec Spec) (Node, error) {
+func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, error) {
 	s := input.Schema()
-	agg := &Aggregate{Input: input}
+	agg := &Aggregate{}
 	var fields []arrow.Field
+	var exprs []NamedExpr
+	var needNonNull []string // null_policy drop: group keys and aggregate inputs
 	seen := map[string]string{}
 	addName := func(name, field string) error {
 		if prev, ok := seen[name]; ok {
@@ -245,16 +408,35 @@ func (b *builder) aggregate(input Node, spec Spec) (Node, error) {
 			return nil, err
 		}
 		agg.GroupBy = append(agg.GroupBy, g)
-		agg.GroupIdx = append(agg.GroupIdx, idx)
-		fields = append(fields, arrow.Field{Name: g, Type: s.Field(idx).Type, Nullable: true})
+		fields = append(fields, arrow.Field{Name: g, Type: Decoded(s.Field(idx).Type), Nullable: true})
+		needNonNull = append(needNonNull, g)
 	}
 	for i, a := range spec.Aggs {
 		field := fmt.Sprintf("aggs[%d]", i)
 		e := AggExpr{Fn: a.Fn, Col: a.Col, Index: -1}
 		if !slices.Contains(validAggs, a.Fn) {
-			return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: unknown aggregate function %q", field, a.Fn).
-				With("field", field+".fn").With("valid_fns", validAggs).WithHint("valid functions: %s", strings.Join(validAggs, ", "))
+			ee := qerr.Invalid(qerr.CodeInvalidAggregate, "%s: unknown aggregate function %q", field, a.Fn).
+				With("field", field+".fn").With("valid_fns", validAggs)
+			if sugg := suggestName(a.Fn, validAggs); len(sugg) > 0 && a.Fn != "" {
+				return nil, ee.With("suggestions", sugg).WithHint("did you mean %s? valid functions: %s", quoteList(sugg), strings.Join(validAggs, ", "))
+			}
+			return nil, ee.WithHint("valid functions: %s", strings.Join(validAggs, ", "))
 		}
+		if a.Fn == AggQuantile {
+			if a.Q == nil {
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: quantile needs q", field).
+					With("field", field+".q").WithHint(`pass q in [0, 1], e.g. {"col": "price", "fn": "quantile", "q": 0.9}`)
+			}
+			if !(*a.Q >= 0 && *a.Q <= 1) {
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: q must be in [0, 1], got %v", field, *a.Q).
+					With("field", field+".q").WithHint("q is a fraction: 0.5 is the median, 0.9 the 90th percentile")
+			}
+			e.Q = *a.Q
+		} else if a.Q != nil {
+			return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: q applies to quantile only, not %s", field, a.Fn).
+				With("field", field+".q").WithHint("drop q, or use fn quantile")
+		}
+		var inType arrow.DataType
 		if a.Col == "*" || a.Col == "" {
 			if a.Fn != AggCount {
 				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs a column (only count accepts *)", field, a.Fn).
@@ -262,41 +444,66 @@ func (b *builder) aggregate(input Node, spec Spec) (Node, error) {
 			}
 			e.Col = "*"
 		} else {
-			idx, err := b.column(s, a.Col, field+".col")
+			name, ne, err := b.item(s, a.Col, field+".col", qerr.CodeInvalidAggregate, false)
 			if err != nil {
 				return nil, err
 			}
-			if err := b.queryable(s, idx, field); err != nil {
-				return nil, err
+			e.Col = name
+			if ne != nil {
+				inType = ne.Expr.Type()
+				if !slices.ContainsFunc(exprs, func(x NamedExpr) bool { return x.Name == name }) {
+					exprs = append(exprs, *ne)
+				}
+			} else {
+				inType = s.Field(s.FieldIndices(name)[0]).Type
 			}
-			e.Index = idx
+			if !slices.Contains(needNonNull, name) {
+				needNonNull = append(needNonNull, name)
+			}
 		}
-		var inType arrow.DataType
-		if e.Index >= 0 {
-			inType = s.Field(e.Index).Type
+		notNumeric := func() error {
+			return qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs a numeric column; %q is %s", field, a.Fn, a.Col, typeName(inType)).
+				With("field", field).WithHint("use count, count_distinct, min, max, first or last on non-numeric columns")
 		}
 		switch a.Fn {
 		case AggCount:
 			e.Type = arrow.PrimitiveTypes.Int64
-		case AggSum, AggAvg:
-			if !isNumeric(inType) {
-				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs a numeric column; %q is %s", field, a.Fn, a.Col, typeName(inType)).
-					With("field", field).WithHint("use count, min or max on non-numeric columns")
+		case AggCountDistinct:
+			if !comparable(inType) {
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: count_distinct cannot compare values of type %s", field, typeName(inType)).
+					With("field", field).WithHint("count_distinct works on numbers, strings, booleans, dates and timestamps")
 			}
-			if a.Fn == AggSum && isInteger(inType) {
+			e.Type = arrow.PrimitiveTypes.Int64
+		case AggSum:
+			if !isNumeric(inType) {
+				return nil, notNumeric()
+			}
+			if isInteger(inType) {
 				e.Type = arrow.PrimitiveTypes.Int64
 			} else {
 				e.Type = arrow.PrimitiveTypes.Float64
 			}
-		case AggMin, AggMax:
-			e.Type = inType
+		case AggAvg, AggMedian, AggQuantile, AggStddev:
+			if !isNumeric(inType) {
+				return nil, notNumeric()
+			}
+			e.Type = arrow.PrimitiveTypes.Float64
+		case AggMin, AggMax, AggFirst, AggLast:
+			if !comparable(inType) {
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s is not supported on values of type %s", field, a.Fn, typeName(inType)).
+					With("field", field).WithHint("use count on this column")
+			}
+			e.Type = Decoded(inType)
 		}
 		e.Name = a.As
 		if e.Name == "" {
-			if e.Col == "*" {
+			switch {
+			case e.Col == "*":
 				e.Name = "count_all"
-			} else {
-				e.Name = a.Fn + "_" + a.Col
+			case a.Fn == AggQuantile:
+				e.Name = "quantile_" + strconv.FormatFloat(e.Q, 'g', -1, 64) + "_" + e.Col
+			default:
+				e.Name = a.Fn + "_" + e.Col
 			}
 		}
 		if err := addName(e.Name, field); err != nil {
@@ -305,59 +512,215 @@ func (b *builder) aggregate(input Node, spec Spec) (Node, error) {
 		agg.Aggs = append(agg.Aggs, e)
 		fields = append(fields, arrow.Field{Name: e.Name, Type: e.Type, Nullable: true})
 	}
-	agg.Out = arrow.NewSchema(fields, nil)
-	var node Node = agg
-	if len(spec.Columns) > 0 {
-		p, err := b.project(node, spec.Columns, "columns")
-		if err != nil {
-			return nil, err
-		}
-		node = p
-	}
-	if spec.Distinct {
-		node = &Distinct{Input: node}
-	}
-	return b.sort(node, spec.OrderBy)
-}
 
-// projection handles the non-aggregate path. When order_by names columns the
-// projection drops, the sort runs below the projection (SQL semantics); with
-// distinct it must run above, so such keys are rejected.
-func (b *builder) projection(input Node, spec Spec) (Node, error) {
-	cols := spec.Columns
-	explicit := len(cols) > 0
-	if !explicit {
-		for _, f := range input.Schema().Fields() {
-			if _, bad := f.Metadata.GetValue(UnsupportedMetaKey); !bad {
-				cols = append(cols, f.Name)
+	var lower, upper []Predicate
+	lower = append(lower, preds...)
+	if spec.NullPolicy == NullDrop {
+		for _, c := range needNonNull {
+			if idx := s.FieldIndices(c); len(idx) > 0 {
+				lower = append(lower, Predicate{Col: c, Index: idx[0], Op: OpIsNotNull})
+			} else {
+				upper = append(upper, Predicate{Col: c, Index: -1, Op: OpIsNotNull})
 			}
 		}
 	}
-	sortBelow := false
-	for _, o := range spec.OrderBy {
-		if !slices.Contains(cols, o.Col) {
-			sortBelow = true
-		}
-	}
 	node := input
+	if len(lower) > 0 {
+		node = &Filter{Input: node, Preds: lower}
+	}
+	if len(exprs) > 0 {
+		node = &Compute{Input: node, Exprs: exprs}
+	}
+	if len(upper) > 0 {
+		node = &Filter{Input: node, Preds: upper}
+	}
+	agg.Input = node
+	in := node.Schema()
+	for _, g := range agg.GroupBy {
+		agg.GroupIdx = append(agg.GroupIdx, in.FieldIndices(g)[0])
+	}
+	for i := range agg.Aggs {
+		if agg.Aggs[i].Col != "*" {
+			agg.Aggs[i].Index = in.FieldIndices(agg.Aggs[i].Col)[0]
+		}
+	}
+	if err := Resolve(node); err != nil {
+		return nil, err
+	}
+	agg.Out = arrow.NewSchema(fields, nil)
+
+	order := spec.OrderBy
+	if spec.TopN != nil && len(order) == 0 {
+		if len(agg.Aggs) == 0 {
+			return nil, qerr.Invalid(qerr.CodeInvalidArgument, "top_n needs order_by or at least one aggregate to rank groups by").
+				With("field", "top_n").WithHint("add order_by, or an aggregate such as {\"col\": \"*\", \"fn\": \"count\"}")
+		}
+		order = []OrderSpec{{Col: agg.Aggs[0].Name, Desc: true}}
+	}
+	return b.finish(agg, spec, nil, false, order)
+}
+
+// comparable reports the types count_distinct, min, max, first and last
+// work on.
+func comparable(t arrow.DataType) bool {
+	if t == nil {
+		return false
+	}
+	if isNumeric(t) || isString(t) {
+		return t.ID() != arrow.FLOAT16 && t.ID() != arrow.STRING_VIEW
+	}
+	switch t.ID() {
+	case arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP:
+		return true
+	}
+	return false
+}
+
+// finish builds the part of the plan above the row source input (the Scan
+// of a plain query, the Aggregate of an aggregate query): lower predicates,
+// computed columns, the null_policy filter, deduplicate, sort, projection,
+// distinct and the final sort (see Build).
+func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool, order []OrderSpec) (Node, error) {
+	s := input.Schema()
+	var outs []string
+	var exprs []NamedExpr
+	explicit := len(spec.Columns) > 0
+	if explicit {
+		for i, c := range spec.Columns {
+			field := fmt.Sprintf("columns[%d]", i)
+			name, ne, err := b.item(s, c, field, qerr.CodeInvalidArgument, true)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(outs, name) {
+				return nil, qerr.Invalid(qerr.CodeInvalidArgument, "column %q is listed twice in columns", name).With("field", field).
+					WithHint("list each column once (name expressions apart with AS)")
+			}
+			outs = append(outs, name)
+			if ne != nil {
+				exprs = append(exprs, *ne)
+			}
+		}
+	} else {
+		for _, f := range s.Fields() {
+			if _, bad := f.Metadata.GetValue(UnsupportedMetaKey); !bad {
+				outs = append(outs, f.Name)
+			}
+		}
+	}
+
+	keys := make([]string, len(order))
+	sortBelow := false
+	for i, o := range order {
+		field := fmt.Sprintf("order_by[%d]", i)
+		switch {
+		case slices.Contains(outs, o.Col):
+			keys[i] = o.Col
+		case len(s.FieldIndices(o.Col)) > 0 || !LooksLikeExpr(o.Col):
+			if _, err := b.orderColumn(s, outs, o.Col, field+".col"); err != nil {
+				return nil, err
+			}
+			keys[i], sortBelow = o.Col, true
+		default:
+			name, ne, err := b.item(s, o.Col, field+".col", qerr.CodeInvalidArgument, false)
+			if err != nil {
+				return nil, err
+			}
+			keys[i] = name
+			if !slices.Contains(outs, name) {
+				sortBelow = true
+				if ne != nil && !slices.ContainsFunc(exprs, func(x NamedExpr) bool { return x.Name == name }) {
+					exprs = append(exprs, *ne)
+				}
+			}
+		}
+		if sortBelow && spec.Distinct {
+			return nil, qerr.Invalid(qerr.CodeInvalidColumn, "%s names %q, which is not a selected column; with distinct, order_by can only use selected columns", field, o.Col).
+				With("field", field+".col").With("column", o.Col).With("suggestions", qerr.Suggest(o.Col, outs, 3)).
+				WithHint("add %q to columns, or drop distinct (deduplicate keeps the first row per selected values and can sort by other columns)", o.Col)
+		}
+	}
+
+	var upper []Predicate
+	if nullDrop {
+		for _, c := range outs {
+			if idx := s.FieldIndices(c); len(idx) > 0 {
+				lower = append(lower, Predicate{Col: c, Index: idx[0], Op: OpIsNotNull})
+			} else {
+				upper = append(upper, Predicate{Col: c, Index: -1, Op: OpIsNotNull})
+			}
+		}
+	}
+
+	node := input
+	if len(lower) > 0 {
+		node = &Filter{Input: node, Preds: lower}
+	}
+	if len(exprs) > 0 {
+		node = &Compute{Input: node, Exprs: exprs}
+	}
+	if len(upper) > 0 {
+		node = &Filter{Input: node, Preds: upper}
+	}
+	if err := Resolve(node); err != nil {
+		return nil, err
+	}
+
+	dedup := spec.Deduplicate && !spec.Distinct
 	var err error
-	if sortBelow && !spec.Distinct {
-		if node, err = b.sort(node, spec.OrderBy); err != nil {
+	if sortBelow {
+		if dedup {
+			node = b.dedup(node, outs)
+		}
+		if node, err = b.sort(node, order, keys); err != nil {
 			return nil, err
 		}
 	}
-	if explicit || len(cols) != input.Schema().NumFields() {
-		if node, err = b.project(node, cols, "columns"); err != nil {
+	if explicit || len(exprs) > 0 || len(outs) != input.Schema().NumFields() {
+		if node, err = b.project(node, outs, "columns"); err != nil {
 			return nil, err
 		}
+	}
+	if dedup && !sortBelow {
+		node = &Deduplicate{Input: node}
 	}
 	if spec.Distinct {
 		node = &Distinct{Input: node}
 	}
-	if !sortBelow || spec.Distinct {
-		return b.sort(node, spec.OrderBy)
+	if !sortBelow {
+		return b.sort(node, order, keys)
 	}
 	return node, nil
+}
+
+// orderColumn resolves an order_by key that is not an output column.
+func (b *builder) orderColumn(s *arrow.Schema, outs []string, name, field string) (int, error) {
+	idx := s.FieldIndices(name)
+	if len(idx) == 0 {
+		cands := slices.Clone(outs)
+		for _, n := range b.names(s) {
+			if !slices.Contains(cands, n) {
+				cands = append(cands, n)
+			}
+		}
+		sugg := qerr.Suggest(name, cands, 3)
+		e := qerr.Invalid(qerr.CodeInvalidColumn, "unknown column %q in %s", name, field).
+			With("field", field).With("column", name).With("suggestions", sugg)
+		if len(sugg) > 0 {
+			return -1, e.WithHint("did you mean %s? order_by takes output columns, aggregate output names or named expressions", quoteList(sugg))
+		}
+		return -1, e.WithHint("order_by takes one of: %s", truncList(cands, 20))
+	}
+	return idx[0], b.queryable(s, idx[0], field)
+}
+
+func (b *builder) dedup(input Node, cols []string) *Deduplicate {
+	s := input.Schema()
+	d := &Deduplicate{Input: input, Columns: slices.Clone(cols)}
+	for _, c := range cols {
+		d.Indices = append(d.Indices, s.FieldIndices(c)[0])
+	}
+	return d
 }
 
 func (b *builder) project(input Node, cols []string, field string) (*Project, error) {
@@ -387,7 +750,8 @@ func (b *builder) project(input Node, cols []string, field string) (*Project, er
 	return p, nil
 }
 
-func (b *builder) sort(input Node, order []OrderSpec) (Node, error) {
+// sort builds a Sort on the resolved key names (keys[i] is order[i]'s column).
+func (b *builder) sort(input Node, order []OrderSpec, keys []string) (Node, error) {
 	if len(order) == 0 {
 		return input, nil
 	}
@@ -395,16 +759,46 @@ func (b *builder) sort(input Node, order []OrderSpec) (Node, error) {
 	st := &Sort{Input: input}
 	for i, o := range order {
 		field := fmt.Sprintf("order_by[%d]", i)
-		idx, err := b.column(s, o.Col, field+".col")
+		idx, err := b.column(s, keys[i], field+".col")
 		if err != nil {
 			return nil, err
 		}
 		if err := b.queryable(s, idx, field); err != nil {
 			return nil, err
 		}
-		st.Keys = append(st.Keys, SortKey{Col: o.Col, Index: idx, Desc: o.Desc})
+		st.Keys = append(st.Keys, SortKey{Col: keys[i], Index: idx, Desc: o.Desc})
 	}
 	return st, nil
+}
+
+// suggestName is qerr.Suggest re-ranked by plain edit distance, so that
+// "not-in" suggests not_in before in (qerr ranks substrings first).
+func suggestName(name string, cands []string) []string {
+	sugg := qerr.Suggest(name, cands, 5)
+	slices.SortStableFunc(sugg, func(a, b string) int {
+		return editDistance(strings.ToLower(name), a) - editDistance(strings.ToLower(name), b)
+	})
+	return sugg[:min(3, len(sugg))]
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 func quoteList(xs []string) string {

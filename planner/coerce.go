@@ -222,8 +222,40 @@ func isFloat(t arrow.DataType) bool {
 
 func isNumeric(t arrow.DataType) bool { return isInteger(t) || isFloat(t) }
 
+// isString reports string columns, including dictionary-encoded strings.
 func isString(t arrow.DataType) bool {
-	return t != nil && (t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING || t.ID() == arrow.STRING_VIEW)
+	if t == nil {
+		return false
+	}
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return true
+	case arrow.DICTIONARY:
+		return IsDictString(t)
+	}
+	return false
+}
+
+// IsDictString reports a dictionary-encoded string type (integer indices,
+// string or large_string values): such columns are accepted anywhere a
+// string column is.
+func IsDictString(t arrow.DataType) bool {
+	d, ok := t.(*arrow.DictionaryType)
+	if !ok || !isInteger(d.IndexType) {
+		return false
+	}
+	id := d.ValueType.ID()
+	return id == arrow.STRING || id == arrow.LARGE_STRING
+}
+
+// Decoded returns the value type of a dictionary-encoded string type and t
+// itself otherwise. Operators that build new values (aggregate keys and
+// results) output decoded types.
+func Decoded(t arrow.DataType) arrow.DataType {
+	if IsDictString(t) {
+		return t.(*arrow.DictionaryType).ValueType
+	}
+	return t
 }
 
 // TypeName is the user-facing name of an Arrow type, as shown by get_schema:
@@ -237,6 +269,10 @@ func typeName(t arrow.DataType) string {
 	switch t.ID() {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 		return "string"
+	case arrow.DICTIONARY:
+		if IsDictString(t) {
+			return "string"
+		}
 	case arrow.DATE32, arrow.DATE64:
 		return "date"
 	case arrow.TIMESTAMP:

@@ -32,7 +32,15 @@ func (p *Project) Describe() string { return "Project: " + strings.Join(p.Column
 func (a *Aggregate) Describe() string {
 	parts := make([]string, len(a.Aggs))
 	for i, e := range a.Aggs {
-		parts[i] = fmt.Sprintf("%s(%s) AS %s", e.Fn, e.Col, e.Name)
+		col := e.Col
+		if col != "*" {
+			col = quoteIdent(col)
+		}
+		if e.Fn == AggQuantile {
+			parts[i] = fmt.Sprintf("quantile(%s, %s) AS %s", col, strconv.FormatFloat(e.Q, 'g', -1, 64), e.Name)
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s(%s) AS %s", e.Fn, col, e.Name)
 	}
 	s := "Aggregate: " + strings.Join(parts, ", ")
 	if len(a.GroupBy) > 0 {
@@ -43,6 +51,23 @@ func (a *Aggregate) Describe() string {
 
 // Describe implements Node.
 func (d *Distinct) Describe() string { return "Distinct" }
+
+// Describe implements Node.
+func (d *Deduplicate) Describe() string {
+	if len(d.Columns) == 0 {
+		return "Deduplicate: keep first"
+	}
+	return "Deduplicate: keep first BY " + strings.Join(d.Columns, ", ")
+}
+
+// Describe implements Node.
+func (c *Compute) Describe() string {
+	parts := make([]string, len(c.Exprs))
+	for i, e := range c.Exprs {
+		parts[i] = e.Expr.String() + " AS " + quoteIdent(e.Name)
+	}
+	return "Compute: " + strings.Join(parts, ", ")
+}
 
 // Describe implements Node.
 func (s *Sort) Describe() string {
@@ -90,17 +115,35 @@ func describePreds(ps []Predicate) string {
 	return strings.Join(parts, " AND ")
 }
 
-// String renders the predicate in a SQL-like form, e.g. `price >= 10`.
+// String renders the predicate in a SQL-like form, e.g. `price >= 10`;
+// case-insensitive string ops are suffixed with " (ci)".
 func (p Predicate) String() string {
+	s := p.str()
+	if p.CaseInsensitive {
+		s += " (ci)"
+	}
+	return s
+}
+
+func (p Predicate) str() string {
 	switch p.Op {
+	case OpAny:
+		parts := make([]string, len(p.Any))
+		for i, m := range p.Any {
+			parts[i] = m.String()
+		}
+		return "(" + strings.Join(parts, " OR ") + ")"
 	case OpIsNull:
 		return p.Col + " IS NULL"
 	case OpIsNotNull:
 		return p.Col + " IS NOT NULL"
-	case OpIn:
+	case OpIn, OpNotIn:
 		vs := make([]string, len(p.Values))
 		for i := range p.Values {
 			vs[i] = p.Values[i].String()
+		}
+		if p.Op == OpNotIn {
+			return p.Col + " NOT IN (" + strings.Join(vs, ", ") + ")"
 		}
 		return p.Col + " IN (" + strings.Join(vs, ", ") + ")"
 	case OpRange:
@@ -115,6 +158,12 @@ func (p Predicate) String() string {
 		return p.Col + " IS ANY"
 	case OpContains:
 		return fmt.Sprintf("%s CONTAINS %s", p.Col, p.Value)
+	case OpStartsWith:
+		return fmt.Sprintf("%s STARTS WITH %s", p.Col, p.Value)
+	case OpEndsWith:
+		return fmt.Sprintf("%s ENDS WITH %s", p.Col, p.Value)
+	case OpRegex:
+		return fmt.Sprintf("%s MATCHES %s", p.Col, p.Value)
 	}
 	sym := map[string]string{OpEq: "=", OpNeq: "!=", OpLt: "<", OpLte: "<=", OpGt: ">", OpGte: ">="}[p.Op]
 	return fmt.Sprintf("%s %s %s", p.Col, sym, p.Value)

@@ -1,7 +1,72 @@
 // Package planner validates a query Spec against a dataset schema and builds
-// a logical plan: a tree of pure-data Nodes (Scan, Filter, Project,
-// Aggregate, Distinct, Sort, Limit) with a stable printable form. It also
-// optimizes plans (projection and filter pushdown, limit pushdown) and
+// a logical plan: a tree of pure-data Nodes (Scan, Filter, Compute, Project,
+// Aggregate, Deduplicate, Distinct, Sort, Limit) with a stable printable
+// form. It also optimizes plans with small, separate rules (constant
+// folding, filter pushdown, limit pushdown, projection pushdown) and
 // estimates result rows and bytes. It performs no I/O; the engine package
-// turns plans into Arrow record-batch pipelines.
+// turns plans into Arrow record-batch pipelines. docs/QUERY.md is the user
+// reference of the spec; this comment summarizes the semantics the planner
+// decides.
+//
+// # Knobs (Spec)
+//
+//   - columns: output columns in order; an entry that is not a column name
+//     may be an arithmetic expression (see ParseExpr), named by a trailing
+//     "AS name" or by its normalized text. A known column name always wins.
+//   - filters: ANDed predicates; an element {"any": [...]} is an OR group of
+//     predicates (one level of nesting).
+//   - group_by / aggs: hash aggregation; aggs[].col may be an expression.
+//   - distinct: distinct rows of the projection; output order unspecified
+//     unless order_by (order_by may only use selected columns).
+//   - deduplicate: drops rows whose selected columns equal an earlier row's
+//     (input order), keeping the first; the result keeps input order, and
+//     order_by may still use columns that are not selected (the kept row's
+//     values are the first occurrence's). With distinct it is redundant.
+//   - null_policy: "keep" (default) or "drop": drop rows with a null in any
+//     selected column (computed columns included; NaN is not null). In
+//     aggregate queries it drops input rows with a null in any group_by
+//     column or aggregate input before aggregating (count(*) then counts
+//     only complete rows).
+//   - order_by: multi-key, stable (ties keep input order), nulls last in both
+//     directions, NaN after every number. Keys may name output columns,
+//     aggregate outputs, named expressions, expressions (computed for the
+//     sort), and in plain queries any input column.
+//   - limit / offset: applied last.
+//   - top_n: aggregate queries only. Keeps the N best groups ranked by
+//     order_by (all keys: ties on the first key are broken by the next keys,
+//     then by first-seen order), or, without order_by, by the first
+//     aggregate descending. offset/limit then apply within those N groups;
+//     Build folds the three into one Limit.
+//
+// # Aggregate output names and types
+//
+// fn_col by default (count_all for count(*); quantile_<q>_col for quantile,
+// e.g. quantile_0.9_price; for an expression input, fn_<normalized text>),
+// overridable with as. count and count_distinct are int64; sum is int64 for
+// integer inputs and float64 otherwise; avg, median, quantile and stddev
+// are float64; min, max, first and last keep the input type (decoded for
+// dictionary-encoded strings).
+//
+// # Expressions
+//
+// See ParseExpr for the grammar and Expr for typing. Integer overflow is a
+// run-time invalid_argument error; division by zero yields null (AddInt,
+// DivFloat, ... define the scalar semantics that constant folding and the
+// engine share). FoldExpr never folds a subexpression that overflows.
+//
+// # Dictionary-encoded strings
+//
+// A dictionary<integer, utf8 | large_utf8> column is a string column
+// everywhere (IsDictString): filters, keys, sorts, aggregates and
+// expressions' type checks treat it as string; get_schema shows "string".
+// Pass-through operators keep the encoding; Aggregate outputs (keys and
+// results) are decoded (Decoded).
+//
+// # Errors
+//
+// Validation errors are *qerr.Error values with codes invalid_column,
+// invalid_filter, invalid_aggregate and invalid_argument; each carries a
+// "field" diagnostic naming the offending spec field (e.g.
+// "filters[1].any[0].col", "aggs[2].q") and, for unknown names, up to three
+// "suggestions".
 package planner

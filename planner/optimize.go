@@ -11,7 +11,9 @@ import (
 // FilterPushdowner is implemented by sources that can evaluate some
 // predicates themselves while reading (e.g. skipping row groups or chunks).
 // HandlesFilter reports whether the source fully applies p; the optimizer
-// moves only those predicates into the Scan.
+// moves only those predicates into the Scan. p may use any Op* constant
+// (including OpAny groups and CaseInsensitive string ops): a source must
+// return false for whatever it does not fully understand.
 type FilterPushdowner interface {
 	HandlesFilter(p Predicate) bool
 }
@@ -34,6 +36,7 @@ type Rule struct {
 
 // Rules is the optimizer pipeline, in order.
 var Rules = []Rule{
+	{Name: "fold_constants", Apply: FoldConstants},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
 	{Name: "push_projection", Apply: PushProjection},
@@ -84,22 +87,42 @@ func PushFilters(n Node, opts OptimizeOptions) (Node, error) {
 	}), nil
 }
 
-// PushLimit moves a Limit below a Project (row count is unaffected by
-// projection), so a Limit lands directly on a Sort (top-k in the engine) or
-// on the scan pipeline (early exit).
+// PushLimit moves a Limit below the Project and Compute nodes under it
+// (they neither add, drop nor reorder rows), so a Limit lands directly on a
+// Sort (top-k in the engine) or on the scan pipeline (early exit), and
+// expressions are computed only for the rows returned.
 func PushLimit(n Node, _ OptimizeOptions) (Node, error) {
 	return rewrite(n, func(n Node) Node {
 		l, ok := n.(*Limit)
 		if !ok {
 			return n
 		}
-		p, ok := l.Input.(*Project)
-		if !ok {
-			return n
+		var root, parent Node = l, nil
+		setInput := func(p, c Node) {
+			switch x := p.(type) {
+			case *Project:
+				x.Input = c
+			case *Compute:
+				x.Input = c
+			}
 		}
-		l.Input = p.Input
-		p.Input = l
-		return p
+		for {
+			var moved Node
+			switch x := l.Input.(type) {
+			case *Project:
+				l.Input, x.Input, moved = x.Input, l, x
+			case *Compute:
+				l.Input, x.Input, moved = x.Input, l, x
+			default:
+				return root
+			}
+			if parent == nil {
+				root = moved
+			} else {
+				setInput(parent, moved)
+			}
+			parent = moved
+		}
 	}), nil
 }
 
@@ -116,6 +139,11 @@ func PushProjection(n Node, _ OptimizeOptions) (Node, error) {
 				}
 			}
 		}
+		addPreds := func(ps []Predicate) {
+			for _, p := range ps {
+				add(predColumns(p)...)
+			}
+		}
 		switch x := n.(type) {
 		case *Scan:
 			if all {
@@ -123,9 +151,7 @@ func PushProjection(n Node, _ OptimizeOptions) (Node, error) {
 			}
 			var cols []string
 			var fields []arrow.Field
-			for _, p := range x.Filters {
-				add(p.Col)
-			}
+			addPreds(x.Filters)
 			for _, f := range x.Out.Fields() {
 				if slices.Contains(need, f.Name) {
 					cols = append(cols, f.Name)
@@ -143,11 +169,25 @@ func PushProjection(n Node, _ OptimizeOptions) (Node, error) {
 			x.Out = arrow.NewSchema(fields, nil)
 		case *Filter:
 			if !all {
-				for _, p := range x.Preds {
-					add(p.Col)
-				}
+				addPreds(x.Preds)
 			}
 			walk(x.Input, need, all)
+		case *Compute:
+			if all {
+				walk(x.Input, nil, true)
+				return
+			}
+			var below []string
+			for _, c := range need {
+				if !slices.ContainsFunc(x.Exprs, func(e NamedExpr) bool { return e.Name == c }) {
+					below = append(below, c)
+				}
+			}
+			need = below
+			for _, e := range x.Exprs {
+				add(ExprColumns(e.Expr)...)
+			}
+			walk(x.Input, need, false)
 		case *Project:
 			walk(x.Input, slices.Clone(x.Columns), false)
 		case *Aggregate:
@@ -164,6 +204,15 @@ func PushProjection(n Node, _ OptimizeOptions) (Node, error) {
 			}
 			walk(x.Input, need, all)
 		case *Distinct:
+			walk(x.Input, nil, true) // every input column takes part in the comparison
+		case *Deduplicate:
+			if len(x.Columns) == 0 {
+				walk(x.Input, nil, true)
+				return
+			}
+			if !all {
+				add(x.Columns...)
+			}
 			walk(x.Input, need, all)
 		case *Limit:
 			walk(x.Input, need, all)
@@ -190,8 +239,13 @@ func Resolve(n Node) error {
 		return is[0], nil
 	}
 	var err error
-	resolvePreds := func(s *arrow.Schema, ps []Predicate) {
+	var resolvePreds func(s *arrow.Schema, ps []Predicate)
+	resolvePreds = func(s *arrow.Schema, ps []Predicate) {
 		for i := range ps {
+			if ps[i].Op == OpAny {
+				resolvePreds(s, ps[i].Any)
+				continue
+			}
 			if err == nil {
 				ps[i].Index, err = idx(s, ps[i].Col)
 			}
@@ -228,8 +282,49 @@ func Resolve(n Node) error {
 				x.Keys[i].Index, err = idx(s, x.Keys[i].Col)
 			}
 		}
+	case *Deduplicate:
+		s := x.Input.Schema()
+		x.Indices = slices.Grow(x.Indices[:0], len(x.Columns))[:len(x.Columns)]
+		for i, c := range x.Columns {
+			if err == nil {
+				x.Indices[i], err = idx(s, c)
+			}
+		}
+	case *Compute:
+		s := x.Input.Schema()
+		for _, e := range x.Exprs {
+			WalkExpr(e.Expr, func(e Expr) {
+				if c, ok := e.(*ColRef); ok && err == nil {
+					c.Index, err = idx(s, c.Name)
+				}
+			})
+		}
 	}
 	return err
+}
+
+// predColumns lists the columns a predicate reads (the members' for an OR group).
+func predColumns(p Predicate) []string {
+	if p.Op != OpAny {
+		return []string{p.Col}
+	}
+	var out []string
+	for _, m := range p.Any {
+		out = append(out, predColumns(m)...)
+	}
+	return out
+}
+
+// clonePreds deep-copies predicates (OR group members included).
+func clonePreds(ps []Predicate) []Predicate {
+	if ps == nil {
+		return nil
+	}
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Any = clonePreds(out[i].Any)
+	}
+	return out
 }
 
 // Clone deep-copies a plan so rewrites never alias the caller's nodes.
@@ -238,10 +333,18 @@ func Clone(n Node) Node {
 	case *Scan:
 		c := *x
 		c.Columns = slices.Clone(x.Columns)
-		c.Filters = slices.Clone(x.Filters)
+		c.Filters = clonePreds(x.Filters)
 		return &c
 	case *Filter:
-		return &Filter{Input: Clone(x.Input), Preds: slices.Clone(x.Preds)}
+		return &Filter{Input: Clone(x.Input), Preds: clonePreds(x.Preds)}
+	case *Compute:
+		c := &Compute{Input: Clone(x.Input), Exprs: make([]NamedExpr, len(x.Exprs))}
+		for i, e := range x.Exprs {
+			c.Exprs[i] = NamedExpr{Name: e.Name, Expr: CloneExpr(e.Expr)}
+		}
+		return c
+	case *Deduplicate:
+		return &Deduplicate{Input: Clone(x.Input), Columns: slices.Clone(x.Columns), Indices: slices.Clone(x.Indices)}
 	case *Project:
 		return &Project{Input: Clone(x.Input), Columns: slices.Clone(x.Columns), Indices: slices.Clone(x.Indices), Out: x.Out}
 	case *Aggregate:
@@ -268,6 +371,10 @@ func rewrite(n Node, f func(Node) Node) Node {
 	case *Aggregate:
 		x.Input = rewrite(x.Input, f)
 	case *Distinct:
+		x.Input = rewrite(x.Input, f)
+	case *Deduplicate:
+		x.Input = rewrite(x.Input, f)
+	case *Compute:
 		x.Input = rewrite(x.Input, f)
 	case *Sort:
 		x.Input = rewrite(x.Input, f)

@@ -23,19 +23,26 @@ type Literal struct {
 	Value any
 }
 
-// Predicate is a validated, typed filter on one input column.
+// Predicate is a validated, typed filter on one input column, or (Op ==
+// OpAny) an OR group of such predicates.
 type Predicate struct {
-	// Col is the column name; Index its position in the input schema of the node holding it.
+	// Col is the column name; Index its position in the input schema of the
+	// node holding it. Empty and -1 for an OR group.
 	Col   string
 	Index int
 	// Op is one of the Op* constants.
 	Op string
-	// Value: eq/neq/lt/lte/gt/gte/contains. Nil for is_null/is_not_null.
+	// Value: eq/neq/lt/lte/gt/gte/contains/starts_with/ends_with, and the
+	// pattern (a string literal) for regex. Nil for is_null/is_not_null.
 	Value *Literal
-	// Values: in.
+	// Values: in and not_in.
 	Values []Literal
 	// Min/Max: range (either may be nil; bounds inclusive).
 	Min, Max *Literal
+	// CaseInsensitive: string ops compare with Unicode simple case folding.
+	CaseInsensitive bool
+	// Any holds the members of an OR group (Op == OpAny); never nested further.
+	Any []Predicate
 }
 
 // Scan reads a dataset. Columns is the projection pushed into the source
@@ -71,13 +78,17 @@ type Project struct {
 type AggExpr struct {
 	// Fn is one of the Agg* constants.
 	Fn string
+	// Q is the quantile of AggQuantile, in [0, 1].
+	Q float64
 	// Col is the input column name, "*" for count(*); Index its input position (-1 for *).
 	Col   string
 	Index int
 	// Name is the output column name.
 	Name string
-	// Type is the output type: count -> int64; sum -> int64 for integer input,
-	// float64 otherwise; avg -> float64; min/max -> the input type.
+	// Type is the output type: count, count_distinct -> int64; sum -> int64
+	// for integer input, float64 otherwise; avg, median, quantile, stddev ->
+	// float64; min, max, first, last -> the input type (a dictionary-encoded
+	// string input gives a plain string).
 	Type arrow.DataType
 }
 
@@ -95,6 +106,29 @@ type Aggregate struct {
 // Distinct keeps the first occurrence of each distinct row (all columns).
 type Distinct struct {
 	Input Node
+}
+
+// Deduplicate keeps the first occurrence (input order) of each distinct
+// tuple of the key Columns (Indices into the input schema) and passes every
+// column of the kept rows through. No Columns means all columns.
+type Deduplicate struct {
+	Input   Node
+	Columns []string
+	Indices []int
+}
+
+// NamedExpr is one computed column: Expr evaluated per row, named Name.
+type NamedExpr struct {
+	Name string
+	Expr Expr
+}
+
+// Compute appends one column per expression to its input's columns (the
+// input columns pass through unchanged). Expression column references
+// index into the input schema.
+type Compute struct {
+	Input Node
+	Exprs []NamedExpr
 }
 
 // SortKey is one resolved sort key. Nulls always sort last; ties keep input order (stable).
@@ -117,18 +151,64 @@ type Limit struct {
 	Count  int64
 }
 
-func (s *Scan) Schema() *arrow.Schema      { return s.Out }
-func (f *Filter) Schema() *arrow.Schema    { return f.Input.Schema() }
-func (p *Project) Schema() *arrow.Schema   { return p.Out }
-func (a *Aggregate) Schema() *arrow.Schema { return a.Out }
-func (d *Distinct) Schema() *arrow.Schema  { return d.Input.Schema() }
-func (s *Sort) Schema() *arrow.Schema      { return s.Input.Schema() }
-func (l *Limit) Schema() *arrow.Schema     { return l.Input.Schema() }
+// Schema implements Node.
+func (s *Scan) Schema() *arrow.Schema { return s.Out }
 
-func (s *Scan) Children() []Node      { return nil }
-func (f *Filter) Children() []Node    { return []Node{f.Input} }
-func (p *Project) Children() []Node   { return []Node{p.Input} }
+// Schema implements Node.
+func (f *Filter) Schema() *arrow.Schema { return f.Input.Schema() }
+
+// Schema implements Node.
+func (p *Project) Schema() *arrow.Schema { return p.Out }
+
+// Schema implements Node.
+func (a *Aggregate) Schema() *arrow.Schema { return a.Out }
+
+// Schema implements Node.
+func (d *Distinct) Schema() *arrow.Schema { return d.Input.Schema() }
+
+// Schema implements Node.
+func (d *Deduplicate) Schema() *arrow.Schema { return d.Input.Schema() }
+
+// Schema implements Node: the input fields followed by one nullable field per expression.
+func (c *Compute) Schema() *arrow.Schema {
+	in := c.Input.Schema()
+	fields := make([]arrow.Field, 0, in.NumFields()+len(c.Exprs))
+	fields = append(fields, in.Fields()...)
+	for _, e := range c.Exprs {
+		fields = append(fields, arrow.Field{Name: e.Name, Type: e.Expr.Type(), Nullable: true})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Schema implements Node.
+func (s *Sort) Schema() *arrow.Schema { return s.Input.Schema() }
+
+// Schema implements Node.
+func (l *Limit) Schema() *arrow.Schema { return l.Input.Schema() }
+
+// Children implements Node.
+func (s *Scan) Children() []Node { return nil }
+
+// Children implements Node.
+func (f *Filter) Children() []Node { return []Node{f.Input} }
+
+// Children implements Node.
+func (p *Project) Children() []Node { return []Node{p.Input} }
+
+// Children implements Node.
 func (a *Aggregate) Children() []Node { return []Node{a.Input} }
-func (d *Distinct) Children() []Node  { return []Node{d.Input} }
-func (s *Sort) Children() []Node      { return []Node{s.Input} }
-func (l *Limit) Children() []Node     { return []Node{l.Input} }
+
+// Children implements Node.
+func (d *Distinct) Children() []Node { return []Node{d.Input} }
+
+// Children implements Node.
+func (d *Deduplicate) Children() []Node { return []Node{d.Input} }
+
+// Children implements Node.
+func (c *Compute) Children() []Node { return []Node{c.Input} }
+
+// Children implements Node.
+func (s *Sort) Children() []Node { return []Node{s.Input} }
+
+// Children implements Node.
+func (l *Limit) Children() []Node { return []Node{l.Input} }

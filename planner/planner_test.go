@@ -77,6 +77,35 @@ func TestBuildErrors(t *testing.T) {
 		{"order by non-output after agg", `{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"order_by":[{"col":"qty"}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
 		{"unsupported column filter", `{"filters":[{"col":"blob","op":"is_null"}]}`, qerr.CodeUnsupportedType, qerr.ErrUnsupported},
 		{"unsupported column select", `{"columns":["blob"]}`, qerr.CodeUnsupportedType, qerr.ErrUnsupported},
+		{"not_in empty", `{"filters":[{"col":"qty","op":"not_in","value":[]}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"starts_with on int", `{"filters":[{"col":"qty","op":"starts_with","value":"1"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"regex syntax", `{"filters":[{"col":"region","op":"regex","value":"[a-"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"regex no value", `{"filters":[{"col":"region","op":"regex"}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"case_insensitive on range", `{"filters":[{"col":"region","op":"range","value":{"min":"a"},"case_insensitive":true}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"case_insensitive on number", `{"filters":[{"col":"price","op":"eq","value":1,"case_insensitive":true}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"any empty", `{"filters":[{"any":[]}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"any plus op", `{"filters":[{"op":"eq","any":[{"col":"qty","op":"eq","value":1}]}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"any member unknown column", `{"filters":[{"any":[{"col":"qtty","op":"eq","value":1}]}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"filter without col", `{"filters":[{"op":"eq","value":1}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"filter without op", `{"filters":[{"col":"qty","value":1}]}`, qerr.CodeInvalidFilter, qerr.ErrInvalidArgument},
+		{"quantile without q", `{"aggs":[{"col":"price","fn":"quantile"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"quantile q > 1", `{"aggs":[{"col":"price","fn":"quantile","q":1.01}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"q on sum", `{"aggs":[{"col":"price","fn":"sum","q":0.5}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"median on string", `{"aggs":[{"col":"region","fn":"median"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"stddev on bool", `{"aggs":[{"col":"paid","fn":"stddev"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"agg expression on string", `{"aggs":[{"col":"region * 2","fn":"sum"}]}`, qerr.CodeInvalidAggregate, qerr.ErrInvalidArgument},
+		{"agg expression unknown column", `{"aggs":[{"col":"qty * prise","fn":"sum"}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"expression parse error", `{"columns":["qty * (price"]}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"expression on date", `{"columns":["day + 1"]}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"expression on unsupported column", `{"columns":["\"blob\" AS b"]}`, qerr.CodeUnsupportedType, qerr.ErrUnsupported},
+		{"expression alias taken", `{"columns":["qty * 2 AS price"]}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"expression twice", `{"columns":["qty * 2", "qty*2"]}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"null_policy unknown", `{"null_policy":"ignore"}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"top_n without aggregate", `{"top_n":3}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"top_n negative", `{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"top_n":-2}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"top_n no ranking", `{"group_by":["region"],"top_n":2}`, qerr.CodeInvalidArgument, qerr.ErrInvalidArgument},
+		{"distinct with hidden sort key", `{"columns":["region"],"distinct":true,"order_by":[{"col":"qty"}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
+		{"order by unknown expression column", `{"columns":["region"],"order_by":[{"col":"qty * prise"}]}`, qerr.CodeInvalidColumn, qerr.ErrInvalidArgument},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,7 +122,85 @@ func TestBuildErrors(t *testing.T) {
 			if qerr.As(err).Hint == "" {
 				t.Errorf("no hint in %v", err)
 			}
+			if f, _ := qerr.As(err).Diagnostics["field"].(string); f == "" && c.cat == qerr.ErrInvalidArgument {
+				t.Errorf("no field diagnostic in %v", err)
+			}
 		})
+	}
+}
+
+// Errors name the offending field precisely (OR group members included)
+// and suggest the closest names.
+func TestErrorFieldsAndSuggestions(t *testing.T) {
+	cases := []struct {
+		spec, field string
+		sugg        []string
+	}{
+		{`{"filters":[{"col":"qty","op":"gt","value":1},{"any":[{"col":"qty","op":"eq","value":1},{"col":"regon","op":"eq","value":"x"}]}]}`, "filters[1].any[1].col", []string{"region"}},
+		{`{"filters":[{"col":"region","op":"startswith","value":"a"}]}`, "filters[0].op", []string{"starts_with"}},
+		{`{"filters":[{"col":"region","op":"not-in","value":["a"]}]}`, "filters[0].op", []string{"not_in"}},
+		{`{"aggs":[{"col":"price","fn":"medain"}]}`, "aggs[0].fn", []string{"median"}},
+		{`{"aggs":[{"col":"price","fn":"count_distinc"}]}`, "aggs[0].fn", []string{"count_distinct"}},
+		{`{"columns":["region", "qty * prce"]}`, "columns[1]", []string{"price"}},
+		{`{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"order_by":[{"col":"count_al"}]}`, "order_by[0].col", []string{"count_all"}},
+		{`{"columns":["region"],"order_by":[{"col":"prise"}]}`, "order_by[0].col", []string{"price"}},
+		{`{"aggs":[{"col":"price","fn":"quantile","q":2}]}`, "aggs[0].q", nil},
+	}
+	for _, c := range cases {
+		_, err := planner.Build(spec(t, c.spec), testInput())
+		if err == nil {
+			t.Fatalf("%s: no error", c.spec)
+		}
+		e := qerr.As(err)
+		if got := e.Diagnostics["field"]; got != c.field {
+			t.Errorf("%s: field %v, want %s (%v)", c.spec, got, c.field, err)
+		}
+		if c.sugg != nil {
+			got, _ := e.Diagnostics["suggestions"].([]string)
+			if len(got) == 0 || got[0] != c.sugg[0] {
+				t.Errorf("%s: suggestions %v, want %v first", c.spec, got, c.sugg[0])
+			}
+		}
+	}
+}
+
+// A regex pattern is capped at planner.MaxRegexLen characters.
+func TestRegexLengthCap(t *testing.T) {
+	long := strings.Repeat("a", planner.MaxRegexLen+1)
+	_, err := planner.Build(spec(t, `{"filters":[{"col":"region","op":"regex","value":"`+long+`"}]}`), testInput())
+	if qerr.Code(err) != qerr.CodeInvalidFilter {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := planner.Build(spec(t, `{"filters":[{"col":"region","op":"regex","value":"`+long[1:]+`"}]}`), testInput()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Dictionary-encoded string columns are string columns to the planner:
+// string ops accept them and aggregate outputs are decoded.
+func TestDictionaryColumns(t *testing.T) {
+	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	in := planner.Input{Dataset: "d", Schema: arrow.NewSchema([]arrow.Field{
+		{Name: "city", Type: dict, Nullable: true}, {Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)}
+	n, err := planner.Build(spec(t, `{"filters":[{"col":"city","op":"contains","value":"ev","case_insensitive":true}],"group_by":["city"],"aggs":[{"col":"city","fn":"max"},{"col":"city","fn":"count_distinct"}]}`), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := n.Schema()
+	for _, i := range []int{0, 1} {
+		if out.Field(i).Type.ID() != arrow.STRING {
+			t.Errorf("output %s is %s, want decoded utf8", out.Field(i).Name, out.Field(i).Type)
+		}
+	}
+	if planner.TypeName(dict) != "string" {
+		t.Errorf("TypeName = %s", planner.TypeName(dict))
+	}
+	p, err := planner.Build(spec(t, `{"columns":["city"],"order_by":[{"col":"city"}]}`), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !arrow.TypeEqual(p.Schema().Field(0).Type, dict) {
+		t.Errorf("projection changed the type to %s", p.Schema().Field(0).Type)
 	}
 }
 
@@ -207,14 +314,32 @@ func checkIndices(t *testing.T, n planner.Node) {
 			t.Errorf("%s: index %d does not point at %q in %s", n.Describe(), i, name, s)
 		}
 	}
+	var preds func(s *arrow.Schema, ps []planner.Predicate)
+	preds = func(s *arrow.Schema, ps []planner.Predicate) {
+		for _, p := range ps {
+			if p.Op == planner.OpAny {
+				preds(s, p.Any)
+				continue
+			}
+			at(s, p.Index, p.Col)
+		}
+	}
 	switch x := n.(type) {
 	case *planner.Scan:
-		for _, p := range x.Filters {
-			at(x.Out, p.Index, p.Col)
-		}
+		preds(x.Out, x.Filters)
 	case *planner.Filter:
-		for _, p := range x.Preds {
-			at(x.Input.Schema(), p.Index, p.Col)
+		preds(x.Input.Schema(), x.Preds)
+	case *planner.Deduplicate:
+		for i, c := range x.Columns {
+			at(x.Input.Schema(), x.Indices[i], c)
+		}
+	case *planner.Compute:
+		for _, e := range x.Exprs {
+			planner.WalkExpr(e.Expr, func(e planner.Expr) {
+				if c, ok := e.(*planner.ColRef); ok {
+					at(x.Input.Schema(), c.Index, c.Name)
+				}
+			})
 		}
 	case *planner.Project:
 		for i, c := range x.Columns {

@@ -4,51 +4,91 @@ import "encoding/json"
 
 // Spec is the query spec shared by estimate_query, query_data and aggregate.
 // It is bound straight from the tool arguments; Build validates it against a
-// dataset schema. Zero values mean "not set".
+// dataset schema. Zero values mean "not set". docs/QUERY.md is the full
+// reference.
 type Spec struct {
 	// Columns to return, in order. Empty means all columns (or, with GroupBy/Aggs,
-	// the group keys followed by the aggregates).
-	Columns []string `json:"columns,omitempty" jsonschema:"Columns to return, in order. Omit for all columns."`
-	// Filters are ANDed.
-	Filters []FilterSpec `json:"filters,omitempty" jsonschema:"Row filters, all of which must hold (AND)."`
+	// the group keys followed by the aggregates). An entry that is not a column
+	// name may be an arithmetic expression ("qty * price", "(a - b) / b",
+	// `"unit price" * 2`), optionally named with a trailing "AS name"
+	// ("qty * price AS revenue"); see ParseExpr. A known column name always wins.
+	Columns []string `json:"columns,omitempty" jsonschema:"Columns to return, in order. Omit for all columns. An entry may also be an arithmetic expression of numeric columns and numbers (+ - * / parentheses, abs(), round(x[, digits])), optionally named: \"qty * price AS revenue\". Double-quote column names that are not identifiers."`
+	// Filters are ANDed. An element with Any is an OR group.
+	Filters []FilterSpec `json:"filters,omitempty" jsonschema:"Row filters, all of which must hold (AND). An element {\"any\": [filters...]} holds when at least one of its filters holds (OR)."`
 	// GroupBy columns; with Aggs, one output row per distinct key.
 	GroupBy []string `json:"group_by,omitempty" jsonschema:"Columns to group by; combine with aggs."`
 	// Aggs computed per group (or over the whole result when GroupBy is empty).
 	Aggs []AggSpec `json:"aggs,omitempty" jsonschema:"Aggregates to compute per group, or over all rows when group_by is empty."`
 	// Distinct returns the distinct rows of the projection.
-	Distinct bool `json:"distinct,omitempty" jsonschema:"Return only distinct rows of the selected columns."`
-	// OrderBy keys, applied after aggregation; nulls sort last.
-	OrderBy []OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys applied to the final result (nulls last). May name aggregate outputs."`
+	Distinct bool `json:"distinct,omitempty" jsonschema:"Return only distinct rows of the selected columns (order unspecified unless order_by)."`
+	// Deduplicate drops every row whose selected columns equal those of an
+	// earlier row (input order), keeping the first; the result keeps input
+	// order and order_by may still name columns that are not selected.
+	Deduplicate bool `json:"deduplicate,omitempty" jsonschema:"Drop rows whose selected columns duplicate an earlier row, keeping the first occurrence and the original row order."`
+	// NullPolicy is NullKeep (default) or NullDrop.
+	NullPolicy string `json:"null_policy,omitempty" jsonschema:"enum=keep,enum=drop" jsonschema_description:"keep (default) or drop: drop rows with a null in any selected column (with group_by/aggs: in any group_by column or aggregate input, before aggregating)."`
+	// OrderBy keys, applied after aggregation; nulls sort last; ties keep input order.
+	OrderBy []OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys applied to the final result (nulls last, ties keep input order). May name aggregate outputs and named expressions."`
 	// Limit on the final result; nil means no limit.
 	Limit *int64 `json:"limit,omitempty" jsonschema:"Maximum number of result rows (after offset)."`
 	// Offset skips rows of the final result; nil means 0.
 	Offset *int64 `json:"offset,omitempty" jsonschema:"Number of result rows to skip first."`
+	// TopN keeps, in an aggregate query, the N best groups ranked by OrderBy
+	// (or, without OrderBy, by the first aggregate descending); Offset and
+	// Limit then apply within them.
+	TopN *int64 `json:"top_n,omitempty" jsonschema:"Aggregate queries only: keep the top N groups ranked by order_by (without order_by: by the first aggregate, descending). offset/limit apply within them."`
 }
 
-// FilterSpec is one predicate {col, op, value}.
+// FilterSpec is one element of Spec.Filters: either a predicate {col, op,
+// value?, case_insensitive?} or an OR group {any: [...]} (then col, op and
+// value must be omitted). OR groups nest one level: their members are plain
+// predicates (FilterCond).
 type FilterSpec struct {
+	// Col is the column name (required unless Any is given).
+	Col string `json:"col,omitempty" jsonschema:"Column name (required unless any is given)."`
+	// Op is one of the Op* constants (required unless Any is given).
+	Op string `json:"op,omitempty" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null" jsonschema_description:"Operator (required unless any is given)."`
+	// Value is the operand: a scalar; a list for in/not_in; {min,max} for
+	// range; a pattern for regex; absent for is_null/is_not_null. Kept raw so
+	// Build can coerce it to the column type.
+	Value json.RawMessage `json:"value,omitempty" jsonschema:"Operand: a scalar, a list for in/not_in, {min,max} for range (inclusive), an RE2 pattern for regex, omitted for is_null/is_not_null."`
+	// CaseInsensitive makes string ops (eq, neq, in, not_in, contains,
+	// starts_with, ends_with, regex) compare with Unicode simple case folding.
+	CaseInsensitive bool `json:"case_insensitive,omitempty" jsonschema:"String ops only (eq, neq, in, not_in, contains, starts_with, ends_with, regex): ignore case (Unicode simple folding)."`
+	// Any makes this element an OR group of predicates.
+	Any []FilterCond `json:"any,omitempty" jsonschema:"OR group: the row passes when at least one of these filters holds. Omit col/op/value when given."`
+}
+
+// FilterCond is one member of an OR group: the same fields as FilterSpec
+// without further nesting.
+type FilterCond struct {
 	// Col is the column name.
 	Col string `json:"col" jsonschema:"Column name."`
 	// Op is one of the Op* constants.
-	Op string `json:"op" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=range,enum=contains,enum=is_null,enum=is_not_null"`
-	// Value is the operand: a scalar; a list for in; {min,max} for range;
-	// absent for is_null/is_not_null. Kept raw so Build can coerce it to the column type.
-	Value json.RawMessage `json:"value,omitempty" jsonschema:"Operand: a scalar, a list for in, {min,max} for range (inclusive), omitted for is_null/is_not_null."`
+	Op string `json:"op" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null"`
+	// Value is the operand, as in FilterSpec.
+	Value json.RawMessage `json:"value,omitempty" jsonschema:"Operand, as for filters."`
+	// CaseInsensitive is as in FilterSpec.
+	CaseInsensitive bool `json:"case_insensitive,omitempty" jsonschema:"String ops only: ignore case."`
 }
 
-// AggSpec is one aggregate {col, fn, as?}.
+// AggSpec is one aggregate {col, fn, q?, as?}.
 type AggSpec struct {
-	// Col is the input column; "*" only with count.
-	Col string `json:"col" jsonschema:"Input column, or * with count."`
+	// Col is the input column or an arithmetic expression; "*" only with count.
+	Col string `json:"col" jsonschema:"Input column (or arithmetic expression such as qty * price), or * with count."`
 	// Fn is one of the Agg* constants.
-	Fn string `json:"fn" jsonschema:"enum=count,enum=sum,enum=avg,enum=min,enum=max"`
-	// As names the output column; default fn_col (count_all for count(*)).
-	As string `json:"as,omitempty" jsonschema:"Output column name; default fn_col."`
+	Fn string `json:"fn" jsonschema:"enum=count,enum=count_distinct,enum=sum,enum=avg,enum=min,enum=max,enum=median,enum=stddev,enum=quantile,enum=first,enum=last"`
+	// Q is the quantile in [0, 1]; required with quantile, rejected otherwise.
+	Q *float64 `json:"q,omitempty" jsonschema:"quantile only: the quantile in [0, 1] (0.5 is the median)."`
+	// As names the output column; default fn_col (count_all for count(*),
+	// quantile_<q>_col for quantile).
+	As string `json:"as,omitempty" jsonschema:"Output column name; default fn_col (quantile: quantile_<q>_col)."`
 }
 
 // OrderSpec is one sort key.
 type OrderSpec struct {
-	// Col is an input column or an aggregate output name.
+	// Col is an output column, an aggregate output name, a named expression,
+	// or (without aggregation) any input column.
 	Col string `json:"col" jsonschema:"Column or aggregate output name."`
 	// Desc sorts descending.
 	Desc bool `json:"desc,omitempty" jsonschema:"Sort descending."`
@@ -56,24 +96,46 @@ type OrderSpec struct {
 
 // Filter operators.
 const (
-	OpEq        = "eq"
-	OpNeq       = "neq"
-	OpLt        = "lt"
-	OpLte       = "lte"
-	OpGt        = "gt"
-	OpGte       = "gte"
-	OpIn        = "in"
-	OpRange     = "range"
-	OpContains  = "contains"
-	OpIsNull    = "is_null"
-	OpIsNotNull = "is_not_null"
+	OpEq         = "eq"
+	OpNeq        = "neq"
+	OpLt         = "lt"
+	OpLte        = "lte"
+	OpGt         = "gt"
+	OpGte        = "gte"
+	OpIn         = "in"
+	OpNotIn      = "not_in"
+	OpRange      = "range"
+	OpContains   = "contains"
+	OpStartsWith = "starts_with"
+	OpEndsWith   = "ends_with"
+	OpRegex      = "regex"
+	OpIsNull     = "is_null"
+	OpIsNotNull  = "is_not_null"
+	// OpAny is the op of a Predicate that is an OR group (Predicate.Any).
+	// It never appears in a Spec.
+	OpAny = "any"
 )
+
+// MaxRegexLen is the longest accepted regex pattern, in bytes.
+const MaxRegexLen = 1000
 
 // Aggregate functions.
 const (
-	AggCount = "count"
-	AggSum   = "sum"
-	AggAvg   = "avg"
-	AggMin   = "min"
-	AggMax   = "max"
+	AggCount         = "count"
+	AggCountDistinct = "count_distinct"
+	AggSum           = "sum"
+	AggAvg           = "avg"
+	AggMin           = "min"
+	AggMax           = "max"
+	AggMedian        = "median"
+	AggStddev        = "stddev"
+	AggQuantile      = "quantile"
+	AggFirst         = "first"
+	AggLast          = "last"
+)
+
+// Null policies (Spec.NullPolicy).
+const (
+	NullKeep = "keep"
+	NullDrop = "drop"
 )

@@ -1,0 +1,527 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// Expression evaluation is vectorized: every node of an expression tree is
+// evaluated over the whole batch into a typed vector ([]int64 or
+// []float64 plus an optional []bool validity), with one tight loop per
+// operator and type. Null propagates; integer overflow is an error;
+// division by zero gives null (see planner's AddInt, DivFloat, ...).
+
+// vec is one evaluated expression over a batch of n rows.
+type vec struct {
+	isInt  bool
+	ints   []int64
+	floats []float64
+	valid  []bool // nil: no nulls
+}
+
+func (v vec) ok(i int) bool { return v.valid == nil || v.valid[i] }
+
+// vecPool recycles the vectors of one operator across batches.
+type vecPool struct {
+	ints   [][]int64
+	floats [][]float64
+	bools  [][]bool
+	ni     int
+	nf     int
+	nb     int
+	acct   *acct
+}
+
+func (p *vecPool) reset() { p.ni, p.nf, p.nb = 0, 0, 0 }
+
+func (p *vecPool) int64s(n int) []int64 {
+	if p.ni == len(p.ints) {
+		p.ints = append(p.ints, nil)
+	}
+	s := p.ints[p.ni]
+	if cap(s) < n {
+		p.acct.charge(int64(8 * (n - cap(s))))
+		s = make([]int64, n)
+		p.ints[p.ni] = s
+	}
+	p.ni++
+	return s[:n]
+}
+
+func (p *vecPool) float64s(n int) []float64 {
+	if p.nf == len(p.floats) {
+		p.floats = append(p.floats, nil)
+	}
+	s := p.floats[p.nf]
+	if cap(s) < n {
+		p.acct.charge(int64(8 * (n - cap(s))))
+		s = make([]float64, n)
+		p.floats[p.nf] = s
+	}
+	p.nf++
+	return s[:n]
+}
+
+func (p *vecPool) boolsN(n int) []bool {
+	if p.nb == len(p.bools) {
+		p.bools = append(p.bools, nil)
+	}
+	s := p.bools[p.nb]
+	if cap(s) < n {
+		p.acct.charge(int64(n - cap(s)))
+		s = make([]bool, n)
+		p.bools[p.nb] = s
+	}
+	p.nb++
+	return s[:n]
+}
+
+// evaluator evaluates bound expressions over batches.
+type evaluator struct {
+	pool vecPool
+	name string // the expression being evaluated, for errors
+}
+
+func overflowErr(name string) error {
+	return qerr.Invalid(qerr.CodeInvalidArgument, "integer overflow evaluating %q: the result does not fit a 64-bit integer", name).
+		WithHint("compute in float64 instead, e.g. multiply by 1.0 first (\"qty * 1.0 * price\"), or filter out the extreme rows")
+}
+
+// validOf returns an array's validity as []bool, or nil without nulls.
+func (ev *evaluator) validOf(arr arrow.Array) []bool {
+	if arr.NullN() == 0 {
+		return nil
+	}
+	v := validityOf(arr)
+	out := ev.pool.boolsN(arr.Len())
+	for i := range out {
+		out[i] = v.ok(i)
+	}
+	return out
+}
+
+// and combines two validities.
+func (ev *evaluator) and(a, b []bool) []bool {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := ev.pool.boolsN(len(a))
+	for i := range out {
+		out[i] = a[i] && b[i]
+	}
+	return out
+}
+
+func widenInts[T integer](vs []T, out []int64) {
+	for i, v := range vs {
+		out[i] = int64(v)
+	}
+}
+
+// load reads a numeric column as int64 or float64.
+func (ev *evaluator) load(arr arrow.Array, n int) (vec, error) {
+	v := vec{valid: ev.validOf(arr)}
+	id := arr.DataType().ID()
+	switch id {
+	case arrow.FLOAT64:
+		v.floats = values[float64](arr)
+		if v.floats == nil {
+			v.floats = ev.pool.float64s(n)
+		}
+		return v, nil
+	case arrow.FLOAT32:
+		v.floats = ev.pool.float64s(n)
+		for i, x := range values[float32](arr) {
+			v.floats[i] = float64(x)
+		}
+		return v, nil
+	case arrow.INT64:
+		v.isInt = true
+		v.ints = values[int64](arr)
+		if v.ints == nil {
+			v.ints = ev.pool.int64s(n)
+		}
+		return v, nil
+	}
+	v.isInt = true
+	v.ints = ev.pool.int64s(n)
+	switch id {
+	case arrow.INT8:
+		widenInts(values[int8](arr), v.ints)
+	case arrow.INT16:
+		widenInts(values[int16](arr), v.ints)
+	case arrow.INT32:
+		widenInts(values[int32](arr), v.ints)
+	case arrow.UINT8:
+		widenInts(values[uint8](arr), v.ints)
+	case arrow.UINT16:
+		widenInts(values[uint16](arr), v.ints)
+	case arrow.UINT32:
+		widenInts(values[uint32](arr), v.ints)
+	case arrow.UINT64:
+		for i, x := range values[uint64](arr) {
+			if x > math.MaxInt64 && v.ok(i) {
+				return v, overflowErr(ev.name)
+			}
+			v.ints[i] = int64(x)
+		}
+	default:
+		return v, qerr.Unsupported(qerr.CodeInvalidArgument, "expression %q: column of type %s is not numeric", ev.name, arr.DataType())
+	}
+	return v, nil
+}
+
+// toFloat returns v as float64.
+func (ev *evaluator) toFloat(v vec) vec {
+	if !v.isInt {
+		return v
+	}
+	out := ev.pool.float64s(len(v.ints))
+	for i, x := range v.ints {
+		out[i] = float64(x)
+	}
+	return vec{floats: out, valid: v.valid}
+}
+
+// eval evaluates e over a batch of n rows with columns cols.
+func (ev *evaluator) eval(e planner.Expr, cols []arrow.Array, n int) (vec, error) {
+	switch x := e.(type) {
+	case *planner.ColRef:
+		if x.Index < 0 || x.Index >= len(cols) {
+			return vec{}, qerr.Internal(nil, "expression %q: column %q index %d out of range", ev.name, x.Name, x.Index)
+		}
+		return ev.load(cols[x.Index], n)
+	case *planner.Const:
+		v := vec{isInt: x.Typ.ID() == arrow.INT64}
+		if x.Null {
+			v.valid = ev.pool.boolsN(n)
+			clear(v.valid)
+		}
+		if v.isInt {
+			v.ints = ev.pool.int64s(n)
+			for i := range v.ints {
+				v.ints[i] = x.Int
+			}
+		} else {
+			v.floats = ev.pool.float64s(n)
+			for i := range v.floats {
+				v.floats[i] = x.Float
+			}
+		}
+		return v, nil
+	case *planner.Neg:
+		a, err := ev.eval(x.X, cols, n)
+		if err != nil {
+			return a, err
+		}
+		if a.isInt {
+			out := ev.pool.int64s(n)
+			for i, v := range a.ints {
+				if v == math.MinInt64 && a.ok(i) {
+					return a, overflowErr(ev.name)
+				}
+				out[i] = -v
+			}
+			return vec{isInt: true, ints: out, valid: a.valid}, nil
+		}
+		out := ev.pool.float64s(n)
+		for i, v := range a.floats {
+			out[i] = -v
+		}
+		return vec{floats: out, valid: a.valid}, nil
+	case *planner.Binary:
+		l, err := ev.eval(x.L, cols, n)
+		if err != nil {
+			return l, err
+		}
+		r, err := ev.eval(x.R, cols, n)
+		if err != nil {
+			return r, err
+		}
+		valid := ev.and(l.valid, r.valid)
+		if l.isInt && r.isInt && x.Op != '/' {
+			return ev.intBinary(x.Op, l.ints, r.ints, valid)
+		}
+		return ev.floatBinary(x.Op, ev.toFloat(l).floats, ev.toFloat(r).floats, valid), nil
+	case *planner.Call:
+		return ev.call(x, cols, n)
+	}
+	return vec{}, qerr.Internal(nil, "expression %q: unknown node %T", ev.name, e)
+}
+
+func (ev *evaluator) intBinary(op byte, a, b []int64, valid []bool) (vec, error) {
+	out := ev.pool.int64s(len(a))
+	var f func(x, y int64) (int64, bool)
+	switch op {
+	case '+':
+		f = planner.AddInt
+	case '-':
+		f = planner.SubInt
+	default:
+		f = planner.MulInt
+	}
+	if valid == nil {
+		switch op { // hot loops without per-row validity checks
+		case '+':
+			for i := range out {
+				r, ok := planner.AddInt(a[i], b[i])
+				if !ok {
+					return vec{}, overflowErr(ev.name)
+				}
+				out[i] = r
+			}
+		case '-':
+			for i := range out {
+				r, ok := planner.SubInt(a[i], b[i])
+				if !ok {
+					return vec{}, overflowErr(ev.name)
+				}
+				out[i] = r
+			}
+		default:
+			for i := range out {
+				r, ok := planner.MulInt(a[i], b[i])
+				if !ok {
+					return vec{}, overflowErr(ev.name)
+				}
+				out[i] = r
+			}
+		}
+		return vec{isInt: true, ints: out}, nil
+	}
+	for i := range out {
+		if !valid[i] {
+			out[i] = 0
+			continue
+		}
+		r, ok := f(a[i], b[i])
+		if !ok {
+			return vec{}, overflowErr(ev.name)
+		}
+		out[i] = r
+	}
+	return vec{isInt: true, ints: out, valid: valid}, nil
+}
+
+func (ev *evaluator) floatBinary(op byte, a, b []float64, valid []bool) vec {
+	out := ev.pool.float64s(len(a))
+	switch op {
+	case '+':
+		for i := range out {
+			out[i] = a[i] + b[i]
+		}
+	case '-':
+		for i := range out {
+			out[i] = a[i] - b[i]
+		}
+	case '*':
+		for i := range out {
+			out[i] = a[i] * b[i]
+		}
+	case '/':
+		var nv []bool
+		for i := range out {
+			if b[i] == 0 {
+				if nv == nil {
+					nv = ev.pool.boolsN(len(out))
+					if valid == nil {
+						for j := range nv {
+							nv[j] = true
+						}
+					} else {
+						copy(nv, valid)
+					}
+				}
+				nv[i] = false
+				out[i] = 0
+				continue
+			}
+			out[i] = a[i] / b[i]
+		}
+		if nv != nil {
+			valid = nv
+		}
+	}
+	return vec{floats: out, valid: valid}
+}
+
+func (ev *evaluator) call(c *planner.Call, cols []arrow.Array, n int) (vec, error) {
+	a, err := ev.eval(c.Args[0], cols, n)
+	if err != nil {
+		return a, err
+	}
+	digits := int64(0)
+	if len(c.Args) == 2 {
+		d, ok := c.Args[1].(*planner.Const)
+		if !ok || d.Null || d.Typ.ID() != arrow.INT64 {
+			return a, qerr.Internal(nil, "expression %q: round digits must be an integer constant", ev.name)
+		}
+		digits = d.Int
+	}
+	if a.isInt {
+		switch c.Fn {
+		case "floor", "ceil":
+			return a, nil
+		case "round":
+			if digits >= 0 {
+				return a, nil
+			}
+		}
+		out := ev.pool.int64s(n)
+		for i, v := range a.ints {
+			if !a.ok(i) {
+				out[i] = 0
+				continue
+			}
+			var ok bool
+			if c.Fn == "abs" {
+				out[i], ok = planner.AbsInt(v)
+			} else {
+				out[i], ok = planner.RoundInt(v, digits)
+			}
+			if !ok {
+				return a, overflowErr(ev.name)
+			}
+		}
+		return vec{isInt: true, ints: out, valid: a.valid}, nil
+	}
+	out := ev.pool.float64s(n)
+	switch c.Fn {
+	case "abs":
+		for i, v := range a.floats {
+			out[i] = math.Abs(v)
+		}
+	case "floor":
+		for i, v := range a.floats {
+			out[i] = math.Floor(v)
+		}
+	case "ceil":
+		for i, v := range a.floats {
+			out[i] = math.Ceil(v)
+		}
+	case "round":
+		for i, v := range a.floats {
+			out[i] = planner.RoundFloat(v, digits)
+		}
+	default:
+		return a, qerr.Invalid(qerr.CodeInvalidArgument, "expression %q: unknown function %q", ev.name, c.Fn)
+	}
+	return vec{floats: out, valid: a.valid}, nil
+}
+
+// computeOp appends one computed column per expression to every batch.
+type computeOp struct {
+	ex    *exec
+	in    op
+	exprs []planner.NamedExpr
+	out   *arrow.Schema
+	ev    evaluator
+	acct  acct
+}
+
+func newComputeOp(ex *exec, n *planner.Compute) (*computeOp, error) {
+	in := n.Input.Schema()
+	c := &computeOp{ex: ex, exprs: n.Exprs, out: n.Schema(), acct: acct{b: ex.budget}}
+	c.ev.pool.acct = &c.acct
+	for _, e := range n.Exprs {
+		if e.Expr == nil {
+			return nil, qerr.Internal(nil, "compute %q: no expression", e.Name)
+		}
+		var err error
+		planner.WalkExpr(e.Expr, func(x planner.Expr) {
+			ref, ok := x.(*planner.ColRef)
+			if !ok || err != nil {
+				return
+			}
+			if ref.Index < 0 || ref.Index >= in.NumFields() || in.Field(ref.Index).Name != ref.Name {
+				err = qerr.Internal(nil, "compute %q: column %q is not at index %d of the input", e.Name, ref.Name, ref.Index)
+				return
+			}
+			if _, bare := e.Expr.(*planner.ColRef); bare {
+				return
+			}
+			if t := in.Field(ref.Index).Type; !arrow.IsInteger(t.ID()) && t.ID() != arrow.FLOAT32 && t.ID() != arrow.FLOAT64 {
+				err = qerr.Unsupported(qerr.CodeInvalidArgument, "expression %q: column %q of type %s is not numeric", e.Name, ref.Name, t).
+					WithHint("arithmetic works on integer and float columns")
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if t := e.Expr.Type(); t == nil {
+			return nil, qerr.Internal(nil, "compute %q: expression is not typed", e.Name)
+		}
+	}
+	return c, nil
+}
+
+func (c *computeOp) next() (arrow.RecordBatch, error) {
+	if err := c.ex.ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := c.in.next()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	defer b.Release()
+	out, err := c.apply(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.acct.check(); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computeOp) apply(b arrow.RecordBatch) (rec arrow.RecordBatch, err error) {
+	defer catchBudget(&err)
+	n := int(b.NumRows())
+	in := b.Columns()
+	cols := make([]arrow.Array, 0, len(in)+len(c.exprs))
+	cols = append(cols, in...)
+	var made []arrow.Array
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
+	for _, e := range c.exprs {
+		if ref, ok := e.Expr.(*planner.ColRef); ok { // a renamed column passes through
+			cols = append(cols, in[ref.Index])
+			continue
+		}
+		c.ev.pool.reset()
+		c.ev.name = e.Name
+		v, err := c.ev.eval(e.Expr, in, n)
+		if err != nil {
+			return nil, err
+		}
+		var arr arrow.Array
+		if v.isInt {
+			arr = buildFixed(c.ex.alloc, arrow.PrimitiveTypes.Int64, v.ints, v.valid)
+		} else {
+			arr = buildFixed(c.ex.alloc, arrow.PrimitiveTypes.Float64, v.floats, v.valid)
+		}
+		made = append(made, arr)
+		cols = append(cols, arr)
+	}
+	return array.NewRecordBatch(c.out, cols, int64(n)), nil
+}
+
+func (c *computeOp) close() {
+	if c.in != nil {
+		c.in.close()
+	}
+	c.ev.pool = vecPool{acct: &c.acct}
+	c.acct.release()
+}

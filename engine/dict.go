@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// Dictionary-encoded strings: a column of type dictionary<intN, utf8 or
+// large_utf8> is accepted wherever a string column is. Predicates are
+// evaluated once per dictionary entry and mapped through the codes; group
+// keys are hashed once per entry; sort keys, aggregates and copies read the
+// values through the codes. The scan folds nulls of the dictionary itself
+// into the index validity (normalizeDict), so everywhere else a row is null
+// exactly when its index is.
+
+// isDictStr reports a dictionary-encoded string type.
+func isDictStr(dt arrow.DataType) bool { return planner.IsDictString(dt) }
+
+// isStringLike reports plain and dictionary-encoded string types.
+func isStringLike(dt arrow.DataType) bool { return isStringType(dt.ID()) || isDictStr(dt) }
+
+// strSrc views the values of a string or large_string array by index.
+type strSrc struct {
+	offs32 []int32
+	offs64 []int64
+	data   []byte
+	n      int
+}
+
+func strSrcOf(arr arrow.Array) strSrc {
+	s := strSrc{n: arr.Len()}
+	if s.n == 0 {
+		return s
+	}
+	d := arr.Data()
+	if b := d.Buffers()[2]; b != nil {
+		s.data = b.Bytes()
+	}
+	if arr.DataType().ID() == arrow.LARGE_STRING || arr.DataType().ID() == arrow.LARGE_BINARY {
+		s.offs64 = arrow.GetOffsets[int64](d, 1)
+	} else {
+		s.offs32 = arrow.GetOffsets[int32](d, 1)
+	}
+	return s
+}
+
+// at returns value i (no bounds check beyond Go's).
+func (s strSrc) at(i int) string {
+	if s.offs64 != nil {
+		return unsafeString(s.data[s.offs64[i]:s.offs64[i+1]])
+	}
+	return unsafeString(s.data[s.offs32[i]:s.offs32[i+1]])
+}
+
+// dictCodes returns the indices of a dictionary array as int32, aliasing
+// Arrow memory for int32 indices and converting into buf otherwise. Null
+// slots hold arbitrary values.
+func dictCodes(arr arrow.Array, buf []int32) []int32 {
+	dt := arr.DataType().(*arrow.DictionaryType)
+	n := arr.Len()
+	if dt.IndexType.ID() == arrow.INT32 {
+		return values[int32](arr)
+	}
+	if cap(buf) < n {
+		buf = make([]int32, n)
+	}
+	buf = buf[:n]
+	switch dt.IndexType.ID() {
+	case arrow.INT8:
+		convCodes(values[int8](arr), buf)
+	case arrow.UINT8:
+		convCodes(values[uint8](arr), buf)
+	case arrow.INT16:
+		convCodes(values[int16](arr), buf)
+	case arrow.UINT16:
+		convCodes(values[uint16](arr), buf)
+	case arrow.UINT32:
+		convCodes(values[uint32](arr), buf)
+	case arrow.INT64:
+		convCodes(values[int64](arr), buf)
+	case arrow.UINT64:
+		convCodes(values[uint64](arr), buf)
+	}
+	return buf
+}
+
+func convCodes[T integer](vs []T, out []int32) {
+	for i, v := range vs {
+		if uint64(v) > math.MaxInt32 {
+			out[i] = -1 // never a valid code
+		} else {
+			out[i] = int32(v)
+		}
+	}
+}
+
+// dictValues returns the dictionary (values array) of a dictionary array.
+func dictValues(arr arrow.Array) arrow.Array { return arr.(*array.Dictionary).Dictionary() }
+
+// dictRowViews returns every row's string value ("" for nulls), aliasing
+// the dictionary's memory, reusing buf.
+func dictRowViews(arr arrow.Array, buf []string, cbuf *[]int32) []string {
+	n := arr.Len()
+	if cap(buf) < n {
+		buf = make([]string, n)
+	}
+	buf = buf[:n]
+	if n == 0 {
+		return buf
+	}
+	codes := dictCodes(arr, *cbuf)
+	if arr.DataType().(*arrow.DictionaryType).IndexType.ID() != arrow.INT32 {
+		*cbuf = codes
+	}
+	src := strSrcOf(dictValues(arr))
+	v := validityOf(arr)
+	for i, c := range codes {
+		if v.ok(i) && c >= 0 && int(c) < src.n {
+			buf[i] = src.at(int(c))
+		} else {
+			buf[i] = ""
+		}
+	}
+	return buf
+}
+
+// strViewsAny is strViews for plain strings and dictRowViews for
+// dictionary-encoded ones.
+func strViewsAny(arr arrow.Array, buf []string, cbuf *[]int32) []string {
+	if isDictStr(arr.DataType()) {
+		return dictRowViews(arr, buf, cbuf)
+	}
+	return strViews(arr, buf)
+}
+
+// normalizeDict folds nulls of a dictionary's values into the index
+// validity, so that a row is null exactly when its index is. It returns arr
+// (retained) when the dictionary has no nulls.
+func normalizeDict(mem memory.Allocator, arr arrow.Array) arrow.Array {
+	dict := dictValues(arr)
+	if dict.NullN() == 0 {
+		arr.Retain()
+		return arr
+	}
+	n := arr.Len()
+	codes := dictCodes(arr, nil)
+	v := validityOf(arr)
+	dv := validityOf(dict)
+	buf := memory.NewResizableBuffer(mem)
+	defer buf.Release()
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := buf.Bytes()
+	clear(bits)
+	nulls := 0
+	for i, c := range codes {
+		if v.ok(i) && c >= 0 && int(c) < dict.Len() && dv.ok(int(c)) {
+			bitutil.SetBit(bits, i)
+		} else {
+			nulls++
+		}
+	}
+	d := arr.Data()
+	if d.Offset() != 0 {
+		// The new bitmap starts at bit 0: copy the indices to offset 0 too.
+		return compactDict(mem, arr, bits, nulls)
+	}
+	nd := array.NewDataWithDictionary(arr.DataType(), n, []*memory.Buffer{buf, d.Buffers()[1]}, nulls, 0, dict.Data().(*array.Data))
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// compactDict copies a sliced dictionary array into a zero-offset one with
+// the given validity bits (bit i for row i).
+func compactDict(mem memory.Allocator, arr arrow.Array, bits []byte, nulls int) arrow.Array {
+	n := arr.Len()
+	dt := arr.DataType().(*arrow.DictionaryType)
+	w := fixedWidth(dt.IndexType)
+	vb := memory.NewResizableBuffer(mem)
+	defer vb.Release()
+	vb.Resize(len(bits))
+	copy(vb.Bytes(), bits)
+	ib := memory.NewResizableBuffer(mem)
+	defer ib.Release()
+	ib.Resize(n * w)
+	src := arr.Data().Buffers()[1].Bytes()[arr.Data().Offset()*w:]
+	copy(ib.Bytes(), src[:n*w])
+	nd := array.NewDataWithDictionary(dt, n, []*memory.Buffer{vb, ib}, nulls, 0, dictValues(arr).Data().(*array.Data))
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// decodeDict converts a dictionary-encoded string array into a plain array
+// of type to (string or large_string).
+func decodeDict(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (out arrow.Array, err error) {
+	defer catchBudget(&err)
+	var cb []int32
+	strs := dictRowViews(arr, nil, &cb)
+	valid := make([]bool, len(strs))
+	v := validityOf(arr)
+	for i := range valid {
+		valid[i] = v.ok(i)
+	}
+	return buildStrings(mem, to, strs, valid), nil
+}
+
+// encodeDict dictionary-encodes a plain string array as type to.
+func encodeDict(mem memory.Allocator, arr arrow.Array, to *arrow.DictionaryType) (out arrow.Array, err error) {
+	defer catchBudget(&err)
+	strs := strViews(arr, nil)
+	v := validityOf(arr)
+	index := map[string]int32{}
+	var uniq []string
+	codes := make([]int32, len(strs))
+	for i, s := range strs {
+		if !v.ok(i) {
+			continue
+		}
+		c, ok := index[s]
+		if !ok {
+			c = int32(len(uniq))
+			index[s] = c
+			uniq = append(uniq, s)
+		}
+		codes[i] = c
+	}
+	var vb *memory.Buffer
+	nulls := 0
+	if arr.NullN() > 0 {
+		valid := make([]bool, len(strs))
+		for i := range valid {
+			valid[i] = v.ok(i)
+		}
+		vb, nulls = buildValidity(mem, valid)
+		defer releaseBufs(vb)
+	}
+	return buildDict(mem, to, codes, vb, nulls, uniq)
+}
+
+// maxCode is the largest code the index type of dt can hold.
+func maxCode(dt *arrow.DictionaryType) int64 {
+	switch dt.IndexType.ID() {
+	case arrow.INT8:
+		return math.MaxInt8
+	case arrow.UINT8:
+		return math.MaxUint8
+	case arrow.INT16:
+		return math.MaxInt16
+	case arrow.UINT16:
+		return math.MaxUint16
+	}
+	return math.MaxInt32
+}
+
+// buildDict builds a dictionary array of type dt from int32 codes, a
+// validity bitmap (may be nil) and the dictionary values. It panics with
+// exhausted over the budget (callers recover with catchBudget).
+func buildDict(mem memory.Allocator, dt *arrow.DictionaryType, codes []int32, validity *memory.Buffer, nulls int, uniq []string) (arrow.Array, error) {
+	if int64(len(uniq))-1 > maxCode(dt) {
+		return nil, qerr.Limit(qerr.CodeResourceExhausted, "a result batch holds %d distinct values, more than a %s dictionary index can address", len(uniq), dt.IndexType).
+			WithHint("select fewer rows per request")
+	}
+	w := fixedWidth(dt.IndexType)
+	ib := memory.NewResizableBuffer(mem)
+	defer ib.Release()
+	ib.Resize(len(codes) * w)
+	b := ib.Bytes()
+	switch w {
+	case 1:
+		out := b[:len(codes)]
+		for i, c := range codes {
+			out[i] = byte(c)
+		}
+	case 2:
+		out := arrow.GetData[uint16](b)[:len(codes)]
+		for i, c := range codes {
+			out[i] = uint16(c)
+		}
+	case 4:
+		copy(arrow.GetData[int32](b)[:len(codes)], codes)
+	case 8:
+		out := arrow.GetData[int64](b)[:len(codes)]
+		for i, c := range codes {
+			out[i] = int64(c)
+		}
+	}
+	dict := buildStrings(mem, dt.ValueType, uniq, nil)
+	defer dict.Release()
+	nd := array.NewDataWithDictionary(dt, len(codes), []*memory.Buffer{validity, ib}, nulls, 0, dict.Data().(*array.Data))
+	defer nd.Release()
+	return array.MakeFromData(nd), nil
+}
+
+// sameDictData reports whether two arrays share one dictionary.
+func sameDictData(a, b arrow.Array) bool {
+	return a.Data().Dictionary() == b.Data().Dictionary()
+}
+
+// gatherDict copies rows of dictionary-encoded string chunks. When every
+// chunk shares one dictionary the indices are copied and the dictionary is
+// shared; otherwise the referenced values are re-encoded into a new
+// dictionary (first-use order).
+func gatherDict(mem memory.Allocator, gc *gatherCol, refs []rowRef) (arrow.Array, error) {
+	dt := gc.dt.(*arrow.DictionaryType)
+	valid, nulls := gc.gatherValidity(mem, refs)
+	defer releaseBufs(valid)
+	shared := len(gc.arrs) > 0
+	for i := 1; shared && i < len(gc.arrs); i++ {
+		shared = sameDictData(gc.arrs[0], gc.arrs[i])
+	}
+	codes := make([]int32, len(refs))
+	if shared {
+		for i, r := range refs {
+			if gc.valid[r.b].ok(int(r.r)) {
+				codes[i] = gc.codes[r.b][r.r]
+			}
+		}
+		w := fixedWidth(dt.IndexType)
+		ib := memory.NewResizableBuffer(mem)
+		defer ib.Release()
+		ib.Resize(len(codes) * w)
+		b := ib.Bytes()
+		switch w {
+		case 1:
+			for i, c := range codes {
+				b[i] = byte(c)
+			}
+		case 2:
+			out := arrow.GetData[uint16](b)[:len(codes)]
+			for i, c := range codes {
+				out[i] = uint16(c)
+			}
+		case 4:
+			copy(arrow.GetData[int32](b)[:len(codes)], codes)
+		case 8:
+			out := arrow.GetData[int64](b)[:len(codes)]
+			for i, c := range codes {
+				out[i] = int64(c)
+			}
+		}
+		nd := array.NewDataWithDictionary(dt, len(codes), []*memory.Buffer{valid, ib}, nulls, 0, gc.arrs[0].Data().Dictionary().(*array.Data))
+		defer nd.Release()
+		return array.MakeFromData(nd), nil
+	}
+	index := map[string]int32{}
+	var uniq []string
+	for i, r := range refs {
+		if !gc.valid[r.b].ok(int(r.r)) {
+			continue
+		}
+		s := gc.dicts[r.b].at(int(gc.codes[r.b][r.r]))
+		c, ok := index[s]
+		if !ok {
+			c = int32(len(uniq))
+			index[s] = c
+			uniq = append(uniq, s)
+		}
+		codes[i] = c
+	}
+	return buildDict(mem, dt, codes, valid, nulls, uniq)
+}
