@@ -26,8 +26,9 @@
 //
 // # Page tokens
 //
-// Sign turns a Token (handle, offset, page size, format) into an opaque,
-// URL-safe string: base64url(payload) + "." + base64url(HMAC-SHA256(payload)).
+// Sign turns a Token (handle, offset, page size, format, per-call byte cap)
+// into an opaque, URL-safe string:
+// base64url(payload) + "." + base64url(HMAC-SHA256(payload)).
 // Verify checks the MAC and that the token belongs to the given handle; any
 // malformed, tampered, truncated or foreign token yields qerr.ErrInvalidArgument
 // with code qerr.CodeInvalidPageToken. Verify never panics on any input.

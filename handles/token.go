@@ -21,10 +21,16 @@ type Token struct {
 	Size int64
 	// Format is the output format of the page (e.g. "json", "csv").
 	Format string
+	// MaxBytes is the per-call inline byte cap the page was requested with
+	// (0: the server's cap). It is signed with the rest, so a caller cannot
+	// raise it, and later pages honour the max_bytes of the first call.
+	MaxBytes int64
 }
 
 const (
-	tokenVersion = 1
+	// tokenVersion 2 added MaxBytes; version 1 tokens are refused (tokens
+	// do not outlive the process that signed them unless Options.Key is set).
+	tokenVersion = 2
 	// MaxTokenLen is the longest page token Verify accepts. Tokens signed
 	// from Tokens with ordinary handles and formats are far shorter.
 	MaxTokenLen = 1024
@@ -36,10 +42,11 @@ var b64 = base64.RawURLEncoding.Strict()
 // Sign returns t as an opaque, URL-safe page token:
 // base64url(payload) + "." + base64url(HMAC-SHA256(payload)).
 func (r *Registry[T]) Sign(t Token) string {
-	p := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(t.Handle)+len(t.Format))
+	p := make([]byte, 0, 1+5*binary.MaxVarintLen64+len(t.Handle)+len(t.Format))
 	p = append(p, tokenVersion)
 	p = binary.AppendVarint(p, t.Offset)
 	p = binary.AppendVarint(p, t.Size)
+	p = binary.AppendVarint(p, t.MaxBytes)
 	p = binary.AppendUvarint(p, uint64(len(t.Handle)))
 	p = append(p, t.Handle...)
 	p = binary.AppendUvarint(p, uint64(len(t.Format)))
@@ -110,6 +117,10 @@ func decodePayload(p []byte) (Token, bool) {
 	}
 	p = p[n:]
 	if t.Size, n = binary.Varint(p); n <= 0 {
+		return t, false
+	}
+	p = p[n:]
+	if t.MaxBytes, n = binary.Varint(p); n <= 0 {
 		return t, false
 	}
 	p = p[n:]

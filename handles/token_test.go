@@ -22,6 +22,8 @@ func TestTokenRoundTrip(t *testing.T) {
 		{Handle: "h_abc", Offset: 1 << 62, Size: 1, Format: "csv"},
 		{Handle: "h_x", Offset: -1, Size: -5, Format: ""},
 		{Handle: "h_ünïcode", Offset: 12345, Size: 500, Format: "arrow"},
+		{Handle: "h_abc", Offset: 10, Size: 20, Format: "json", MaxBytes: 4096},
+		{Handle: "h_abc", Offset: 10, Size: 20, Format: "json", MaxBytes: -1 << 62},
 	} {
 		s := r.Sign(tok)
 		for _, c := range s {

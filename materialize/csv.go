@@ -28,42 +28,69 @@ import (
 // written as "" (an empty line would be skipped by readers and the row
 // lost). The context is checked between batches.
 func WriteCSV(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var line []byte
-	for i, n := range ColumnNames(schema) {
-		if i > 0 {
-			line = append(line, ',')
-		}
-		line = appendCSVField(line, n)
-	}
-	line = append(line, '\r', '\n')
-	if _, err := bw.Write(line); err != nil {
+	cw, err := newCSVWriter(w, schema)
+	if err != nil {
 		return err
 	}
-	cells := make([]textEncoder, schema.NumFields())
 	for _, b := range batches {
-		if err := ctx.Err(); err != nil {
+		if err := cw.write(ctx, b); err != nil {
 			return err
 		}
-		for c := range cells {
-			cells[c] = newTextEncoder(b.Column(c), len(cells) == 1)
+	}
+	return cw.close()
+}
+
+// csvWriter writes record batches as CSV as they come (see WriteCSV).
+type csvWriter struct {
+	bw    *bufio.Writer
+	line  []byte
+	cells []textEncoder
+}
+
+// newCSVWriter writes the header row and returns the writer.
+func newCSVWriter(w io.Writer, schema *arrow.Schema) (*csvWriter, error) {
+	cw := &csvWriter{bw: bufio.NewWriterSize(w, 64<<10), cells: make([]textEncoder, schema.NumFields())}
+	for i, n := range ColumnNames(schema) {
+		if i > 0 {
+			cw.line = append(cw.line, ',')
 		}
-		for r := range int(b.NumRows()) {
-			line = line[:0]
-			for c, enc := range cells {
-				if c > 0 {
-					line = append(line, ',')
-				}
-				line = enc(line, r)
+		cw.line = appendCSVField(cw.line, n)
+	}
+	cw.line = append(cw.line, '\r', '\n')
+	if _, err := cw.bw.Write(cw.line); err != nil {
+		return nil, err
+	}
+	return cw, nil
+}
+
+func (cw *csvWriter) write(ctx context.Context, b arrow.RecordBatch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cells := cw.cells
+	for c := range cells {
+		cells[c] = newTextEncoder(b.Column(c), len(cells) == 1)
+	}
+	for r := range int(b.NumRows()) {
+		line := cw.line[:0]
+		for c, enc := range cells {
+			if c > 0 {
+				line = append(line, ',')
 			}
-			line = append(line, '\r', '\n')
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
+			line = enc(line, r)
+		}
+		line = append(line, '\r', '\n')
+		cw.line = line
+		if _, err := cw.bw.Write(line); err != nil {
+			return err
 		}
 	}
-	return bw.Flush()
+	return nil
 }
+
+func (cw *csvWriter) close() error { return cw.bw.Flush() }
+
+func (cw *csvWriter) abort() {}
 
 // textEncoder appends the CSV field (already quoted if needed) of element i.
 type textEncoder func(dst []byte, i int) []byte

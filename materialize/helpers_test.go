@@ -99,8 +99,16 @@ type fixture struct {
 
 func newFixture(t testing.TB, hard Caps) *fixture {
 	t.Helper()
+	return newFixtureCfg(t, Config{Hard: hard}, handles.Options{})
+}
+
+// newFixtureCfg is newFixture with a full Config (its Artifacts and Handles
+// are filled in) and registry options (TTL, Key and Now are filled in).
+func newFixtureCfg(t testing.TB, cfg Config, ho handles.Options) *fixture {
+	t.Helper()
 	f := &fixture{now: time.Unix(1_700_000_000, 0)}
-	f.reg = handles.New[*Table](handles.Options{TTL: time.Minute, Key: []byte("test-key"), Now: func() time.Time { return f.now }})
+	ho.TTL, ho.Key, ho.Now = time.Minute, []byte("test-key"), func() time.Time { return f.now }
+	f.reg = handles.New[*Table](ho)
 	t.Cleanup(f.reg.Close)
 	store, err := artifacts.Open(artifacts.Options{Dir: t.TempDir()})
 	if err != nil {
@@ -108,7 +116,8 @@ func newFixture(t testing.TB, hard Caps) *fixture {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	f.store = store
-	f.m = New(Config{Hard: hard, Artifacts: store, Handles: f.reg})
+	cfg.Artifacts, cfg.Handles = store, f.reg
+	f.m = New(cfg)
 	return f
 }
 
@@ -175,3 +184,23 @@ func checkInvariants(t testing.TB, r *Result) {
 }
 
 func ctx() context.Context { return context.Background() }
+
+// sliceBatches returns the batches of rows [off, off+n) of tbl, each
+// retained (the caller releases them), as the old Table.Slice did.
+func sliceBatches(tb testing.TB, tbl *Table, off, n int64) []arrow.RecordBatch {
+	tb.Helper()
+	v, err := tbl.Slice(context.Background(), off, n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Release()
+	out := make([]arrow.RecordBatch, len(v.batches))
+	for i, b := range v.batches {
+		b.Retain()
+		out[i] = b
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

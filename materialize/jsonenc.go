@@ -1,14 +1,13 @@
 package materialize
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/quarrydb/quarry/internal/jsonx"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,8 +15,8 @@ import (
 
 // JSON encoding of Arrow values.
 //
-// Records are written straight from the Arrow arrays into a []byte: one
-// closure per column per batch, no map[string]any per row and no
+// Records are written straight from the Arrow arrays into a []byte, column
+// by column (see records.go), with no map[string]any per row and no
 // encoding/json per value. The mapping (also documented in docs/DELIVERY.md):
 //
 //	null                      null
@@ -26,7 +25,9 @@ import (
 //	                          |v| > 2^53 become JSON strings ("9007199254740993")
 //	                          because JSON consumers parse numbers as float64
 //	                          and would silently change such values
-//	float16/32/64             shortest round-trip repr (strconv 'g', -1);
+//	float16/32/64             shortest round-trip repr, formatted as
+//	                          encoding/json and JavaScript do (plain for
+//	                          1e-6 <= |v| < 1e21, else "1e+21", "5e-324");
 //	                          NaN, +Inf, -Inf -> "NaN", "Infinity", "-Infinity"
 //	string, large_string,     JSON string; invalid UTF-8 -> U+FFFD, control
 //	string_view               characters and U+2028/2029 escaped
@@ -59,125 +60,6 @@ const maxSafeInt = 1 << 53
 // valueEncoder appends the JSON encoding of element i of the array it was
 // built for.
 type valueEncoder func(dst []byte, i int) []byte
-
-// RecordEncoder encodes rows of Arrow record batches as JSON objects keyed by
-// column name, in schema order. Duplicate or empty column names are made
-// unique exactly as in every other output of this package (see ColumnNames).
-//
-// Use: NewRecordEncoder(schema), then for each batch Bind(batch) and
-// AppendRecord(dst, row) for the rows wanted. A RecordEncoder is not safe for
-// concurrent use; it holds no references to the bound batch beyond Bind's
-// caller's.
-type RecordEncoder struct {
-	keys [][]byte // `{"name":` for the first column, `,"name":` for the others
-	cols []valueEncoder
-}
-
-// NewRecordEncoder returns an encoder for batches of the given schema.
-func NewRecordEncoder(schema *arrow.Schema) *RecordEncoder {
-	names := ColumnNames(schema)
-	e := &RecordEncoder{keys: make([][]byte, len(names)), cols: make([]valueEncoder, len(names))}
-	for i, n := range names {
-		var k []byte
-		if i == 0 {
-			k = append(k, '{')
-		} else {
-			k = append(k, ',')
-		}
-		k = appendJSONString(k, n)
-		e.keys[i] = append(k, ':')
-	}
-	return e
-}
-
-// Bind prepares the encoder for rows of batch (whose schema must match the
-// encoder's).
-func (e *RecordEncoder) Bind(batch arrow.RecordBatch) {
-	for i := range e.cols {
-		e.cols[i] = newValueEncoder(batch.Column(i))
-	}
-}
-
-// AppendRecord appends row of the bound batch as one JSON object.
-func (e *RecordEncoder) AppendRecord(dst []byte, row int) []byte {
-	if len(e.cols) == 0 {
-		return append(dst, '{', '}')
-	}
-	for i, enc := range e.cols {
-		dst = append(dst, e.keys[i]...)
-		dst = enc(dst, row)
-	}
-	return append(dst, '}')
-}
-
-// EncodeRecords encodes rows [offset, offset+maxRows) of t (clamped to the
-// table) as a JSON array of records. It stops before the first row that would
-// make the array longer than maxBytes bytes (maxBytes <= 0: no limit), so
-// finding out that 64 KiB holds 300 rows costs 301 rows of encoding, not the
-// whole table. It returns the array and the number of rows in it, which may be
-// fewer than asked (or 0) because of maxBytes. The context is checked between
-// batches and every 4096 rows.
-func EncodeRecords(ctx context.Context, t *Table, offset, maxRows, maxBytes int64) ([]byte, int64, error) {
-	if offset < 0 {
-		offset = 0
-	}
-	end := min(t.NumRows(), offset+max(maxRows, 0))
-	if maxRows <= 0 || offset >= end {
-		return []byte("[]"), 0, nil
-	}
-	enc := NewRecordEncoder(t.Schema())
-	buf := make([]byte, 0, initialBufSize(maxBytes))
-	buf = append(buf, '[')
-	var n int64
-	bi := t.batchIndex(offset)
-	for row := offset; row < end; bi++ {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
-		b := t.batches[bi]
-		start := t.starts[bi]
-		enc.Bind(b)
-		lo := int(row - start)
-		hi := int(min(end, start+b.NumRows()) - start)
-		for r := lo; r < hi; r++ {
-			if r&4095 == 4095 {
-				if err := ctx.Err(); err != nil {
-					return nil, 0, err
-				}
-			}
-			mark := len(buf)
-			if n > 0 {
-				buf = append(buf, ',')
-			}
-			buf = enc.AppendRecord(buf, r)
-			if maxBytes > 0 && int64(len(buf))+1 > maxBytes {
-				buf = buf[:mark]
-				return append(buf, ']'), n, nil
-			}
-			n++
-		}
-		row = start + int64(hi)
-	}
-	return append(buf, ']'), n, nil
-}
-
-func initialBufSize(maxBytes int64) int {
-	if maxBytes > 0 && maxBytes < 1<<16 {
-		return int(maxBytes) + 256
-	}
-	return 1 << 16
-}
-
-// Preview encodes the first n rows of t as a JSON array of records (used by
-// get_schema sample_rows and estimate previews). n <= 0 yields "[]". It has
-// no byte limit: callers choose a small n.
-func Preview(t *Table, n int) (json.RawMessage, error) {
-	data, _, err := EncodeRecords(context.Background(), t, 0, int64(n), 0)
-	if err != nil {
-		return nil, err
-	}
-	return json.RawMessage(data), nil
-}
 
 // newValueEncoder returns the encoder for the elements of arr, nulls included.
 func newValueEncoder(arr arrow.Array) valueEncoder {
@@ -245,15 +127,15 @@ func newNonNullEncoder(arr arrow.Array) valueEncoder {
 			return strconv.AppendUint(dst, v[i], 10)
 		}
 	case *array.Float16:
-		return func(dst []byte, i int) []byte { return appendFloat(dst, float64(a.Value(i).Float32()), 32) }
+		return func(dst []byte, i int) []byte { return jsonx.AppendFloat(dst, float64(a.Value(i).Float32()), 32) }
 	case *array.Float32:
 		v := a.Float32Values()
-		return func(dst []byte, i int) []byte { return appendFloat(dst, float64(v[i]), 32) }
+		return func(dst []byte, i int) []byte { return jsonx.AppendFloat(dst, float64(v[i]), 32) }
 	case *array.Float64:
 		v := a.Float64Values()
-		return func(dst []byte, i int) []byte { return appendFloat(dst, v[i], 64) }
+		return func(dst []byte, i int) []byte { return jsonx.AppendFloat(dst, v[i], 64) }
 	case array.StringLike: // string, large_string, string_view
-		return func(dst []byte, i int) []byte { return appendJSONString(dst, a.Value(i)) }
+		return func(dst []byte, i int) []byte { return jsonx.AppendString(dst, a.Value(i)) }
 	case *array.Binary:
 		return func(dst []byte, i int) []byte { return appendBase64(dst, a.Value(i)) }
 	case *array.LargeBinary:
@@ -338,7 +220,7 @@ func newNonNullEncoder(arr arrow.Array) valueEncoder {
 		keys := make([][]byte, a.NumField())
 		fields := make([]valueEncoder, a.NumField())
 		for f := range fields {
-			k := appendJSONString(nil, st.Field(f).Name)
+			k := jsonx.AppendString(nil, st.Field(f).Name)
 			keys[f] = append(k, ':')
 			fields[f] = newValueEncoder(a.Field(f))
 		}
@@ -369,7 +251,7 @@ func newMapEncoder(a *array.Map) valueEncoder {
 				if j > start {
 					dst = append(dst, ',')
 				}
-				dst = appendJSONString(dst, sk.Value(int(j)))
+				dst = jsonx.AppendString(dst, sk.Value(int(j)))
 				dst = append(dst, ':')
 				dst = values(dst, int(j))
 			}
@@ -418,20 +300,6 @@ func appendSafeInt(dst []byte, v int64) []byte {
 	return strconv.AppendInt(dst, v, 10)
 }
 
-// appendFloat appends f in its shortest round-trip form; non-finite values
-// become the strings "NaN", "Infinity" and "-Infinity".
-func appendFloat(dst []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(dst, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		return append(dst, `"-Infinity"`...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', -1, bits)
-}
-
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, s...)
@@ -441,69 +309,6 @@ func appendQuoted(dst []byte, s string) []byte {
 func appendBase64(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// safeASCII[c] is true for ASCII bytes that need no escaping in a JSON string.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONString appends s as a JSON string. The output is valid JSON for
-// any input bytes: invalid UTF-8 becomes U+FFFD, control characters are
-// escaped, and so are U+2028/U+2029 (for JavaScript consumers).
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safeASCII[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
 
@@ -539,7 +344,7 @@ func civil(days int64) (y int64, m, d int) {
 }
 
 func append2(dst []byte, v int) []byte {
-	return append(dst, byte('0'+v/10), byte('0'+v%10))
+	return append(dst, digitPairs[2*v], digitPairs[2*v+1])
 }
 
 // appendDate appends days since the epoch as YYYY-MM-DD.
@@ -561,33 +366,45 @@ func appendDate(dst []byte, days int64) []byte {
 	return append2(dst, d)
 }
 
+// digitPairs holds "00", "01", ..., "99".
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// pow10u64[k] is 10^k.
+var pow10u64 = [...]int64{1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000}
+
 // appendClock appends HH:MM:SS and, when digits > 0, '.' and the first
 // digits digits of the nanoseconds.
 func appendClock(dst []byte, secOfDay int64, nanos int64, digits int) []byte {
 	h := secOfDay / 3600
-	if h < 100 {
-		dst = append2(dst, int(h))
-	} else {
+	if h >= 100 {
 		dst = strconv.AppendInt(dst, h, 10)
+	} else {
+		dst = append(dst, digitPairs[2*h], digitPairs[2*h+1])
 	}
-	dst = append(dst, ':')
-	dst = append2(dst, int(secOfDay/60%60))
-	dst = append(dst, ':')
-	dst = append2(dst, int(secOfDay%60))
+	m, sec := secOfDay/60%60, secOfDay%60
+	var tmp [16]byte
+	tmp[0] = ':'
+	tmp[1], tmp[2] = digitPairs[2*m], digitPairs[2*m+1]
+	tmp[3] = ':'
+	tmp[4], tmp[5] = digitPairs[2*sec], digitPairs[2*sec+1]
+	n := 6
 	if digits > 0 {
-		dst = append(dst, '.')
-		frac := nanos
-		for range 9 - digits {
-			frac /= 10
+		tmp[6] = '.'
+		frac := nanos / pow10u64[9-digits]
+		k := 7 + digits
+		for ; k-7 >= 2; k -= 2 {
+			p := frac % 100
+			frac /= 100
+			tmp[k-2], tmp[k-1] = digitPairs[2*p], digitPairs[2*p+1]
 		}
-		var tmp [9]byte
-		for k := digits - 1; k >= 0; k-- {
-			tmp[k] = byte('0' + frac%10)
-			frac /= 10
+		if k-7 == 1 {
+			tmp[7] = byte('0' + frac)
 		}
-		dst = append(dst, tmp[:digits]...)
+		n = 7 + digits
 	}
-	return dst
+	return append(dst, tmp[:n]...)
 }
 
 // unitScale returns the number of units per second and the fraction digits
@@ -620,12 +437,20 @@ func appendTimeOfDay(dst []byte, v int64, unit arrow.TimeUnit) []byte {
 	return appendClock(dst, sec, nsec, digits)
 }
 
-// timestampFormatter formats timestamps of one Arrow timestamp type.
+// timestampFormatter formats timestamps of one Arrow timestamp type. It
+// caches the date text of the last day and the zone offset of the last zone
+// period, so it is not safe for concurrent use.
 type timestampFormatter struct {
 	perSec int64
 	digits int
 	naive  bool           // no zone: wall-clock value, no suffix
 	loc    *time.Location // nil: UTC ("Z")
+
+	day     int64 // day of date (valid when len(date) > 0)
+	date    []byte
+	zoneLo  int64 // [zoneLo, zoneHi): unix seconds where offset applies
+	zoneHi  int64
+	zoneOff int64
 }
 
 // utcNames are zone names written with the "Z" suffix.
@@ -661,15 +486,15 @@ func (f *timestampFormatter) append(dst []byte, v int64) []byte {
 	sec, nsec := splitUnits(v, f.perSec)
 	offset := int64(0)
 	if f.loc != nil {
-		_, off := time.Unix(sec, nsec).In(f.loc).Zone()
-		offset = int64(off)
-		if offset%60 != 0 { // historic LMT offsets with seconds: RFC 3339 cannot say them
-			offset = 0
-		}
+		offset = f.offsetAt(sec, nsec)
 	}
 	wall := sec + offset
 	days := floorDiv(wall, 86400)
-	dst = appendDate(dst, days)
+	if days != f.day || len(f.date) == 0 {
+		f.date = appendDate(f.date[:0], days)
+		f.day = days
+	}
+	dst = append(dst, f.date...)
 	dst = append(dst, 'T')
 	dst = appendClock(dst, wall-days*86400, nsec, f.digits)
 	switch {
@@ -688,4 +513,27 @@ func (f *timestampFormatter) append(dst []byte, v int64) []byte {
 		dst = append2(dst, int(offset/60%60))
 	}
 	return dst
+}
+
+// offsetAt returns the zone offset in seconds at the instant (sec, nsec),
+// reusing the last zone period when the instant falls inside it.
+func (f *timestampFormatter) offsetAt(sec, nsec int64) int64 {
+	if f.zoneHi > f.zoneLo && sec >= f.zoneLo && sec < f.zoneHi {
+		return f.zoneOff
+	}
+	t := time.Unix(sec, nsec).In(f.loc)
+	_, off := t.Zone()
+	offset := int64(off)
+	if offset%60 != 0 { // historic LMT offsets with seconds: RFC 3339 cannot say them
+		offset = 0
+	}
+	start, end := t.ZoneBounds()
+	f.zoneLo, f.zoneHi, f.zoneOff = math.MinInt64, math.MaxInt64, offset
+	if !start.IsZero() {
+		f.zoneLo = start.Unix()
+	}
+	if !end.IsZero() {
+		f.zoneHi = end.Unix()
+	}
+	return offset
 }

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/quarrydb/quarry/planner"
+	"io"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
 )
 
 // Default caps, applied for zero Caps fields.
@@ -23,39 +27,62 @@ const (
 	DefaultMaxCells = 10000
 	// DefaultPageRows is the handle page size when Caps.PageRows is 0.
 	DefaultPageRows = 200
+	// DefaultMaxCellChars is the per-cell character limit of inline JSON when
+	// Caps.MaxCellChars is 0.
+	DefaultMaxCellChars = 2000
 	// DefaultPreviewRows is Config.PreviewRows when it is 0.
 	DefaultPreviewRows = 10
+	// DefaultSpillRows is Config.SpillRows when it is 0.
+	DefaultSpillRows = 1_000_000
+	// DefaultSpillBytes is Config.SpillBytes when it is 0.
+	DefaultSpillBytes = 256 << 20
 )
 
 // Output formats.
 const (
-	FormatJSON    = "json"
-	FormatCSV     = "csv"
+	// FormatJSON is records inline (direct, or paged through a handle).
+	FormatJSON = "json"
+	// FormatCSV is an RFC 4180 CSV file artifact.
+	FormatCSV = "csv"
+	// FormatParquet is a Parquet file artifact (the default file format).
 	FormatParquet = "parquet"
+	// FormatArrow is an Arrow IPC file artifact; only when
+	// Config.EnableArrowIPC is set.
+	FormatArrow = "arrow"
 )
 
 // Delivery methods (Result.Method).
 const (
+	// MethodDirect: every row is in Result.Data.
 	MethodDirect = "direct"
-	MethodFile   = "file"
+	// MethodFile: the rows are in an artifact (Result.ResourceURI).
+	MethodFile = "file"
+	// MethodHandle: Result.Data is one page of a result handle.
 	MethodHandle = "handle"
 )
 
 // Caps bounds what one response may carry inline. Negative values are
-// treated as 0 (the default).
+// treated as 0 (the default). The JSON names are those of the limits a
+// server reports (get_server_info).
 type Caps struct {
 	// MaxRows is the most rows returned inline; 0 means DefaultMaxRows (200).
-	MaxRows int64
+	MaxRows int64 `json:"max_rows"`
 	// MaxBytes is the most bytes of serialized inline JSON data (the "data"
 	// array, brackets and commas included); 0 means DefaultMaxBytes (65536).
-	MaxBytes int64
+	MaxBytes int64 `json:"max_bytes"`
 	// MaxCells is the most inline cells, rows × columns; 0 means
 	// DefaultMaxCells (10000).
-	MaxCells int64
+	MaxCells int64 `json:"max_cells"`
 	// PageRows is the most rows per result-handle page; 0 means
 	// DefaultPageRows (200). Pages are also bounded by MaxBytes and MaxCells
 	// (but hold at least one row).
-	PageRows int64
+	PageRows int64 `json:"page_rows"`
+	// MaxCellChars is the most characters of one cell value in inline JSON
+	// (direct data, handle pages, previews; never in files): longer strings,
+	// binary (as base64) and nested values are cut and end with the marker
+	// "…[truncated N chars]". 0 means DefaultMaxCellChars (2000). It is a
+	// server setting only: per-call requests cannot change it.
+	MaxCellChars int64 `json:"max_cell_chars"`
 }
 
 // withDefaults fills zero (or negative) fields with the defaults.
@@ -67,10 +94,11 @@ func (c Caps) withDefaults() Caps {
 		return v
 	}
 	return Caps{
-		MaxRows:  def(c.MaxRows, DefaultMaxRows),
-		MaxBytes: def(c.MaxBytes, DefaultMaxBytes),
-		MaxCells: def(c.MaxCells, DefaultMaxCells),
-		PageRows: def(c.PageRows, DefaultPageRows),
+		MaxRows:      def(c.MaxRows, DefaultMaxRows),
+		MaxBytes:     def(c.MaxBytes, DefaultMaxBytes),
+		MaxCells:     def(c.MaxCells, DefaultMaxCells),
+		PageRows:     def(c.PageRows, DefaultPageRows),
+		MaxCellChars: def(c.MaxCellChars, DefaultMaxCellChars),
 	}
 }
 
@@ -90,6 +118,23 @@ type Config struct {
 	// also bounded by the effective MaxCells and MaxBytes (not by MaxRows:
 	// a preview is a fixed, small sample).
 	PreviewRows int
+	// EnableArrowIPC allows the "arrow" output format (Arrow IPC files).
+	// false (the default): "arrow" is an unsupported_format error whose
+	// hint names the serve flag --enable-arrow-ipc.
+	EnableArrowIPC bool
+	// ExposeFilePaths adds the artifact's absolute path (Result.FilePath)
+	// to file results, for clients on the same machine. false (the
+	// default): paths are never shown.
+	ExposeFilePaths bool
+	// SpillRows: a result of more than SpillRows rows is spilled to a
+	// Parquet file in the artifact store while it is collected (Collect),
+	// so that a result handle holds disk, not memory. 0 means
+	// DefaultSpillRows (1,000,000); negative means never by row count.
+	SpillRows int64
+	// SpillBytes: a result holding more than SpillBytes bytes of Arrow
+	// buffers is spilled likewise. 0 means DefaultSpillBytes (256 MiB);
+	// negative means never by size.
+	SpillBytes int64
 }
 
 // Materializer enforces the caps and picks how a result is delivered
@@ -99,6 +144,10 @@ type Materializer struct {
 	store       *artifacts.Store
 	handles     *handles.Registry[*Table]
 	previewRows int
+	arrowIPC    bool
+	filePaths   bool
+	spillRows   int64
+	spillBytes  int64
 }
 
 // New returns a Materializer for cfg.
@@ -107,27 +156,47 @@ func New(cfg Config) *Materializer {
 	if pr == 0 {
 		pr = DefaultPreviewRows
 	}
-	return &Materializer{hard: cfg.Hard.withDefaults(), store: cfg.Artifacts, handles: cfg.Handles, previewRows: max(pr, 0)}
+	def := func(v, d int64) int64 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	return &Materializer{
+		hard: cfg.Hard.withDefaults(), store: cfg.Artifacts, handles: cfg.Handles, previewRows: max(pr, 0),
+		arrowIPC: cfg.EnableArrowIPC, filePaths: cfg.ExposeFilePaths,
+		spillRows: def(cfg.SpillRows, DefaultSpillRows), spillBytes: def(cfg.SpillBytes, DefaultSpillBytes),
+	}
 }
 
-// Caps returns the effective hard caps (defaults filled in).
+// Caps returns the effective hard caps (defaults filled in): the server's
+// limits, which per-call values may only lower.
 func (m *Materializer) Caps() Caps { return m.hard }
+
+// Formats returns the output formats this Materializer accepts, json first.
+func (m *Materializer) Formats() []string {
+	f := []string{FormatJSON, FormatCSV, FormatParquet}
+	if m.arrowIPC {
+		f = append(f, FormatArrow)
+	}
+	return f
+}
 
 // Request is one delivery request.
 type Request struct {
-	// Format is the requested output format: "", "json", "csv" or
-	// "parquet" ("" means json). Anything else is an unsupported_format
-	// error. It matters only when the result is over the inline caps:
-	// json pages through a result handle, csv/parquet writes a file.
+	// Format is the requested output format: "", "json", "csv", "parquet"
+	// or (with Config.EnableArrowIPC) "arrow"; "" means json. Anything else
+	// is an unsupported_format error. It matters only when the result is
+	// over the inline caps: json pages through a result handle, the others
+	// write a file.
 	Format string
 	// MaxRows is the per-call inline row cap; 0 means the hard cap. It can
 	// only lower the hard cap: a larger value is clamped, with a warning. It
 	// also lowers the handle page size.
 	MaxRows int64
 	// MaxBytes is the per-call inline JSON byte cap; 0 means the hard cap.
-	// Like MaxRows it can only lower it. It bounds the direct result and the
-	// first handle page; later pages use the hard byte cap (the page token
-	// does not carry it).
+	// Like MaxRows it can only lower it. It bounds the direct result and
+	// every handle page: the page tokens carry it (signed).
 	MaxBytes int64
 	// Principal is stored on handles: only the same principal may page.
 	Principal string
@@ -153,7 +222,10 @@ type Result struct {
 	// ResourceURI is the artifact URI of a file result (read it with
 	// resources/read).
 	ResourceURI string `json:"resource_uri,omitempty"`
-	// Format is parquet or csv for a file, json for direct and handle.
+	// FilePath is the artifact's absolute path on the server's machine;
+	// only when the server exposes file paths (Config.ExposeFilePaths).
+	FilePath string `json:"file_path,omitempty"`
+	// Format is parquet, csv or arrow for a file, json for direct and handle.
 	Format string `json:"format,omitempty"`
 	// SizeBytes is the file size of a file result.
 	SizeBytes int64 `json:"size_bytes,omitempty"`
@@ -195,19 +267,33 @@ type ColumnInfo struct {
 	Type string `json:"type"`
 }
 
-// normalizeFormat maps "" to json and rejects unknown formats.
-func normalizeFormat(f string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(f)) {
+// normalizeFormat maps "" to json and rejects unknown or disabled formats.
+func (m *Materializer) normalizeFormat(f string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(f)); v {
 	case "", FormatJSON:
 		return FormatJSON, nil
-	case FormatCSV:
-		return FormatCSV, nil
-	case FormatParquet:
-		return FormatParquet, nil
+	case FormatCSV, FormatParquet:
+		return v, nil
+	case FormatArrow:
+		if m.arrowIPC {
+			return v, nil
+		}
+		return "", qerr.Unsupported(qerr.CodeUnsupportedFormat, "output format arrow (Arrow IPC) is not enabled on this server").
+			WithHint("use json, csv or parquet; arrow needs the server started with `quarry serve --enable-arrow-ipc`").
+			With("supported", m.Formats())
+	}
+	hint := "use one of: " + strings.Join(m.Formats(), ", ")
+	if !m.arrowIPC {
+		hint += " (arrow needs the server started with --enable-arrow-ipc)"
 	}
 	return "", qerr.Unsupported(qerr.CodeUnsupportedFormat, "output format %q is not supported", clip(f)).
-		WithHint("use one of: json, csv, parquet").
-		With("supported", []string{FormatJSON, FormatCSV, FormatParquet})
+		WithHint("%s", hint).
+		With("supported", m.Formats())
+}
+
+// isFileFormat reports whether format is delivered as a file artifact.
+func isFileFormat(format string) bool {
+	return format == FormatCSV || format == FormatParquet || format == FormatArrow
 }
 
 // effective applies a request's per-call caps to the hard caps.
@@ -247,10 +333,14 @@ func cellsFit(rows, cols, maxCells int64) bool {
 //
 //   - the whole result fits the inline caps (rows ≤ MaxRows, rows × columns
 //     ≤ MaxCells, JSON bytes ≤ MaxBytes): method direct, whatever the format;
-//   - otherwise, format csv or parquet: method file, an artifact holding all
-//     rows, with a preview, the columns and a warning naming the URI;
+//   - otherwise, format csv, parquet or arrow: method file, an artifact
+//     holding all rows, with a preview, the columns and a warning naming
+//     the URI;
 //   - otherwise (json): method handle, t stored in the handle registry and
 //     its first page inline, with a page token for the next one.
+//
+// Cell values longer than Caps.MaxCellChars characters are shortened in
+// the inline JSON (never in files), with a warning counting them.
 //
 // Deliver takes ownership of nothing: it Retains t when it stores it in a
 // handle; the caller still Releases its own reference.
@@ -258,7 +348,7 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 	if t == nil {
 		return nil, qerr.Internal(errors.New("nil table"), "no result to deliver")
 	}
-	format, err := normalizeFormat(req.Format)
+	format, err := m.normalizeFormat(req.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -270,17 +360,18 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 
 	bytesOver := false
 	if total <= caps.MaxRows && cellsFit(total, cols, caps.MaxCells) {
-		data, n, err := EncodeRecords(ctx, t, 0, total, caps.MaxBytes)
+		enc, err := encodeRows(ctx, t, 0, total, caps.MaxBytes, int(caps.MaxCellChars))
 		if err != nil {
 			return nil, qerr.As(err)
 		}
-		if n == total {
+		if enc.rows == total {
 			if format != FormatJSON && total > 0 {
 				warnings = append(warnings, fmt.Sprintf(
 					"the result (%d rows) fits the inline caps, so it is returned directly as JSON rather than as a %s file", total, format))
 			}
+			warnings = appendShortened(warnings, enc.shortened, caps.MaxCellChars)
 			return &Result{
-				Method: MethodDirect, Data: data, RowCount: total, TotalRows: total,
+				Method: MethodDirect, Data: enc.data, RowCount: total, TotalRows: total,
 				Format: FormatJSON, Warnings: warnings,
 			}, nil
 		}
@@ -288,7 +379,7 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 	}
 	reason := overReason(caps, total, cols, bytesOver)
 
-	if format == FormatCSV || format == FormatParquet {
+	if isFileFormat(format) {
 		res, err := m.fileResult(ctx, t, 0, total, format, caps)
 		if err != nil {
 			return nil, err
@@ -304,19 +395,23 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 	if m.handles == nil {
 		return nil, qerr.Internal(errors.New("materialize: no handle registry configured"), "the result is too large to return inline and result handles are not available")
 	}
-	data, n, pageWarn, err := m.page(ctx, t, 0, caps.PageRows, caps.MaxBytes, caps.MaxCells)
+	pg, err := m.page(ctx, t, 0, caps.PageRows, caps.MaxBytes, caps.MaxCells, caps.MaxCellChars)
 	if err != nil {
 		return nil, err
 	}
+	tokBytes := int64(0) // 0: the server cap
+	if caps.MaxBytes < m.hard.MaxBytes {
+		tokBytes = caps.MaxBytes
+	}
 	t.Retain()
 	id := m.handles.Put(t, req.Principal)
-	res := m.handleResult(id, t, 0, n, caps.PageRows, data)
+	res := m.handleResult(id, t, 0, pg.rows, caps.PageRows, tokBytes, pg.data)
 	res.Warnings = append(warnings, fmt.Sprintf("the result has %d rows (%s), so it is paged", total, reason))
-	res.Warnings = append(res.Warnings, pageWarn...)
+	res.Warnings = append(res.Warnings, pg.warnings...)
 	if res.PageInfo.HasMore {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"showing rows %d–%d of %d; call query_next_page with result_handle and page_info.page_token for the next page, or re-run with output_format=parquet for a file",
-			1, n, total))
+			1, pg.rows, total))
 	} else { // only when the page size is configured above the inline caps
 		res.Warnings = append(res.Warnings, fmt.Sprintf("all %d rows fit in this single page", total))
 	}
@@ -325,14 +420,14 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 
 // NextPage serves the page pageToken points at, of the result behind
 // handleID. format "" means the token's format; json yields a handle-shaped
-// result (data + page_info), csv or parquet a file holding just that page's
-// rows (plus page_info). Errors: a tampered, foreign or out-of-range token
-// is invalid_page_token; an unknown or expired handle (or another
+// result (data + page_info), csv, parquet or arrow a file holding just that
+// page's rows (plus page_info). Errors: a tampered, foreign or out-of-range
+// token is invalid_page_token; an unknown or expired handle (or another
 // principal's) is handle_expired.
 //
 // The same token always yields the same rows: the page starts at the
 // token's offset and its length is computed deterministically from the
-// token's page size, the hard caps and the data.
+// token's page size and byte cap, the hard caps and the data.
 func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format, principal string) (*Result, error) {
 	if m.handles == nil {
 		return nil, qerr.Internal(errors.New("materialize: no handle registry configured"), "result handles are not available")
@@ -344,11 +439,11 @@ func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format
 	if format == "" {
 		format = tok.Format
 	}
-	format, err = normalizeFormat(format)
+	format, err = m.normalizeFormat(format)
 	if err != nil {
 		return nil, err
 	}
-	if tok.Offset < 0 || tok.Size <= 0 {
+	if tok.Offset < 0 || tok.Size <= 0 || tok.MaxBytes < 0 {
 		return nil, invalidToken("the page token is malformed")
 	}
 	t, err := m.handles.Get(handleID, principal)
@@ -361,10 +456,14 @@ func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format
 		return nil, invalidToken(fmt.Sprintf("the page token points past the end of the result (offset %d, %d rows)", tok.Offset, total))
 	}
 	size := min(tok.Size, m.hard.PageRows)
+	caps := m.hard
+	if tok.MaxBytes > 0 && tok.MaxBytes < caps.MaxBytes {
+		caps.MaxBytes = tok.MaxBytes
+	}
 
-	if format == FormatCSV || format == FormatParquet {
+	if isFileFormat(format) {
 		n := min(size, total-tok.Offset)
-		res, err := m.fileResult(ctx, t, tok.Offset, n, format, m.hard)
+		res, err := m.fileResult(ctx, t, tok.Offset, n, format, caps)
 		if err != nil {
 			return nil, err
 		}
@@ -375,7 +474,7 @@ func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format
 		msg := fmt.Sprintf("rows %d–%d of %d were written to %s (%s, %d bytes); read it with resources/read",
 			tok.Offset+1, next, total, res.ResourceURI, format, res.SizeBytes)
 		if next < total {
-			res.PageInfo.PageToken = m.handles.Sign(handles.Token{Handle: handleID, Offset: next, Size: tok.Size, Format: format})
+			res.PageInfo.PageToken = m.handles.Sign(handles.Token{Handle: handleID, Offset: next, Size: tok.Size, Format: format, MaxBytes: tok.MaxBytes})
 			msg += "; call query_next_page with result_handle and page_info.page_token for the next page"
 		}
 		res.Warnings = append([]string{msg}, res.pageWarnings...)
@@ -383,53 +482,119 @@ func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format
 		return &res.Result, nil
 	}
 
-	data, n, pageWarn, err := m.page(ctx, t, tok.Offset, size, m.hard.MaxBytes, m.hard.MaxCells)
+	pg, err := m.page(ctx, t, tok.Offset, size, caps.MaxBytes, caps.MaxCells, caps.MaxCellChars)
 	if err != nil {
 		return nil, err
 	}
-	res := m.handleResult(handleID, t, tok.Offset, n, tok.Size, data)
-	res.Warnings = append(res.Warnings, pageWarn...)
+	res := m.handleResult(handleID, t, tok.Offset, pg.rows, tok.Size, tok.MaxBytes, pg.data)
+	res.Warnings = append(res.Warnings, pg.warnings...)
 	if res.PageInfo.HasMore {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"showing rows %d–%d of %d; call query_next_page with result_handle and page_info.page_token for the next page",
-			tok.Offset+1, tok.Offset+n, total))
+			tok.Offset+1, tok.Offset+pg.rows, total))
 	}
 	return res, nil
+}
+
+// ReadPage returns page n (0-based) of the result behind handleID as a
+// handle-shaped result: rows [n×PageRows, (n+1)×PageRows) of the result
+// (the server's page size), the resource quarry://results/<handle>/pages/<n>.
+// Unlike query_next_page pages, these fixed row ranges are not shortened to
+// fit MaxBytes or MaxCells (so a page number always names the same rows);
+// long cell values are shortened as in every inline result. page_info
+// carries a token for query_next_page to continue after the page.
+//
+// Errors: a negative n is invalid_argument; an unknown or expired handle
+// (or another principal's) handle_expired; n past the last page
+// resource_not_found.
+func (m *Materializer) ReadPage(ctx context.Context, handleID string, n int64, principal string) (*Result, error) {
+	if m.handles == nil {
+		return nil, qerr.Internal(errors.New("materialize: no handle registry configured"), "result handles are not available")
+	}
+	if n < 0 {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "page %d is negative", n).
+			WithHint("pages are numbered from 0: quarry://results/<handle>/pages/0 is the first")
+	}
+	t, err := m.handles.Get(handleID, principal)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Release()
+	total, size := t.NumRows(), m.hard.PageRows
+	pages := (total + size - 1) / size
+	if n >= pages {
+		return nil, qerr.NotFound(qerr.CodeResourceNotFound, "page %d does not exist: the result has %d rows, %d pages of %d", n, total, pages, size).
+			WithHint("pages are numbered 0 to %d", max(pages-1, 0))
+	}
+	offset := n * size
+	enc, err := encodeRows(ctx, t, offset, size, 0, int(m.hard.MaxCellChars))
+	if err != nil {
+		return nil, qerr.As(err)
+	}
+	res := m.handleResult(handleID, t, offset, enc.rows, size, 0, enc.data)
+	res.Warnings = appendShortened(res.Warnings, enc.shortened, m.hard.MaxCellChars)
+	if res.PageInfo.HasMore {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("page %d of %d (rows %d–%d of %d); read page %d next, or call query_next_page with page_info.page_token",
+			n, pages, offset+1, offset+enc.rows, total, n+1))
+	}
+	return res, nil
+}
+
+// pageOut is one encoded page.
+type pageOut struct {
+	data     []byte
+	rows     int64
+	warnings []string
 }
 
 // page encodes the page starting at offset: the longest prefix that fits
 // pageRows, maxCells and maxBytes, with at least one row (a row over the
 // byte cap on its own is returned with a warning, so paging always
-// progresses).
-func (m *Materializer) page(ctx context.Context, t *Table, offset, pageRows, maxBytes, maxCells int64) ([]byte, int64, []string, error) {
+// progresses). Cell values are shortened to cellChars characters.
+func (m *Materializer) page(ctx context.Context, t *Table, offset, pageRows, maxBytes, maxCells, cellChars int64) (pageOut, error) {
 	rows := pageRows
 	if cols := t.NumCols(); cols > 0 {
 		rows = min(rows, maxCells/cols)
 	}
 	rows = max(rows, 1)
-	data, n, err := EncodeRecords(ctx, t, offset, rows, maxBytes)
+	enc, err := encodeRows(ctx, t, offset, rows, maxBytes, int(cellChars))
 	if err != nil {
-		return nil, 0, nil, qerr.As(err)
+		return pageOut{}, qerr.As(err)
 	}
-	if n > 0 || offset >= t.NumRows() {
-		return data, n, nil, nil
+	var warns []string
+	if enc.rows == 0 && offset < t.NumRows() {
+		enc, err = encodeRows(ctx, t, offset, 1, 0, int(cellChars))
+		if err != nil {
+			return pageOut{}, qerr.As(err)
+		}
+		warns = append(warns, fmt.Sprintf("row %d alone is %d bytes of JSON, over the %d-byte cap; it is returned anyway so paging can progress (select fewer columns or use output_format=parquet)",
+			offset+1, len(enc.data)-2, maxBytes))
 	}
-	data, n, err = EncodeRecords(ctx, t, offset, 1, 0)
-	if err != nil {
-		return nil, 0, nil, qerr.As(err)
+	warns = appendShortened(warns, enc.shortened, cellChars)
+	return pageOut{data: enc.data, rows: enc.rows, warnings: warns}, nil
+}
+
+// appendShortened adds the warning about n shortened cell values (if any).
+func appendShortened(warnings []string, n, limit int64) []string {
+	if n <= 0 {
+		return warnings
 	}
-	warn := fmt.Sprintf("row %d alone is %d bytes of JSON, over the %d-byte cap; it is returned anyway so paging can progress (select fewer columns or use output_format=parquet)",
-		offset+1, len(data)-2, maxBytes)
-	return data, n, []string{warn}, nil
+	what, were := "values", "were"
+	if n == 1 {
+		what, were = "value", "was"
+	}
+	return append(warnings, fmt.Sprintf("%d cell %s %s longer than %d characters and %s shortened (ending in \"…[truncated N chars]\"); use output_format=parquet for full values",
+		n, what, were, limit, were))
 }
 
 // handleResult builds a handle-shaped result for rows [offset, offset+n).
-func (m *Materializer) handleResult(id string, t *Table, offset, n, pageSize int64, data []byte) *Result {
+// pageSize and maxBytes (0: the server cap) go into the next page's token.
+func (m *Materializer) handleResult(id string, t *Table, offset, n, pageSize, maxBytes int64, data []byte) *Result {
 	total := t.NumRows()
 	next := offset + n
 	pi := &PageInfo{Offset: offset, Size: n, HasMore: next < total}
 	if pi.HasMore {
-		pi.PageToken = m.handles.Sign(handles.Token{Handle: id, Offset: next, Size: pageSize, Format: FormatJSON})
+		pi.PageToken = m.handles.Sign(handles.Token{Handle: id, Offset: next, Size: pageSize, Format: FormatJSON, MaxBytes: maxBytes})
 	}
 	return &Result{
 		Method: MethodHandle, Data: data, RowCount: n, TotalRows: total, Truncated: pi.HasMore,
@@ -443,62 +608,212 @@ type fileOut struct {
 	pageWarnings []string
 }
 
+// fileChunkRows is how many rows of a spilled table are read back at a time
+// when writing a file.
+const fileChunkRows = 64 * 1024
+
+// batchWriter writes record batches to one file of some format.
+type batchWriter interface {
+	write(ctx context.Context, b arrow.RecordBatch) error
+	// close completes the file.
+	close() error
+	// abort gives up on an incomplete file (stopping any helpers).
+	abort()
+}
+
+func newBatchWriter(format string, w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	switch format {
+	case FormatParquet:
+		return newParquetWriter(w, schema), nil
+	case FormatCSV:
+		return newCSVWriter(w, schema)
+	case FormatArrow:
+		return newArrowWriter(w, schema)
+	}
+	return nil, fmt.Errorf("no writer for format %q", format)
+}
+
 // fileResult writes rows [offset, offset+n) of t as an artifact.
 func (m *Materializer) fileResult(ctx context.Context, t *Table, offset, n int64, format string, caps Caps) (*fileOut, error) {
 	if m.store == nil {
 		return nil, qerr.Internal(errors.New("materialize: no artifact store configured"), "the result is too large to return inline and file results are not available")
 	}
-	w, err := m.store.Create(format)
+	art, err := m.writeFile(ctx, t, offset, n, format)
 	if err != nil {
 		return nil, err
 	}
-	defer w.Abort() // no-op after Commit
-	batches := t.Slice(offset, n)
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	if format == FormatParquet {
-		err = WriteParquet(ctx, w, t.Schema(), batches)
-	} else {
-		err = WriteCSV(ctx, w, t.Schema(), batches)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, qerr.As(ctx.Err())
-		}
-		var qe *qerr.Error
-		if errors.As(err, &qe) {
-			return nil, err
-		}
-		return nil, qerr.Internal(err, "cannot write the %s file", format)
-	}
-	art, err := w.Commit()
-	if err != nil {
-		return nil, err
-	}
-
 	out := &fileOut{Result: Result{
 		Method: MethodFile, RowCount: n, TotalRows: t.NumRows(), ResourceURI: art.URI,
 		Format: format, SizeBytes: art.Size, MIMEType: art.MIME, Columns: columnInfos(t), Warnings: []string{},
 	}}
+	if m.filePaths {
+		out.FilePath = art.Path
+	}
 	if m.previewRows > 0 {
 		rows := min(int64(m.previewRows), n)
 		if cols := t.NumCols(); cols > 0 {
 			rows = min(rows, caps.MaxCells/cols)
 		}
-		pv, pn, err := EncodeRecords(ctx, t, offset, rows, caps.MaxBytes)
+		enc, err := encodeRows(ctx, t, offset, rows, caps.MaxBytes, int(caps.MaxCellChars))
 		if err != nil {
 			return nil, qerr.As(err)
 		}
-		out.Preview = pv
-		if pn < rows {
+		out.Preview = enc.data
+		if enc.rows < rows {
 			out.pageWarnings = append(out.pageWarnings, fmt.Sprintf(
-				"the preview shows %d of the first %d rows (the inline byte cap is %d)", pn, rows, caps.MaxBytes))
+				"the preview shows %d of the first %d rows (the inline byte cap is %d)", enc.rows, rows, caps.MaxBytes))
+		}
+		if enc.shortened > 0 {
+			out.pageWarnings = append(out.pageWarnings, fmt.Sprintf(
+				"%d cell values in the preview were longer than %d characters and were shortened; the file holds the full values",
+				enc.shortened, caps.MaxCellChars))
 		}
 	}
 	return out, nil
+}
+
+// writeFile writes rows [offset, offset+n) of t to a new artifact. The
+// Parquet file of a whole spilled table is its spill file itself.
+func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64, format string) (artifacts.Artifact, error) {
+	if sp := t.spill; sp != nil && format == FormatParquet && offset == 0 && n == t.NumRows() {
+		if a, err := m.store.Get(sp.art.URI); err == nil {
+			sp.published.Store(true)
+			return a, nil
+		}
+	}
+	w, err := m.store.Create(format)
+	if err != nil {
+		return artifacts.Artifact{}, err
+	}
+	defer w.Abort() // no-op after Commit
+	fail := func(err error) (artifacts.Artifact, error) {
+		if ctx.Err() != nil {
+			return artifacts.Artifact{}, qerr.As(ctx.Err())
+		}
+		var qe *qerr.Error
+		if errors.As(err, &qe) {
+			return artifacts.Artifact{}, err
+		}
+		return artifacts.Artifact{}, qerr.Internal(err, "cannot write the %s file", format)
+	}
+	schema := t.Schema()
+	chunk := n
+	if t.spill != nil {
+		schema, chunk = t.spill.schema, fileChunkRows
+	}
+	bw, err := newBatchWriter(format, w, schema)
+	if err != nil {
+		return fail(err)
+	}
+	for off, end := offset, offset+n; off < end || (off == offset && n == 0); off += max(chunk, 1) {
+		v, err := t.Slice(ctx, off, min(chunk, end-off))
+		if err != nil {
+			bw.abort()
+			return fail(err)
+		}
+		for _, b := range v.batches {
+			if err = bw.write(ctx, b); err != nil {
+				break
+			}
+		}
+		v.Release()
+		if err != nil {
+			bw.abort()
+			return fail(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if err := bw.close(); err != nil {
+		return fail(err)
+	}
+	return w.Commit()
+}
+
+// Collect drains rr into a Table like the package-level Collect, but
+// spills the result to a Parquet file in the artifact store as soon as it
+// has more than Config.SpillRows rows or Config.SpillBytes bytes: the
+// batches collected so far and all later ones are written to the file and
+// released, so the Table (and a result handle holding it) costs disk, not
+// memory. Without an artifact store it never spills.
+func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader) (*Table, error) {
+	if m.store == nil || (m.spillRows < 0 && m.spillBytes < 0) {
+		return Collect(ctx, rr)
+	}
+	var (
+		batches []arrow.RecordBatch
+		rows    int64
+		size    int64
+		sw      *spillWriter
+	)
+	fail := func(err error) (*Table, error) {
+		for _, b := range batches {
+			b.Release()
+		}
+		if sw != nil {
+			sw.abort()
+		}
+		if ctx.Err() != nil {
+			return nil, qerr.As(ctx.Err())
+		}
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	schema := rr.Schema()
+	for rr.Next() {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		b := rr.RecordBatch()
+		if b == nil || b.NumRows() == 0 {
+			continue
+		}
+		rows += b.NumRows()
+		if sw != nil {
+			if err := sw.write(ctx, b); err != nil {
+				return fail(qerr.Internal(err, "cannot spill the result to disk"))
+			}
+			continue
+		}
+		b.Retain()
+		batches = append(batches, b)
+		size += batchesSize([]arrow.RecordBatch{b})
+		if (m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes) {
+			var err error
+			if sw, err = startSpill(m.store, schema); err != nil {
+				return fail(err)
+			}
+			for _, kept := range batches {
+				if err := sw.write(ctx, kept); err != nil {
+					return fail(qerr.Internal(err, "cannot spill the result to disk"))
+				}
+			}
+			for _, kept := range batches {
+				kept.Release()
+			}
+			batches = nil
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if sw != nil {
+		t, err := sw.finish(m.store, rows)
+		if err != nil {
+			sw = nil // finish aborted or committed it
+			return fail(err)
+		}
+		return t, nil
+	}
+	t := newTable(schema, batches)
+	t.size = batchesSize(batches)
+	return t, nil
 }
 
 func columnInfos(t *Table) []ColumnInfo {

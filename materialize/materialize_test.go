@@ -24,12 +24,12 @@ import (
 
 func TestCapsDefaults(t *testing.T) {
 	m := New(Config{})
-	want := Caps{MaxRows: 200, MaxBytes: 65536, MaxCells: 10000, PageRows: 200}
+	want := Caps{MaxRows: 200, MaxBytes: 65536, MaxCells: 10000, PageRows: 200, MaxCellChars: 2000}
 	if got := m.Caps(); got != want {
 		t.Fatalf("Caps() = %+v, want %+v", got, want)
 	}
-	m = New(Config{Hard: Caps{MaxRows: 5, MaxBytes: -1, PageRows: 7}})
-	want = Caps{MaxRows: 5, MaxBytes: 65536, MaxCells: 10000, PageRows: 7}
+	m = New(Config{Hard: Caps{MaxRows: 5, MaxBytes: -1, PageRows: 7, MaxCellChars: 9}})
+	want = Caps{MaxRows: 5, MaxBytes: 65536, MaxCells: 10000, PageRows: 7, MaxCellChars: 9}
 	if got := m.Caps(); got != want {
 		t.Fatalf("Caps() = %+v, want %+v", got, want)
 	}
@@ -229,6 +229,9 @@ func TestUnsupportedFormat(t *testing.T) {
 		if err != nil && !strings.Contains(qerr.As(err).Hint, "parquet") {
 			t.Errorf("hint %q does not list the formats", qerr.As(err).Hint)
 		}
+		if err != nil && !strings.Contains(qerr.As(err).Hint, "--enable-arrow-ipc") {
+			t.Errorf("hint %q does not name the arrow flag", qerr.As(err).Hint)
+		}
 	}
 	res, err := f.m.Deliver(ctx(), tbl, Request{})
 	if err != nil {
@@ -267,7 +270,7 @@ func walk(t *testing.T, f *fixture, res *Result, formats []string) []int64 {
 		}
 		var got []int64
 		switch format {
-		case "csv", "parquet":
+		case "csv", "parquet", "arrow":
 			if next.Method != MethodFile || next.Format != format {
 				t.Fatalf("page %d: method %s format %s", i, next.Method, next.Format)
 			}
@@ -546,6 +549,8 @@ func readFileIDs(t *testing.T, path, format string) []int64 {
 			}
 			out = append(out, n)
 		}
+	case "arrow":
+		out = readArrowIDs(t, path)
 	case "parquet":
 		fh, err := os.Open(path)
 		if err != nil {
@@ -577,7 +582,7 @@ func TestCollect(t *testing.T) {
 	t.Run("ok", func(t *testing.T) {
 		alloc := newAlloc(t)
 		src := idTable(t, alloc, 1000, 300)
-		batches := src.Slice(0, 1000)
+		batches := sliceBatches(t, src, 0, 1000)
 		src.Release()
 		rr, err := array.NewRecordReader(idSchema, batches)
 		if err != nil {
@@ -607,7 +612,7 @@ func TestCollect(t *testing.T) {
 		alloc := newAlloc(t)
 		src := idTable(t, alloc, 1000, 300)
 		defer src.Release()
-		rr := &failingReader{batches: src.Slice(0, 1000), failAt: 2, err: qerr.Internal(errors.New("disk"), "read failed")}
+		rr := &failingReader{batches: sliceBatches(t, src, 0, 1000), failAt: 2, err: qerr.Internal(errors.New("disk"), "read failed")}
 		defer rr.Release()
 		tbl, err := Collect(ctx(), rr)
 		if err == nil || tbl != nil || qerr.Code(err) != qerr.CodeInternal {
@@ -619,7 +624,7 @@ func TestCollect(t *testing.T) {
 		src := idTable(t, alloc, 1000, 300)
 		defer src.Release()
 		c, cancel := context.WithCancel(ctx())
-		rr := &failingReader{batches: src.Slice(0, 1000), failAt: -1, onNext: func(i int) {
+		rr := &failingReader{batches: sliceBatches(t, src, 0, 1000), failAt: -1, onNext: func(i int) {
 			if i == 2 {
 				cancel()
 			}
@@ -688,7 +693,7 @@ func TestTableSlice(t *testing.T) {
 		{10, 0, nil},
 	}
 	for _, tc := range cases {
-		bs := tbl.Slice(tc.off, tc.n)
+		bs := sliceBatches(t, tbl, tc.off, tc.n)
 		var lens []int64
 		first := int64(-1)
 		for i, b := range bs {

@@ -14,7 +14,9 @@ import (
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
-// Table is a fully collected query result: a schema and its record batches.
+// Table is a fully collected query result: a schema and its record batches,
+// or, for a result spilled to disk (Materializer.Collect), a schema and a
+// Parquet file holding the rows.
 //
 // A Table is reference counted: it starts with one reference, Retain adds
 // one, Release drops one and the batches are released with the last. It
@@ -28,6 +30,7 @@ type Table struct {
 	starts  []int64             // starts[i]: first row of batches[i]; starts[len(batches)] == rows
 	rows    int64
 	size    int64
+	spill   *spill // non-nil: the rows live in a spill file, batches is empty
 }
 
 // Collect drains rr into a Table. It retains the batches it keeps and does
@@ -62,7 +65,9 @@ func Collect(ctx context.Context, rr array.RecordReader) (*Table, error) {
 	if err := ctx.Err(); err != nil {
 		return fail(qerr.As(err))
 	}
-	return newTable(rr.Schema(), batches), nil
+	t := newTable(rr.Schema(), batches)
+	t.size = batchesSize(batches)
+	return t, nil
 }
 
 // NewTable returns a Table over batches (which must all have schema's
@@ -85,7 +90,9 @@ func NewTable(schema *arrow.Schema, batches []arrow.RecordBatch) *Table {
 			schema = arrow.NewSchema(nil, nil)
 		}
 	}
-	return newTable(schema, kept)
+	t := newTable(schema, kept)
+	t.size = batchesSize(kept)
+	return t
 }
 
 // newTable takes over the references to batches (all non-empty).
@@ -96,7 +103,6 @@ func newTable(schema *arrow.Schema, batches []arrow.RecordBatch) *Table {
 		t.rows += b.NumRows()
 	}
 	t.starts[len(batches)] = t.rows
-	t.size = batchesSize(batches)
 	t.refs.Store(1)
 	return t
 }
@@ -111,9 +117,12 @@ func (t *Table) NumRows() int64 { return t.rows }
 func (t *Table) NumCols() int64 { return int64(t.schema.NumFields()) }
 
 // SizeBytes returns the bytes of Arrow buffers the table holds (buffers
-// shared between batches or columns are counted once). It implements
-// handles.Sizer.
+// shared between batches or columns are counted once); 0 for a spilled
+// table, whose rows are on disk. It implements handles.Sizer.
 func (t *Table) SizeBytes() int64 { return t.size }
+
+// Spilled reports whether the rows live in a spill file rather than memory.
+func (t *Table) Spilled() bool { return t.spill != nil }
 
 // Retain adds a reference.
 func (t *Table) Retain() { t.refs.Add(1) }
@@ -127,22 +136,27 @@ func (t *Table) Release() {
 			b.Release()
 		}
 		t.batches = nil
+		if t.spill != nil {
+			t.spill.close()
+		}
 	case n < 0:
 		panic("materialize: Table released more times than retained")
 	}
 }
 
-// Slice returns zero-copy record batches covering rows [offset, offset+n)
-// of the table, clamped to the table (nil when the range is empty). The
-// caller must Release each returned batch.
-func (t *Table) Slice(offset, n int64) []arrow.RecordBatch {
+// Slice returns a Table holding rows [offset, offset+n) of t, clamped to
+// t (empty when the range is). For an in-memory table the batches are
+// zero-copy slices of t's; for a spilled table the rows are read from the
+// spill file (reading only the row groups and pages that hold them). The
+// caller must Release the result.
+func (t *Table) Slice(ctx context.Context, offset, n int64) (*Table, error) {
 	offset = max(offset, 0)
 	end := min(t.rows, offset+max(n, 0))
-	if offset >= end {
-		return nil
+	if t.spill != nil {
+		return t.spill.read(ctx, offset, max(end-offset, 0))
 	}
 	var out []arrow.RecordBatch
-	for bi := t.batchIndex(offset); bi < len(t.batches) && t.starts[bi] < end; bi++ {
+	for bi := t.batchIndex(offset); offset < end && bi < len(t.batches) && t.starts[bi] < end; bi++ {
 		b, start := t.batches[bi], t.starts[bi]
 		lo := max(offset, start) - start
 		hi := min(end, start+b.NumRows()) - start
@@ -153,7 +167,9 @@ func (t *Table) Slice(offset, n int64) []arrow.RecordBatch {
 		}
 		out = append(out, b.NewSlice(lo, hi))
 	}
-	return out
+	v := newTable(t.schema, out)
+	v.size = 0 // a view: its buffers belong to t
+	return v, nil
 }
 
 // batchIndex returns the index of the batch holding row (0 <= row < rows).

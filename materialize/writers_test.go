@@ -103,7 +103,7 @@ func TestParquetRoundTrip(t *testing.T) {
 	alloc := newAlloc(t)
 	tbl := allTypesTable(t, alloc)
 	defer tbl.Release()
-	batches := tbl.Slice(0, tbl.NumRows())
+	batches := sliceBatches(t, tbl, 0, tbl.NumRows())
 	defer func() {
 		for _, b := range batches {
 			b.Release()
@@ -306,7 +306,7 @@ func TestParquetRowGroups(t *testing.T) {
 	rows := ParquetRowGroupRows*2 + 1234
 	tbl := idTable(t, alloc, rows, 50_001)
 	defer tbl.Release()
-	batches := tbl.Slice(0, tbl.NumRows())
+	batches := sliceBatches(t, tbl, 0, tbl.NumRows())
 	defer func() {
 		for _, b := range batches {
 			b.Release()
@@ -373,7 +373,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	alloc := newAlloc(t)
 	tbl := allTypesTable(t, alloc)
 	defer tbl.Release()
-	batches := tbl.Slice(0, tbl.NumRows())
+	batches := sliceBatches(t, tbl, 0, tbl.NumRows())
 	defer func() {
 		for _, b := range batches {
 			b.Release()
@@ -435,7 +435,7 @@ func TestCSVNullsAndEmpty(t *testing.T) {
 	tbl := tableOf(t, []string{"s"}, fromJSON(t, alloc, arrow.BinaryTypes.String, `["a", null, "", "x,y"]`))
 	defer tbl.Release()
 	var buf bytes.Buffer
-	bs := tbl.Slice(0, 4)
+	bs := sliceBatches(t, tbl, 0, 4)
 	defer func() {
 		for _, b := range bs {
 			b.Release()
@@ -457,7 +457,7 @@ func TestCSVNullsAndEmpty(t *testing.T) {
 		fromJSON(t, alloc, arrow.BinaryTypes.String, `[null, ""]`),
 		fromJSON(t, alloc, arrow.PrimitiveTypes.Int32, `[1, null]`))
 	defer tbl2.Release()
-	bs2 := tbl2.Slice(0, 2)
+	bs2 := sliceBatches(t, tbl2, 0, 2)
 	defer func() {
 		for _, b := range bs2 {
 			b.Release()
@@ -480,7 +480,7 @@ func TestRandomTablesWriters(t *testing.T) {
 	for iter := range 25 {
 		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		tbl := randomTable(t, alloc, r, 1+r.IntN(200))
-		bs := tbl.Slice(0, tbl.NumRows())
+		bs := sliceBatches(t, tbl, 0, tbl.NumRows())
 		var pq, cs bytes.Buffer
 		if err := WriteParquet(context.Background(), &pq, tbl.Schema(), bs); err != nil {
 			t.Fatalf("iter %d: %v (schema %s)", iter, err, tbl.Schema())
@@ -557,7 +557,7 @@ func TestParquetMoreTypes(t *testing.T) {
 		fromJSON(t, alloc, arrow.FixedWidthTypes.Time64us, `[1, 86399999999]`),
 	)
 	defer tbl.Release()
-	bs := tbl.Slice(0, 2)
+	bs := sliceBatches(t, tbl, 0, 2)
 	defer func() {
 		for _, b := range bs {
 			b.Release()

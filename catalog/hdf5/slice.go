@@ -3,9 +3,9 @@ package hdf5
 import (
 	"context"
 	"fmt"
+	"github.com/quarrydb/quarry/internal/jsonx"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -196,16 +196,16 @@ func appendElem(dst []byte, arr arrow.Array, i int, lf *leaf) []byte {
 		}
 		return strconv.AppendUint(dst, v, 10)
 	case *array.Float32:
-		return appendFloat(dst, float64(a.Value(i)), 32)
+		return jsonx.AppendFloat(dst, float64(a.Value(i)), 32)
 	case *array.Float64:
-		return appendFloat(dst, a.Value(i), 64)
+		return jsonx.AppendFloat(dst, a.Value(i), 64)
 	case *array.Boolean:
 		if a.Value(i) {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
 	case *array.String:
-		return appendJSONString(dst, a.Value(i))
+		return jsonx.AppendString(dst, a.Value(i))
 	case *array.FixedSizeList:
 		start, end := a.ValueOffsets(i)
 		var dims []int64
@@ -226,7 +226,7 @@ func appendElem(dst []byte, arr arrow.Array, i int, lf *leaf) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, st.Field(k).Name)
+			dst = jsonx.AppendString(dst, st.Field(k).Name)
 			dst = append(dst, ':')
 			var flf *leaf
 			if lf != nil && k < len(lf.fields) {
@@ -253,56 +253,6 @@ func appendNested(dst []byte, vals arrow.Array, dims []int64, pos *int, lf *leaf
 		}
 	}
 	return append(dst, ']')
-}
-
-func appendFloat(dst []byte, v float64, bits int) []byte {
-	switch {
-	case math.IsNaN(v):
-		return append(dst, `"NaN"`...)
-	case math.IsInf(v, 1):
-		return append(dst, `"Infinity"`...)
-	case math.IsInf(v, -1):
-		return append(dst, `"-Infinity"`...)
-	}
-	return strconv.AppendFloat(dst, v, 'g', -1, bits)
-}
-
-// appendJSONString appends s as a JSON string (invalid UTF-8 becomes U+FFFD).
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&15])
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }
 
 // Table returns the slice as a flat record batch: one int64 column per

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/quarrydb/quarry/internal/jsonx"
 	"reflect"
 	"strings"
 	"testing"
@@ -203,16 +204,16 @@ func TestAppendJSONString(t *testing.T) {
 		"plain":          `"plain"`,
 		`q"uo\te`:        `"q\"uo\\te"`,
 		"line\nbreak\t":  `"line\nbreak\t"`,
-		"\x00\x1f\x7f":   `"\u0000\u001f\u007f"`,
-		"bad\xffutf8":    `"bad\ufffdutf8"`,
+		"\x00\x1f\x7f":   "\"\\u0000\\u001f\x7f\"",
+		"bad\xffutf8":    "\"bad\ufffdutf8\"",
 		"Գեղարդ":         `"Գեղարդ"`,
 		"sep\u2028x":     `"sep\u2028x"`,
 		"<script>&amp;'": `"<script>&amp;'"`,
 	}
 	for in, want := range tests {
-		got := string(appendJSONString(nil, in))
+		got := string(jsonx.AppendString(nil, in))
 		if got != want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", in, got, want)
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
 		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {

@@ -15,10 +15,14 @@
 // larger than the quota is refused with qerr.CodeResourceExhausted.
 //
 // The store's state is rebuilt from the directory at Open, so a restarted
-// server still serves unexpired artifacts. Temp files left by a crashed
-// writer are deleted once stale (not modified for StaleTempAge), at Open and
-// by the sweeper; fresher ones may belong to another live Quarry process
-// sharing the directory and are left alone.
+// server still serves unexpired artifacts. A Writer holds an exclusive file
+// lock (flock) on its temp file while it lives; the kernel drops it when the
+// process dies, however it dies. So Open and the sweeper delete temp files
+// nobody holds locked (older than OrphanTempAge): a crashed writer's garbage
+// is cleaned at the next start, while a live writer's temp file, in this or
+// another Quarry process sharing the directory, is never touched. Where
+// flock is not available, temp files are deleted once stale (not modified
+// for StaleTempAge).
 //
 // Every error is a *qerr.Error: malformed URIs are qerr.ErrInvalidArgument
 // (qerr.CodeInvalidArgument), unknown or expired artifacts qerr.ErrExpired

@@ -28,9 +28,18 @@ const (
 	// DefaultSweepInterval is the sweeper period when Options.SweepInterval is 0.
 	DefaultSweepInterval = time.Minute
 	// StaleTempAge is how long a temp file must go unmodified before Open or
-	// the sweeper deletes it as left over by a crash. Temp files of this
-	// Store's own open Writers are never deleted.
+	// the sweeper deletes it as left over by a crash, on systems without
+	// file locks (flock). Temp files of this Store's own open Writers are
+	// never deleted.
 	StaleTempAge = 10 * time.Minute
+	// OrphanTempAge: on systems with file locks, a Writer holds an
+	// exclusive lock on its temp file for its whole life (the kernel
+	// releases it when the process dies, even by SIGKILL), so Open and the
+	// sweeper delete any temp file that nobody holds locked and that is at
+	// least this old (the grace covers the instant between a writer
+	// creating its file and locking it). Locked temp files, those of live
+	// writers in any process, are never deleted.
+	OrphanTempAge = 2 * time.Second
 )
 
 const (
@@ -330,8 +339,13 @@ func (s *Store) scanLocked(adopt bool) error {
 			if s.temps[name] {
 				continue
 			}
-			if fi, err := de.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) >= StaleTempAge {
-				_ = os.Remove(filepath.Join(s.dir, name))
+			fi, err := de.Info()
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			p, age := filepath.Join(s.dir, name), now.Sub(fi.ModTime())
+			if locksSupported && age >= OrphanTempAge && !tempInUse(p) || age >= StaleTempAge && !locksSupported {
+				_ = os.Remove(p)
 			}
 			continue
 		}
@@ -459,6 +473,11 @@ func (s *Store) Create(ext string) (*Writer, error) {
 	if err != nil {
 		return nil, qerr.Internal(err, "cannot create an artifact file")
 	}
+	if err := lockTemp(f); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, qerr.Internal(err, "cannot lock the artifact file")
+	}
 	s.temps[filepath.Base(f.Name())] = true
 	return &Writer{s: s, f: f, ext: ext}, nil
 }
@@ -487,6 +506,23 @@ func (s *Store) Get(uri string) (Artifact, error) {
 		return Artifact{}, gone(uri)
 	}
 	return r.a, nil
+}
+
+// Delete removes the artifact uri names and its file. An unknown or
+// already deleted artifact is not an error; a malformed URI is (as for Get).
+// A reader that opened the file before keeps reading it (on systems where
+// open files can be unlinked).
+func (s *Store) Delete(uri string) error {
+	id, _, err := parseURI(uri)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.arts[id]; r != nil {
+		s.removeLocked(r)
+	}
+	return nil
 }
 
 func gone(uri string) error {

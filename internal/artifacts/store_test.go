@@ -250,22 +250,44 @@ func TestCrashRecoveryAndRestart(t *testing.T) {
 	inflight.Write([]byte("partial"))
 	s.Close()
 
-	// Simulate a crash: temp files left behind (one stale, one recent, as
-	// another live process's would be), and foreign files.
+	// Simulate a crash: the in-flight writer dies (its descriptor, and so
+	// its lock, goes away), temp files are left behind (one stale, one
+	// recent but unlocked, one held by a live writer of another process),
+	// and foreign files.
+	inflight.f.Close()
 	stale := filepath.Join(dir, ".tmp-crashed")
 	fresh := filepath.Join(dir, ".tmp-other-process")
-	for _, p := range []string{stale, fresh, filepath.Join(dir, "README"), filepath.Join(dir, "a_x.csv")} {
+	live := filepath.Join(dir, ".tmp-live-writer")
+	for _, p := range []string{stale, fresh, live, filepath.Join(dir, "README"), filepath.Join(dir, "a_x.csv")} {
 		os.WriteFile(p, []byte("junk"), 0o600)
+	}
+	lf, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := lockTemp(lf); err != nil {
+		t.Fatal(err)
 	}
 	c.Advance(30 * time.Minute) // old is 70m old: expired; young 30m
 	os.Chtimes(stale, c.Now().Add(-StaleTempAge), c.Now().Add(-StaleTempAge))
 	os.Chtimes(fresh, c.Now().Add(-StaleTempAge+time.Second), c.Now().Add(-StaleTempAge+time.Second))
+	os.Chtimes(live, c.Now().Add(-24*time.Hour), c.Now().Add(-24*time.Hour))
 	os.Chtimes(inflight.f.Name(), c.Now().Add(-time.Hour), c.Now().Add(-time.Hour))
 	s2 := open(t, Options{Dir: dir, Now: c.Now, TTL: time.Hour})
+	if !exists(live) {
+		t.Fatal("removed the temp file of a live (locked) writer")
+	}
+	if locksSupported && exists(fresh) {
+		t.Fatal("unlocked temp file of a dead writer not removed")
+	}
+	if !locksSupported && !exists(fresh) {
+		t.Fatal("recent temp file removed without locks")
+	}
 	if exists(stale) || exists(inflight.f.Name()) {
 		t.Fatal("stale temp files not removed")
 	}
-	if !exists(fresh) || !exists(filepath.Join(dir, "README")) || !exists(filepath.Join(dir, "a_x.csv")) {
+	if !exists(filepath.Join(dir, "README")) || !exists(filepath.Join(dir, "a_x.csv")) {
 		t.Fatal("removed a file that is not a stale temp or an artifact")
 	}
 	if exists(old.Path) {
@@ -616,5 +638,29 @@ func TestConcurrent(t *testing.T) {
 	}
 	if onDisk != used {
 		t.Fatalf("on disk %d, accounted %d", onDisk, used)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	s := open(t, Options{Dir: t.TempDir()})
+	a := commit(t, s, "parquet", []byte("spill"))
+	b := commit(t, s, "csv", []byte("keep"))
+	if err := s.Delete(a.URI); err != nil {
+		t.Fatal(err)
+	}
+	if exists(a.Path) {
+		t.Fatal("file not removed")
+	}
+	if _, err := s.Get(a.URI); !isGone(err) {
+		t.Fatalf("deleted artifact served: %v", err)
+	}
+	if err := s.Delete(a.URI); err != nil {
+		t.Fatalf("second Delete: %v", err)
+	}
+	if err := s.Delete("quarry://artifacts/../../etc/passwd"); qerr.Code(err) != qerr.CodeInvalidArgument {
+		t.Fatalf("malformed URI: %v", err)
+	}
+	if s.used != b.Size || len(s.List()) != 1 {
+		t.Fatalf("used %d, list %v", s.used, s.List())
 	}
 }

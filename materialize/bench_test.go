@@ -1,0 +1,160 @@
+package materialize
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/handles"
+	"github.com/quarrydb/quarry/internal/artifacts"
+)
+
+// q6Schema is the peer benchmark's Q6 projection: id, region, price.
+var q6Schema = arrow.NewSchema([]arrow.Field{
+	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "region", Type: arrow.BinaryTypes.String},
+	{Name: "price", Type: arrow.PrimitiveTypes.Float64},
+}, nil)
+
+var q6Regions = []string{"north", "northeast", "northwest", "south", "southeast", "southwest", "east", "west"}
+
+// q6Batches generates rows rows of (id, region, price) in batches of 64Ki
+// rows, like a scan would deliver them.
+func q6Batches(tb testing.TB, rows int) []arrow.RecordBatch {
+	tb.Helper()
+	mem := memory.NewGoAllocator()
+	b := array.NewRecordBuilder(mem, q6Schema)
+	defer b.Release()
+	var out []arrow.RecordBatch
+	for lo := 0; lo < rows; lo += 64 << 10 {
+		hi := min(rows, lo+64<<10)
+		ids := b.Field(0).(*array.Int64Builder)
+		reg := b.Field(1).(*array.StringBuilder)
+		price := b.Field(2).(*array.Float64Builder)
+		ids.Reserve(hi - lo)
+		price.Reserve(hi - lo)
+		for i := lo; i < hi; i++ {
+			ids.UnsafeAppend(int64(i))
+			reg.Append(q6Regions[(i*7)%len(q6Regions)])
+			price.UnsafeAppend(float64((i*7919)%100_000) / 100)
+		}
+		out = append(out, b.NewRecordBatch())
+	}
+	return out
+}
+
+// BenchmarkParquetWrite5M writes the peer benchmark's Q6 result (5M rows of
+// id int64, region string, price float64, already in memory) to a Parquet
+// file on disk with WriteParquet (zstd, statistics, 128Ki-row row groups).
+func BenchmarkParquetWrite5M(b *testing.B) {
+	const rows = 5_000_000
+	batches := q6Batches(b, rows)
+	defer func() {
+		for _, r := range batches {
+			r.Release()
+		}
+	}()
+	path := filepath.Join(b.TempDir(), "q6.parquet")
+	var size int64
+	for b.Loop() {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteParquet(context.Background(), f, q6Schema, batches); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		fi, _ := os.Stat(path)
+		size = fi.Size()
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+	b.ReportMetric(float64(size)/1e6, "file-MB")
+}
+
+var spilled10M struct {
+	once  sync.Once
+	m     *Materializer
+	t     *Table
+	store *artifacts.Store
+	err   error
+}
+
+// spilledTable collects a 10M-row (id, region, price) result through a
+// Materializer that spills above 1M rows (the default), once per process.
+func spilledTable(b *testing.B) (*Materializer, *Table) {
+	s := &spilled10M
+	s.once.Do(func() {
+		dir, err := os.MkdirTemp("", "quarry-bench-spill-")
+		if err != nil {
+			s.err = err
+			return
+		}
+		if s.store, s.err = artifacts.Open(artifacts.Options{Dir: dir, Quota: 8 << 30}); s.err != nil {
+			return
+		}
+		reg := handles.New[*Table](handles.Options{})
+		s.m = New(Config{Hard: Caps{PageRows: 5000, MaxBytes: 1 << 20, MaxCells: 1 << 20}, Artifacts: s.store, Handles: reg})
+		batches := q6Batches(b, 10_000_000)
+		rr, err := array.NewRecordReader(q6Schema, batches)
+		if err != nil {
+			s.err = err
+			return
+		}
+		for _, r := range batches {
+			r.Release()
+		}
+		s.t, s.err = s.m.Collect(context.Background(), rr)
+		rr.Release()
+		// The table reads through its open file: the directory can go now
+		// (nothing is left behind in /tmp after the benchmark).
+		_ = s.store.Close()
+		_ = os.RemoveAll(dir)
+	})
+	if s.err != nil {
+		b.Fatal(s.err)
+	}
+	if !s.t.Spilled() {
+		b.Fatal("not spilled")
+	}
+	return s.m, s.t
+}
+
+// BenchmarkSpilledPage serves page k (5,000 rows, as JSON) of a spilled
+// 10M-row result for several k: reading the rows back from the spill file
+// (row group lookup + page-index seek) and encoding them. The time must not
+// grow with k.
+func BenchmarkSpilledPage(b *testing.B) {
+	m, t := spilledTable(b)
+	for _, k := range []int64{0, 1, 100, 1000, 1999} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				pg, err := m.page(context.Background(), t, k*5000, 5000, 1<<20, 1<<20, DefaultMaxCellChars)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if pg.rows != 5000 {
+					b.Fatalf("page %d: %d rows", k, pg.rows)
+				}
+			}
+		})
+	}
+	b.Run("read-only/k=1999", func(b *testing.B) {
+		for b.Loop() {
+			v, err := t.Slice(context.Background(), 1999*5000, 5000)
+			if err != nil {
+				b.Fatal(err)
+			}
+			v.Release()
+		}
+	})
+}
