@@ -15,11 +15,41 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // csvFormat implements Format for delimited text files.
-type csvFormat struct{}
+type csvFormat struct {
+	keeper ColumnKeeper
+}
+
+// CSVOptions configure NewCSVFormatWith.
+type CSVOptions struct {
+	// Keeper, when non-nil, is offered the columns of every file the format
+	// opens: the type-checking pass then also parses every cell into Arrow
+	// arrays (one pass over the file instead of two for the first query).
+	Keeper ColumnKeeper
+}
+
+// ColumnKeeper keeps columns a Format parsed while opening a file (a column
+// cache, typically), so the first queries need not read the file again.
+// Its methods are called from the catalog's scan goroutines.
+type ColumnKeeper interface {
+	// Reserve is asked before a file is opened; est is a guess of the
+	// bytes all its columns take in memory. It returns the allocator for
+	// the columns, or ok=false to only type-check the file.
+	Reserve(f FileInfo, est int64) (alloc memory.Allocator, ok bool)
+	// Keep receives the opened dataset and its columns: cols[i] holds the
+	// arrays of schema field i in row order (RowCount rows together), or
+	// is nil when that column could not be kept. Keep owns one reference
+	// to every array. String columns may be dictionary-encoded
+	// (dictionary<int32, utf8>, one dictionary per array).
+	Keep(ds *Dataset, cols [][]arrow.Array)
+}
+
+// NewCSVFormatWith is NewCSVFormat with options.
+func NewCSVFormatWith(opts CSVOptions) Format { return csvFormat{keeper: opts.Keeper} }
 
 // NewCSVFormat returns the Format for delimited text files: ".csv", ".tsv",
 // ".csv.gz" and ".tsv.gz" (extensions matched case-insensitively).
@@ -43,6 +73,13 @@ type csvFormat struct{}
 // different number of fields than the header, or have malformed quoting are
 // rejected (the catalog lists them in its Diagnostics). Blank lines are
 // skipped, as encoding/csv does.
+//
+// Reading is parallel: one goroutine reads the file (decompressing gzip)
+// and cuts it into chunks of whole records by quote parity, and every core
+// tokenizes and parses chunks into Arrow buffers; a scan
+// only parses the columns it is asked for. Results are identical to
+// encoding/csv and arrow-go's CSV reader, which stay the reference (files
+// the fast path rejects are re-read by encoding/csv for the exact message).
 func NewCSVFormat() Format { return csvFormat{} }
 
 // Kind implements Format.
@@ -71,12 +108,25 @@ func csvExt(name string) (delim rune, gz, ok bool) {
 }
 
 // Open implements Format.
-func (csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
+func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	defDelim, gz, ok := csvExt(f.RelPath)
 	if !ok {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s is not a CSV/TSV file", f.RelPath)
 	}
-	inf, err := inferCSV(ctx, f.AbsPath, gz, defDelim)
+	var keep memory.Allocator
+	if cf.keeper != nil {
+		est := f.Size
+		if gz {
+			est *= 4
+		}
+		if alloc, ok := cf.keeper.Reserve(f, est); ok {
+			if alloc == nil {
+				alloc = memory.DefaultAllocator
+			}
+			keep = alloc
+		}
+	}
+	inf, err := inferCSVFast(ctx, f.AbsPath, gz, defDelim, f.Size, keep)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -116,6 +166,10 @@ func (csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		schema: schema,
 		kinds:  inf.kinds,
 		rows:   inf.rows,
+		size:   f.Size,
+	}
+	if inf.kept != nil {
+		cf.keeper.Keep(ds, inf.kept)
 	}
 	return []*Dataset{ds}, nil
 }
@@ -165,6 +219,7 @@ type csvInference struct {
 	kinds []colKind
 	rows  int64
 	delim rune
+	kept  [][]arrow.Array // with a keeper: the parsed columns (see ColumnKeeper.Keep)
 }
 
 // inferCSV reads the whole file once: header, delimiter, types, row count.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -28,6 +29,7 @@ type csvSource struct {
 	schema *arrow.Schema
 	kinds  []colKind
 	rows   int64
+	size   int64 // file size on disk when cataloged
 }
 
 // projection resolves requested column names to file column indices.
@@ -71,6 +73,16 @@ func projection(id string, schema *arrow.Schema, cols []string) ([]int, error) {
 // header names and panics on header-only files, so projection is done on
 // each batch instead.
 func (s *csvSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
+	return s.scan(ctx, opts, false)
+}
+
+// scanReference is Scan through arrow-go's CSV reader: the reference the
+// fast reader is tested against.
+func (s *csvSource) scanReference(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
+	return s.scan(ctx, opts, true)
+}
+
+func (s *csvSource) scan(ctx context.Context, opts ScanOptions, reference bool) (array.RecordReader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -104,13 +116,16 @@ func (s *csvSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRea
 		}
 	}
 
+	if !reference && s.delim < utf8.RuneSelf {
+		rr, err := s.scanFast(ctx, proj, arrow.NewSchema(outFields, nil), batch, alloc)
+		if err != nil {
+			return nil, s.openError(err)
+		}
+		return rr, nil
+	}
 	br, closer, err := openText(s.path, s.gz)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, qerr.NotFound(qerr.CodeDatasetNotFound, "the file of dataset %q no longer exists", s.id).
-				WithHint("call get_catalog to see the current datasets").Wrap(err)
-		}
-		return nil, qerr.Internal(err, "cannot open the file of dataset %q", s.id)
+		return nil, s.openError(err)
 	}
 	r := arrowcsv.NewReader(br, arrow.NewSchema(readFields, nil),
 		arrowcsv.WithHeader(true),
@@ -131,6 +146,14 @@ func (s *csvSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRea
 	}
 	rr.refs.Store(1)
 	return rr, nil
+}
+
+func (s *csvSource) openError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return qerr.NotFound(qerr.CodeDatasetNotFound, "the file of dataset %q no longer exists", s.id).
+			WithHint("call get_catalog to see the current datasets").Wrap(err)
+	}
+	return qerr.Internal(err, "cannot open the file of dataset %q", s.id)
 }
 
 // csvRecordReader adapts arrow-go's CSV reader: projection, conversion of

@@ -235,10 +235,9 @@ func parseTimestamp(s string) (ms int64, zoned, ok bool) {
 	default:
 		return 0, false, false
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
-	if t.Day() != day || int(t.Month()) != month {
+	if day > daysIn(month, year) {
 		return 0, false, false // e.g. February 30th
 	}
-	t = t.Add(-time.Duration(offset) * time.Second)
-	return t.UnixMilli(), zoned, true
+	secs := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec) - int64(offset)
+	return secs*1000 + int64(nanos/1_000_000), zoned, true
 }

@@ -4,4 +4,13 @@
 // modification times, and reports files it could not read as Diagnostics.
 // Formats (CSV, HDF5) plug in through the Format interface; each dataset
 // carries a Source that streams its rows as Arrow record batches.
+//
+// A Source's batches have exactly the dataset schema's types. The one
+// exception is a CSV format with a ColumnKeeper (NewCSVFormatWith): the
+// columns it hands to the keeper while opening a file may have
+// low-cardinality string columns dictionary-encoded (dictionary<int32,
+// utf8>), so a column cache keeps them small and the engine can filter and
+// group on codes. Such columns are still "string" in Dataset.Schema and
+// everywhere users see types (get_schema, JSON, CSV and Parquet results
+// decode them).
 package catalog

@@ -1,0 +1,16 @@
+package catalog
+
+//go:noescape
+func structMaskSSE2(b []byte, pat *[48]byte, out, hi []uint64)
+
+// structMask sets out[k] to the structural-byte mask of the 64-byte block
+// k of b (len(b) a multiple of 64, len(out) and len(hi) >= len(b)/64) and
+// hi[k] to the mask of its non-ASCII bytes.
+func structMask(b []byte, pat *[48]byte, out, hi []uint64) {
+	if len(b) < 64 {
+		return
+	}
+	_ = out[len(b)/64-1]
+	_ = hi[len(b)/64-1]
+	structMaskSSE2(b, pat, out, hi)
+}

@@ -1,0 +1,965 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// This file turns the field spans of one tokenized chunk into Arrow arrays,
+// one column at a time, writing straight into allocator-owned buffers.
+// Every kind parses exactly like the reference reader (arrow-go's CSV
+// reader: strconv.ParseInt/ParseFloat, time.Parse("2006-01-02"); and
+// convertColumn for bool and timestamps): fast paths handle the common
+// shapes and fall back to strconv / parseTimestamp for everything else.
+
+// colSpans addresses one recorded column in a tokenized chunk.
+type colSpans struct {
+	b    []byte
+	sp   []uint32 // start, end of the field in each row
+	rows int
+}
+
+// spansOf returns the column of slot s of a tokenized chunk b.
+func (t *csvTokenizer) spansOf(b []byte, s int) colSpans {
+	return colSpans{b: b, sp: t.cols[s][:2*t.rows], rows: t.rows}
+}
+
+func (c colSpans) at(r int, scratch *[]byte) []byte {
+	st, en := c.sp[2*r], c.sp[2*r+1]
+	if st&spanQuoted == 0 {
+		return c.b[st:en]
+	}
+	return quotedField(c.b, st, en, scratch)
+}
+
+// quotedField is field for a quoted field (kept out of line so at inlines).
+//
+//go:noinline
+func quotedField(b []byte, start, end uint32, scratch *[]byte) []byte {
+	return field(b, start, end, scratch)
+}
+
+// validity builds a validity bitmap lazily (only once a null is seen).
+type validity struct {
+	buf   *memory.Buffer
+	bits  []byte
+	nulls int
+}
+
+func (v *validity) setNull(mem memory.Allocator, i, n int) {
+	if v.buf == nil {
+		v.buf = newBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+		v.bits = v.buf.Bytes()
+		for j := range v.bits {
+			v.bits[j] = 0xFF
+		}
+	}
+	bitutil.ClearBit(v.bits, i)
+	v.nulls++
+}
+
+func (v *validity) release() {
+	if v.buf != nil {
+		v.buf.Release()
+		v.buf = nil
+	}
+}
+
+func newBuffer(mem memory.Allocator, n int) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(n)
+	return b
+}
+
+// makeArray wraps buffers into an array and drops the local references.
+func makeArray(dt arrow.DataType, n int, v *validity, bufs ...*memory.Buffer) arrow.Array {
+	all := append([]*memory.Buffer{v.buf}, bufs...)
+	d := array.NewData(dt, n, all, nil, v.nulls, 0)
+	a := array.MakeFromData(d)
+	d.Release()
+	for _, b := range all {
+		if b != nil {
+			b.Release()
+		}
+	}
+	return a
+}
+
+// cellError reports a cell that does not parse as its column's type.
+type cellError struct {
+	val  string
+	want string
+}
+
+func (e *cellError) Error() string {
+	v := e.val
+	if len(v) > 64 {
+		v = v[:64] + "…"
+	}
+	return fmt.Sprintf("value %q is not a valid %s", v, e.want)
+}
+
+// colBuilder accumulates one column of a chunk, a batch of tokenized rows
+// at a time, into allocator-owned buffers sized for an upper bound of the
+// chunk's rows (its newline count + 1).
+type colBuilder interface {
+	// add parses the rows of c after the rows added so far; a cell that
+	// does not parse is a *cellError (or errInvalidUTF8).
+	add(c colSpans, scratch *[]byte) error
+	// finish returns the array of every row added; the builder is done.
+	finish() arrow.Array
+	// release frees a builder that will not finish.
+	release()
+}
+
+// newBuilder returns the builder of kind k for up to ub rows. validate
+// makes string builders check UTF-8 (inference); dict makes a string
+// builder try dictionary encoding.
+func newBuilder(mem memory.Allocator, k colKind, ub int, validate, dict bool) colBuilder {
+	switch k {
+	case kindInt:
+		return &int64Builder{fixed: newFixed(mem, ub, 8)}
+	case kindFloat:
+		return &float64Builder{fixed: newFixed(mem, ub, 8)}
+	case kindBool:
+		return &boolBuilder{fixed: newFixedBits(mem, ub)}
+	case kindDate:
+		return &date32Builder{fixed: newFixed(mem, ub, 4)}
+	case kindTSZoned, kindTSNaive:
+		return &tsBuilder{fixed: newFixed(mem, ub, 8), dt: k.arrowType(), zoned: k == kindTSZoned}
+	}
+	if dict {
+		return newDictBuilder(mem, ub)
+	}
+	return newStringBuilder(mem, ub, validate)
+}
+
+// fixed is the state shared by the fixed-width builders.
+type fixed struct {
+	mem memory.Allocator
+	ub  int // capacity in rows
+	vb  *memory.Buffer
+	n   int
+	v   validity
+}
+
+func newFixed(mem memory.Allocator, ub, width int) fixed {
+	return fixed{mem: mem, ub: ub, vb: newBuffer(mem, max(ub, 1)*width)}
+}
+
+func newFixedBits(mem memory.Allocator, ub int) fixed {
+	return fixed{mem: mem, ub: ub, vb: newBuffer(mem, int(bitutil.BytesForBits(int64(max(ub, 1)))))}
+}
+
+// reserve makes room for k more rows (the bound is exact unless the chunk
+// changed under us, so this rarely copies).
+func (f *fixed) reserve(k, width int) {
+	if f.n+k <= f.ub {
+		return
+	}
+	ub := max(2*f.ub, f.n+k)
+	if width == 0 {
+		f.vb.Resize(int(bitutil.BytesForBits(int64(ub))))
+	} else {
+		f.vb.Resize(ub * width)
+	}
+	if f.v.buf != nil {
+		f.v.buf.Resize(int(bitutil.BytesForBits(int64(ub))))
+		f.v.bits = f.v.buf.Bytes()
+		for i := f.ub; i < ub; i++ {
+			bitutil.SetBit(f.v.bits, i)
+		}
+	}
+	f.ub = ub
+}
+
+func (f *fixed) null() { f.v.setNull(f.mem, f.n, f.ub) }
+
+func (f *fixed) release() {
+	f.v.release()
+	if f.vb != nil {
+		f.vb.Release()
+		f.vb = nil
+	}
+}
+
+func (f *fixed) array(dt arrow.DataType) arrow.Array {
+	a := makeArray(dt, f.n, &f.v, f.vb)
+	f.vb = nil
+	return a
+}
+
+type int64Builder struct {
+	fixed
+	negZero bool // a zero was written with a minus sign ("-0"; as a float, -0)
+}
+
+func (b *int64Builder) add(c colSpans, scratch *[]byte) error {
+	b.reserve(c.rows, 8)
+	vals := arrow.Int64Traits.CastFromBytes(b.vb.Bytes())
+	for r := range c.rows {
+		st, en := c.sp[2*r], c.sp[2*r+1]
+		var f []byte
+		if st&spanQuoted == 0 {
+			f = c.b[st:en]
+		} else {
+			f = quotedField(c.b, st, en, scratch)
+		}
+		if len(f) == 0 {
+			b.null()
+		} else {
+			x, ok := parseInt64Bytes(f)
+			if !ok {
+				return &cellError{string(f), "int64"}
+			}
+			if x == 0 && f[0] == '-' {
+				b.negZero = true
+			}
+			vals[b.n] = x
+		}
+		b.n++
+	}
+	return nil
+}
+
+func (b *int64Builder) finish() arrow.Array { return b.array(arrow.PrimitiveTypes.Int64) }
+
+type float64Builder struct{ fixed }
+
+func (b *float64Builder) add(c colSpans, scratch *[]byte) error {
+	b.reserve(c.rows, 8)
+	vals := arrow.Float64Traits.CastFromBytes(b.vb.Bytes())
+	for r := range c.rows {
+		st, en := c.sp[2*r], c.sp[2*r+1]
+		var f []byte
+		if st&spanQuoted == 0 {
+			f = c.b[st:en]
+		} else {
+			f = quotedField(c.b, st, en, scratch)
+		}
+		if len(f) == 0 {
+			b.null()
+		} else {
+			x, ok := parseFloat64Bytes(f)
+			if !ok {
+				return &cellError{string(f), "float64"}
+			}
+			vals[b.n] = x
+		}
+		b.n++
+	}
+	return nil
+}
+
+func (b *float64Builder) finish() arrow.Array { return b.array(arrow.PrimitiveTypes.Float64) }
+
+type boolBuilder struct{ fixed }
+
+func (b *boolBuilder) add(c colSpans, scratch *[]byte) error {
+	b.reserve(c.rows, 0)
+	bits := b.vb.Bytes()
+	for r := range c.rows {
+		f := c.at(r, scratch)
+		if len(f) == 0 {
+			b.null()
+		} else {
+			x, ok := parseBool(unsafeString(f))
+			if !ok {
+				return &cellError{string(f), "bool"}
+			}
+			if x {
+				bitutil.SetBit(bits, b.n)
+			}
+		}
+		b.n++
+	}
+	return nil
+}
+
+func (b *boolBuilder) finish() arrow.Array { return b.array(arrow.FixedWidthTypes.Boolean) }
+
+type date32Builder struct{ fixed }
+
+func (b *date32Builder) add(c colSpans, scratch *[]byte) error {
+	b.reserve(c.rows, 4)
+	vals := arrow.Date32Traits.CastFromBytes(b.vb.Bytes())
+	for r := range c.rows {
+		f := c.at(r, scratch)
+		if len(f) == 0 {
+			b.null()
+		} else {
+			d, ok := parseDateBytes(f)
+			if !ok {
+				return &cellError{string(f), "date32"}
+			}
+			vals[b.n] = arrow.Date32(d)
+		}
+		b.n++
+	}
+	return nil
+}
+
+func (b *date32Builder) finish() arrow.Array { return b.array(arrow.FixedWidthTypes.Date32) }
+
+type tsBuilder struct {
+	fixed
+	dt    arrow.DataType
+	zoned bool
+}
+
+func (b *tsBuilder) add(c colSpans, scratch *[]byte) error {
+	b.reserve(c.rows, 8)
+	vals := arrow.TimestampTraits.CastFromBytes(b.vb.Bytes())
+	for r := range c.rows {
+		st, en := c.sp[2*r], c.sp[2*r+1]
+		var f []byte
+		if st&spanQuoted == 0 {
+			f = c.b[st:en]
+		} else {
+			f = quotedField(c.b, st, en, scratch)
+		}
+		if len(f) == 0 {
+			b.null()
+		} else {
+			ms, ok := parseNaiveTSFast(f)
+			zoned := false
+			if !ok {
+				ms, zoned, ok = parseTimestamp(unsafeString(f))
+			}
+			if !ok || zoned != b.zoned {
+				return &cellError{string(f), b.dt.String() + " timestamp"}
+			}
+			vals[b.n] = arrow.Timestamp(ms)
+		}
+		b.n++
+	}
+	return nil
+}
+
+func (b *tsBuilder) finish() arrow.Array { return b.array(b.dt) }
+
+// errInvalidUTF8 fails a cell that is not UTF-8 text (the reference reader
+// then reports the line).
+var errInvalidUTF8 = errors.New("invalid UTF-8")
+
+// stringBuilder builds a plain string column: offsets in an Arrow buffer,
+// the bytes in a Go slice copied into one at finish (their total is not
+// known in advance).
+type stringBuilder struct {
+	mem      memory.Allocator
+	ub       int
+	ob       *memory.Buffer
+	offs     []int32
+	data     []byte
+	n        int
+	v        validity
+	validate bool
+}
+
+func newStringBuilder(mem memory.Allocator, ub int, validate bool) *stringBuilder {
+	b := &stringBuilder{mem: mem, ub: ub, ob: newBuffer(mem, (max(ub, 1)+1)*4), validate: validate}
+	b.offs = arrow.Int32Traits.CastFromBytes(b.ob.Bytes())
+	if p, ok := stringData.Get().(*[]byte); ok {
+		b.data = (*p)[:0]
+	}
+	return b
+}
+
+// stringData recycles the Go-side byte buffers of stringBuilders (their
+// bytes are copied into an Arrow buffer at finish).
+var stringData sync.Pool
+
+func (b *stringBuilder) recycle() {
+	if cap(b.data) > 0 && cap(b.data) <= 64<<20 {
+		d := b.data[:0]
+		stringData.Put(&d)
+	}
+	b.data = nil
+}
+
+func (b *stringBuilder) reserve(k int) {
+	if b.n+k <= b.ub {
+		return
+	}
+	ub := max(2*b.ub, b.n+k)
+	b.ob.Resize((ub + 1) * 4)
+	b.offs = arrow.Int32Traits.CastFromBytes(b.ob.Bytes())
+	if b.v.buf != nil {
+		b.v.buf.Resize(int(bitutil.BytesForBits(int64(ub))))
+		b.v.bits = b.v.buf.Bytes()
+		for i := b.ub; i < ub; i++ {
+			bitutil.SetBit(b.v.bits, i)
+		}
+	}
+	b.ub = ub
+}
+
+func (b *stringBuilder) add(c colSpans, scratch *[]byte) error {
+	b.reserve(c.rows)
+	start := len(b.data)
+	midRune := false // some cell starts with a UTF-8 continuation byte
+	for r := range c.rows {
+		st, en := c.sp[2*r], c.sp[2*r+1]
+		var f []byte
+		if st&spanQuoted == 0 {
+			f = c.b[st:en]
+		} else {
+			f = quotedField(c.b, st, en, scratch)
+		}
+		if len(f) > 0 && f[0]&0xC0 == 0x80 {
+			midRune = true
+		}
+		b.addCell(f)
+	}
+	// The cells are valid UTF-8 when their concatenation is and none
+	// starts inside a character (so none can end inside one either).
+	if b.validate && (midRune || !utf8.Valid(b.data[start:])) {
+		return errInvalidUTF8
+	}
+	return nil
+}
+
+func (b *stringBuilder) addCell(f []byte) {
+	if len(f) == 0 {
+		b.v.setNull(b.mem, b.n, b.ub)
+	} else {
+		b.data = append(b.data, f...)
+	}
+	b.n++
+	b.offs[b.n] = int32(len(b.data))
+}
+
+func (b *stringBuilder) finish() arrow.Array {
+	db := newBuffer(b.mem, len(b.data))
+	copy(db.Bytes(), b.data)
+	b.recycle()
+	a := makeArray(arrow.BinaryTypes.String, b.n, &b.v, b.ob, db)
+	b.ob = nil
+	return a
+}
+
+func (b *stringBuilder) release() {
+	b.recycle()
+	b.v.release()
+	if b.ob != nil {
+		b.ob.Release()
+		b.ob = nil
+	}
+}
+
+// dictStringType is the type of kept low-cardinality string columns.
+var dictStringType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+// dictBuilder builds a string column dictionary-encoded (int32 codes, the
+// chunk's distinct values in first-seen order; every value must be valid
+// UTF-8) while it has few distinct values, and turns into a plain
+// stringBuilder when it has too many.
+type dictBuilder struct {
+	fixed
+	d     strDict
+	plain *stringBuilder // non-nil: gave up on the dictionary
+}
+
+// Dictionary limits: at most a quarter of the chunk's rows distinct, and
+// at most half of the first dictProbe rows.
+const dictProbe = 4096
+
+func newDictBuilder(mem memory.Allocator, ub int) *dictBuilder {
+	b := &dictBuilder{fixed: newFixed(mem, ub, 4)}
+	b.d.init(64)
+	return b
+}
+
+func (b *dictBuilder) add(c colSpans, scratch *[]byte) error {
+	if b.plain != nil {
+		return b.plain.add(c, scratch)
+	}
+	b.reserve(c.rows, 4)
+	codes := arrow.Int32Traits.CastFromBytes(b.vb.Bytes())
+	limit := max(b.ub/4, 64)
+	for r := range c.rows {
+		st, en := c.sp[2*r], c.sp[2*r+1]
+		var f []byte
+		if st&spanQuoted == 0 {
+			f = c.b[st:en]
+		} else {
+			f = quotedField(c.b, st, en, scratch)
+		}
+		if len(f) == 0 {
+			b.null()
+			b.n++
+			continue
+		}
+		n0 := b.d.len()
+		codes[b.n] = b.d.code(f)
+		b.n++
+		if n := b.d.len(); n > n0 {
+			if !utf8.Valid(f) {
+				return errInvalidUTF8
+			}
+			if n > limit || (b.n >= dictProbe && n > b.n/2) {
+				b.toPlain()
+				rest := colSpans{b: c.b, sp: c.sp[2*(r+1):], rows: c.rows - r - 1}
+				return b.plain.add(rest, scratch)
+			}
+		}
+	}
+	return nil
+}
+
+// toPlain replays the codes so far into a plain string builder.
+func (b *dictBuilder) toPlain() {
+	p := newStringBuilder(b.mem, b.ub, true)
+	codes := arrow.Int32Traits.CastFromBytes(b.vb.Bytes())
+	for i := range b.n {
+		if b.v.buf != nil && !bitutil.BitIsSet(b.v.bits, i) {
+			p.addCell(nil)
+			continue
+		}
+		c := codes[i]
+		p.addCell(b.d.vals[b.d.offs[c]:b.d.offs[c+1]])
+	}
+	b.fixed.release()
+	b.plain = p
+}
+
+func (b *dictBuilder) finish() arrow.Array {
+	if b.plain != nil {
+		return b.plain.finish()
+	}
+	ob := newBuffer(b.mem, len(b.d.offs)*4)
+	copy(arrow.Int32Traits.CastFromBytes(ob.Bytes()), b.d.offs)
+	db := newBuffer(b.mem, len(b.d.vals))
+	copy(db.Bytes(), b.d.vals)
+	dict := makeArray(arrow.BinaryTypes.String, b.d.len(), &validity{}, ob, db)
+	defer dict.Release()
+	idx := b.array(arrow.PrimitiveTypes.Int32)
+	defer idx.Release()
+	return array.NewDictionaryArray(dictStringType, idx, dict)
+}
+
+func (b *dictBuilder) release() {
+	if b.plain != nil {
+		b.plain.release()
+	}
+	b.fixed.release()
+}
+
+// strDict assigns codes to distinct byte strings: open addressing with
+// linear probing; each slot holds the value's length and its first bytes
+// packed into two words (all of it for values of up to 16 bytes, which
+// then compare without touching the value bytes).
+type strDict struct {
+	slots []dictSlot
+	mask  uint64
+	offs  []int32 // value i is vals[offs[i]:offs[i+1]]
+	vals  []byte
+}
+
+type dictSlot struct {
+	w0, w1 uint64
+	n      int32 // value length + 1; 0 = empty
+	code   int32
+}
+
+func (d *strDict) init(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	d.slots = make([]dictSlot, size)
+	d.mask = uint64(size - 1)
+	d.offs = append(d.offs[:0], 0)
+	d.vals = d.vals[:0]
+}
+
+func (d *strDict) len() int { return len(d.offs) - 1 }
+
+// keyWords packs f into two words that, with len(f), identify f exactly
+// when len(f) <= 16 (and its first 16 bytes otherwise).
+func keyWords(f []byte) (w0, w1 uint64) {
+	n := len(f)
+	switch {
+	case n >= 16:
+		return load64(f, 0), load64(f, 8)
+	case n >= 8:
+		return load64(f, 0), load64(f, n-8)
+	case n >= 4:
+		return uint64(load32(f, 0)) | uint64(load32(f, n-4))<<32, 0
+	}
+	for _, c := range f {
+		w0 = w0<<8 | uint64(c)
+	}
+	return w0, 0
+}
+
+func load32(b []byte, i int) uint32 {
+	return uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+}
+
+func slotHash(w0, w1 uint64, n int) uint64 {
+	h := (w0*0x9E3779B97F4A7C15 ^ w1*0xC2B2AE3D27D4EB4F ^ uint64(n)) * 0x165667B19E3779F9
+	return h ^ h>>29
+}
+
+// code returns the code of f, adding it if new.
+func (d *strDict) code(f []byte) int32 {
+	w0, w1 := keyWords(f)
+	n := int32(len(f)) + 1
+	i := slotHash(w0, w1, len(f)) & d.mask
+	for {
+		s := &d.slots[i]
+		if s.n == 0 {
+			break
+		}
+		if s.n == n && s.w0 == w0 && s.w1 == w1 && (n <= 17 || string(d.vals[d.offs[s.code]+16:d.offs[s.code+1]]) == string(f[16:])) {
+			return s.code
+		}
+		i = (i + 1) & d.mask
+	}
+	code := int32(d.len())
+	d.vals = append(d.vals, f...)
+	d.offs = append(d.offs, int32(len(d.vals)))
+	d.slots[i] = dictSlot{w0: w0, w1: w1, n: n, code: code}
+	if uint64(d.len())*2 > d.mask {
+		d.grow()
+	}
+	return code
+}
+
+func (d *strDict) grow() {
+	old := d.slots
+	d.slots = make([]dictSlot, 2*len(old))
+	d.mask = uint64(len(d.slots) - 1)
+	for _, s := range old {
+		if s.n == 0 {
+			continue
+		}
+		i := slotHash(s.w0, s.w1, int(s.n-1)) & d.mask
+		for d.slots[i].n != 0 {
+			i = (i + 1) & d.mask
+		}
+		d.slots[i] = s
+	}
+}
+
+// ---------------------------------------------------------------- values
+
+// parseInt64Bytes parses like strconv.ParseInt(s, 10, 64).
+func parseInt64Bytes(s []byte) (int64, bool) {
+	if n := len(s); n > 0 && n <= 18 {
+		i := 0
+		neg := false
+		switch s[0] {
+		case '-':
+			neg, i = true, 1
+		case '+':
+			i = 1
+		}
+		if i < n {
+			var v int64
+			for ; i+8 <= n; i += 8 {
+				x, ok := parse8Digits(load64(s, i))
+				if !ok {
+					return 0, false
+				}
+				v = v*100_000_000 + int64(x)
+			}
+			for ; i < n; i++ {
+				d := s[i] - '0'
+				if d > 9 {
+					return 0, false
+				}
+				v = v*10 + int64(d)
+			}
+			if neg {
+				v = -v
+			}
+			return v, true
+		}
+		return 0, false
+	}
+	v, err := strconv.ParseInt(unsafeString(s), 10, 64)
+	return v, err == nil
+}
+
+// parse8Digits converts eight ASCII digits (as loaded little-endian, so
+// the first digit is the lowest byte) to their value; ok is false when a
+// byte is not a digit. (The SWAR steps are Lemire's.)
+func parse8Digits(x uint64) (uint64, bool) {
+	if (x&0xF0F0F0F0F0F0F0F0)|(((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) != 0x3333333333333333 {
+		return 0, false
+	}
+	x = (x & 0x0F0F0F0F0F0F0F0F) * 2561 >> 8
+	x = (x & 0x00FF00FF00FF00FF) * 6553601 >> 16
+	return (x & 0x0000FFFF0000FFFF) * 42949672960001 >> 32, true
+}
+
+// isIntBytes is isInt on bytes.
+func isIntBytes(s []byte) bool {
+	if n := len(s); n > 0 && n <= 18 {
+		_, ok := parseInt64Bytes(s)
+		return ok
+	}
+	return isInt(unsafeString(s))
+}
+
+var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseDecimalFast parses [+-]?digits[.digits] with at most 15 digits
+// (at least one) exactly like strconv.ParseFloat: the mantissa is exact in
+// a float64 and so is the power of ten, so one IEEE division is correctly
+// rounded (strconv's own "exact" fast path). ok is false when s has
+// another shape (then it may still be a valid float).
+func parseDecimalFast(s []byte) (float64, bool) {
+	n := len(s)
+	if n == 0 || n > 17 {
+		return 0, false
+	}
+	i := 0
+	neg := false
+	if c := s[0]; c == '-' || c == '+' {
+		neg, i = c == '-', 1
+	}
+	var mant uint64
+	start := i
+	for i < n {
+		d := s[i] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+		i++
+	}
+	digits, frac := i-start, 0
+	if i < n {
+		if s[i] != '.' {
+			return 0, false
+		}
+		i++
+		fs := i
+		for i < n {
+			d := s[i] - '0'
+			if d > 9 {
+				return 0, false
+			}
+			mant = mant*10 + uint64(d)
+			i++
+		}
+		frac = i - fs
+		digits += frac
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(mant)
+	if frac > 0 {
+		f /= float64pow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// parseFloat64Bytes parses the cells isFloat accepts, like
+// strconv.ParseFloat(s, 64); others (including hexadecimal floats and out
+// of range values) are failures.
+func parseFloat64Bytes(s []byte) (float64, bool) {
+	if f, ok := parseDecimalFast(s); ok {
+		return f, true
+	}
+	if !isFloat(unsafeString(s)) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(unsafeString(s), 64)
+	return f, err == nil
+}
+
+// isFloatBytes is isFloat on bytes.
+func isFloatBytes(s []byte) bool {
+	if _, ok := parseDecimalFast(s); ok {
+		return true
+	}
+	return isFloat(unsafeString(s))
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
+// proleptic Gregorian calendar (H. Hinnant's algorithm).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+func d2(s []byte, i int) (int, bool) {
+	a, b := s[i]-'0', s[i+1]-'0'
+	return int(a)*10 + int(b), a <= 9 && b <= 9
+}
+
+func d4(s []byte, i int) (int, bool) {
+	a, ok1 := d2(s, i)
+	b, ok2 := d2(s, i+2)
+	return a*100 + b, ok1 && ok2
+}
+
+// parseDateBytes parses YYYY-MM-DD (a valid calendar date) into days since
+// the epoch, accepting exactly what isDate accepts.
+func parseDateBytes(s []byte) (int32, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	y, ok1 := d4(s, 0)
+	m, ok2 := d2(s, 5)
+	d, ok3 := d2(s, 8)
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return 0, false
+	}
+	return int32(epochDays(y, m, d)), true
+}
+
+// monthDays[(y-tableYear0)*12+m-1] is daysFromCivil(y, m, 1) for the
+// years a table lookup covers.
+const (
+	tableYear0 = 1900
+	tableYears = 201
+)
+
+var monthDays = func() []int32 {
+	t := make([]int32, tableYears*12)
+	for y := range tableYears {
+		for m := 1; m <= 12; m++ {
+			t[y*12+m-1] = int32(daysFromCivil(tableYear0+y, m, 1))
+		}
+	}
+	return t
+}()
+
+// epochDays is daysFromCivil for a valid date, by table when it can.
+func epochDays(y, m, d int) int64 {
+	if uint(y-tableYear0) < tableYears {
+		return int64(monthDays[(y-tableYear0)*12+m-1]) + int64(d-1)
+	}
+	return daysFromCivil(y, m, d)
+}
+
+// parseNaiveTSFast parses the common YYYY-MM-DD(T| )HH:MM:SS shape (19
+// bytes, no fraction, no zone) into milliseconds, exactly like
+// parseTimestamp; ok is false for every other shape.
+func parseNaiveTSFast(s []byte) (int64, bool) {
+	if len(s) != 19 {
+		return 0, false
+	}
+	// Three overlapping words: "YYYY-MM-", "DDTHH:MM", "HH:MM:SS".
+	a, b, c := load64(s, 0), load64(s, 8), load64(s, 11)
+	const (
+		aSep = 0xFF<<32 | 0xFF<<56
+		bSep = 0xFF<<16 | 0xFF<<40
+		zero = 0x3030303030303030
+	)
+	if a&aSep != '-'<<32|'-'<<56 || (b>>16&0xFF != 'T' && b>>16&0xFF != ' ') || b>>40&0xFF != ':' || c&bSep != ':'<<16|':'<<40 {
+		return 0, false
+	}
+	a = a&^aSep | zero&aSep
+	b = b&^bSep | zero&bSep
+	c = c&^bSep | zero&bSep
+	if !allDigits(a) || !allDigits(b) || !allDigits(c) {
+		return 0, false
+	}
+	a, b, c = a-zero, b-zero, c-zero
+	y := int(a&0xFF)*1000 + int(a>>8&0xFF)*100 + int(a>>16&0xFF)*10 + int(a>>24&0xFF)
+	mo := int(a>>40&0xFF)*10 + int(a>>48&0xFF)
+	d := int(b&0xFF)*10 + int(b>>8&0xFF)
+	h := int(b>>24&0xFF)*10 + int(b>>32&0xFF)
+	mi := int(b>>48&0xFF)*10 + int(b>>56&0xFF)
+	sec := int(c>>48&0xFF)*10 + int(c>>56&0xFF)
+	if mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	return (epochDays(y, mo, d)*86400 + int64(h*3600+mi*60+sec)) * 1000, true
+}
+
+// allDigits reports whether the eight bytes of x are ASCII digits.
+func allDigits(x uint64) bool {
+	return (x&0xF0F0F0F0F0F0F0F0)|(((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) == 0x3333333333333333
+}
+
+// widenBytes is widen for a non-empty cell given as bytes, with fast paths
+// for the common kinds.
+func widenBytes(cur colKind, s []byte) colKind {
+	switch cur {
+	case kindString:
+		return kindString
+	case kindInt:
+		if isIntBytes(s) {
+			return kindInt
+		}
+		if isFloatBytes(s) {
+			return kindFloat
+		}
+		return kindString
+	case kindFloat:
+		if isFloatBytes(s) {
+			return kindFloat
+		}
+		return kindString
+	case kindDate:
+		if _, ok := parseDateBytes(s); ok {
+			return kindDate
+		}
+		return kindString
+	case kindTSNaive:
+		if _, ok := parseNaiveTSFast(s); ok {
+			return kindTSNaive
+		}
+	}
+	return widen(cur, unsafeString(s))
+}
+
+// mergeKinds combines the kinds inferred for two parts of a column: the
+// result is the kind widen would reach over both parts in sequence.
+func mergeKinds(a, b colKind) colKind {
+	switch {
+	case a == b:
+		return a
+	case a == kindNull:
+		return b
+	case b == kindNull:
+		return a
+	case (a == kindInt && b == kindFloat) || (a == kindFloat && b == kindInt):
+		return kindFloat
+	}
+	return kindString
+}

@@ -1,0 +1,317 @@
+package catalog
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// This file cuts a CSV stream into chunks of complete records and runs a
+// function over them on several goroutines, delivering the results in
+// file order. Reading (and gzip decompression, which is sequential) happens
+// on one goroutine; the quote-parity scan that finds record boundaries runs
+// at memory speed there (bytes.IndexByte), everything else in the workers.
+
+// Chunk sizes. A chunk is the unit of parallel work and of one batch.
+const (
+	minChunkBytes     = 64 << 10
+	maxChunkBytes     = 16 << 20
+	defaultChunkBytes = 1 << 20
+)
+
+// csvChunk is a run of complete records.
+type csvChunk struct {
+	seq   int
+	data  []byte
+	first bool // holds the header record (the first chunk of the input)
+	buf   *[]byte
+}
+
+// chunkReader produces chunks of complete records from an input stream.
+type chunkReader struct {
+	r      io.Reader
+	closer io.Closer
+	size   int    // target chunk size
+	carry  []byte // start of an incomplete record left over from the previous read
+	eof    bool
+	seq    int
+	bomOK  bool // BOM already checked
+}
+
+// openChunks opens a CSV file (gzip-decompressed if gz) for chunked reading.
+func openChunks(path string, gz bool, size int) (*chunkReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil {
+		// Small files: one buffer just big enough (reading hits EOF at once).
+		limit := st.Size() + 1
+		if gz {
+			limit = 4*st.Size() + minChunkBytes
+		}
+		size = int(min(int64(size), max(limit, 4<<10)))
+	}
+	cr := &chunkReader{r: f, closer: f, size: size}
+	if gz {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("not a valid gzip file: %w", err)
+		}
+		cr.r = zr
+		cr.closer = multiCloser{zr, f}
+	}
+	return cr, nil
+}
+
+// bufPools recycle chunk buffers across readers, by power-of-two size class.
+var bufPools [48]sync.Pool
+
+func (c *chunkReader) Close() error {
+	if c.closer == nil {
+		return nil
+	}
+	err := c.closer.Close()
+	c.closer = nil
+	return err
+}
+
+// getBuf returns a buffer of at least n bytes (its full capacity as length).
+func getBuf(n int) *[]byte {
+	class := bits.Len(uint(max(n, 4096) - 1))
+	if v := bufPools[class].Get(); v != nil {
+		b := v.(*[]byte)
+		*b = (*b)[:cap(*b)]
+		return b
+	}
+	b := make([]byte, 1<<class)
+	return &b
+}
+
+// putBuf recycles a buffer from getBuf (safe from any goroutine).
+func putBuf(b *[]byte) {
+	if c := cap(*b); c >= 4096 && c&(c-1) == 0 {
+		bufPools[bits.Len(uint(c-1))].Put(b)
+	}
+}
+
+func (c *chunkReader) getBuf(n int) *[]byte { return getBuf(n) }
+
+// putBuf returns a chunk's buffer for reuse (safe from any goroutine).
+func (c *chunkReader) putBuf(ch *csvChunk) {
+	if ch.buf != nil {
+		putBuf(ch.buf)
+		ch.buf, ch.data = nil, nil
+	}
+}
+
+// next returns the next chunk, or io.EOF after the last.
+func (c *chunkReader) next() (*csvChunk, error) {
+	if c.eof && len(c.carry) == 0 {
+		return nil, io.EOF
+	}
+	want := max(c.size, 2*len(c.carry))
+	bp := c.getBuf(want)
+	buf := *bp
+	n := copy(buf, c.carry)
+	c.carry = c.carry[:0]
+	for {
+		if !c.eof && n < want {
+			m, err := io.ReadFull(c.r, buf[n:want])
+			n += m
+			switch {
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				c.eof = true
+			case err != nil:
+				putBuf(bp)
+				return nil, err
+			}
+		}
+		if !c.bomOK && (n >= 3 || c.eof) {
+			c.bomOK = true
+			if bytes.HasPrefix(buf[:n], utf8BOM) {
+				copy(buf, buf[3:n])
+				n -= 3
+				continue
+			}
+		}
+		if c.eof {
+			if n == 0 {
+				putBuf(bp)
+				return nil, io.EOF
+			}
+			return c.emit(bp, buf[:n]), nil
+		}
+		if b := lastBoundary(buf[:n]); b > 0 {
+			c.carry = append(c.carry, buf[b:n]...)
+			return c.emit(bp, buf[:b]), nil
+		}
+		// One record longer than the buffer: grow it.
+		if n >= spanQuoted/2 {
+			putBuf(bp)
+			return nil, errors.New("a CSV record is larger than 1 GiB")
+		}
+		want *= 2
+		nbp := getBuf(want)
+		copy(*nbp, buf[:n])
+		putBuf(bp)
+		bp, buf = nbp, *nbp
+	}
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+func (c *chunkReader) emit(bp *[]byte, data []byte) *csvChunk {
+	c.bomOK = true // only the very start of the stream may hold a BOM
+	ch := &csvChunk{seq: c.seq, data: data, first: c.seq == 0, buf: bp}
+	c.seq++
+	return ch
+}
+
+// chunkBytesFor picks the chunk size that yields about batchRows rows given
+// an average row size.
+func chunkBytesFor(batchRows int, rowBytes float64) int {
+	if rowBytes <= 0 {
+		rowBytes = 100
+	}
+	n := int(float64(batchRows) * rowBytes * 0.92)
+	return min(max(n, minChunkBytes), maxChunkBytes)
+}
+
+// result of one chunk.
+type chunkResult[R any] struct {
+	val R
+	err error
+}
+
+// pipeline runs work over the chunks of a chunkReader on several goroutines
+// and returns the results in order.
+type pipeline[R any] struct {
+	cr      *chunkReader
+	work    func(w int, ch *csvChunk) (R, error)
+	drop    func(R)
+	done    chan struct{}
+	order   chan chan chunkResult[R]
+	wg      sync.WaitGroup
+	stopped bool
+}
+
+// startPipeline starts workers goroutines (at least 1) plus a reader.
+// work gets the worker index (for per-worker scratch) and must not keep
+// ch.data after returning; drop releases a result that will not be
+// consumed (after close).
+func startPipeline[R any](cr *chunkReader, workers int, work func(w int, ch *csvChunk) (R, error), drop func(R)) *pipeline[R] {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	inflight := workers + 2
+	p := &pipeline[R]{
+		cr:    cr,
+		work:  work,
+		drop:  drop,
+		done:  make(chan struct{}),
+		order: make(chan chan chunkResult[R], inflight),
+	}
+	type job struct {
+		ch  *csvChunk
+		out chan chunkResult[R]
+	}
+	jobs := make(chan job, workers)
+	for w := range workers {
+		p.wg.Go(func() {
+			for j := range jobs {
+				var r chunkResult[R]
+				select {
+				case <-p.done:
+					r.err = errStopped
+				default:
+					r.val, r.err = p.safeWork(w, j.ch)
+				}
+				cr.putBuf(j.ch)
+				j.out <- r
+			}
+		})
+	}
+	p.wg.Go(func() {
+		defer close(jobs)
+		defer close(p.order)
+		for {
+			ch, err := cr.next()
+			if err == io.EOF {
+				return
+			}
+			out := make(chan chunkResult[R], 1)
+			if err != nil {
+				out <- chunkResult[R]{err: err}
+				select {
+				case p.order <- out:
+				case <-p.done:
+				}
+				return
+			}
+			select {
+			case p.order <- out:
+			case <-p.done:
+				cr.putBuf(ch)
+				return
+			}
+			select {
+			case jobs <- job{ch, out}:
+			case <-p.done:
+				cr.putBuf(ch)
+				out <- chunkResult[R]{err: errStopped}
+				return
+			}
+		}
+	})
+	return p
+}
+
+var errStopped = errors.New("pipeline stopped")
+
+func (p *pipeline[R]) safeWork(w int, ch *csvChunk) (r R, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic while parsing CSV: %v", v)
+		}
+	}()
+	return p.work(w, ch)
+}
+
+// next returns the next result in file order; ok is false at the end.
+func (p *pipeline[R]) next() (val R, ok bool, err error) {
+	out, more := <-p.order
+	if !more {
+		return val, false, nil
+	}
+	r := <-out
+	if r.err != nil {
+		return val, false, r.err
+	}
+	return r.val, true, nil
+}
+
+// close stops the pipeline, releases unconsumed results, waits for every
+// goroutine and closes the input. Idempotent.
+func (p *pipeline[R]) close() {
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	close(p.done)
+	for out := range p.order {
+		r := <-out
+		if r.err == nil && p.drop != nil {
+			p.drop(r.val)
+		}
+	}
+	p.wg.Wait()
+	_ = p.cr.Close()
+}

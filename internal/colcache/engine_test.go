@@ -1,0 +1,119 @@
+package colcache
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/engine"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// TestQueriesThroughCache runs queries over a dataset whose columns the
+// catalog kept in the cache while opening it (low-cardinality strings
+// dictionary-encoded), planned against PlanSchema, and checks the results
+// and their types equal those of the plain file read.
+func TestQueriesThroughCache(t *testing.T) {
+	root := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("id,region,note,price,qty\n")
+	for i := range 5000 {
+		note := fmt.Sprintf("note %d", i)
+		if i%17 == 0 {
+			note = ""
+		}
+		region := []string{"north", "south", "café", ""}[i%4]
+		fmt.Fprintf(&sb, "%d,%s,%s,%d.%02d,%d\n", i, region, note, i%50, i%100, i%7)
+	}
+	if err := os.WriteFile(filepath.Join(root, "s.csv"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	c := New(Options{Budget: 64 << 20, Alloc: mem})
+	quiet := slog.New(slog.DiscardHandler)
+	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: quiet,
+		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := cat.Lookup("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := c.Wrap(ds).(*Source)
+	if !src.Cached(nil) {
+		t.Fatalf("not cached on open: %+v", c.Stats())
+	}
+	ps := src.PlanSchema()
+	if ps.Field(1).Type.ID() != arrow.DICTIONARY || ps.Field(2).Type.ID() != arrow.STRING {
+		t.Fatalf("plan schema %v", ps)
+	}
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	i64 := func(v int64) *int64 { return &v }
+	specs := []planner.Spec{
+		{},
+		{Columns: []string{"region", "note"}, Limit: i64(50), Offset: i64(10)},
+		{Filters: []planner.FilterSpec{{Col: "region", Op: planner.OpEq, Value: raw(`"café"`)}}, Aggs: []planner.AggSpec{{Col: "*", Fn: planner.AggCount}}},
+		{GroupBy: []string{"region"}, Aggs: []planner.AggSpec{{Col: "price", Fn: planner.AggSum}, {Col: "*", Fn: planner.AggCount}}, OrderBy: []planner.OrderSpec{{Col: "region"}}},
+		{Columns: []string{"region", "id"}, OrderBy: []planner.OrderSpec{{Col: "region", Desc: true}, {Col: "id"}}, Limit: i64(20)},
+		{Columns: []string{"region"}, Distinct: true, OrderBy: []planner.OrderSpec{{Col: "region"}}},
+		{Filters: []planner.FilterSpec{{Col: "region", Op: planner.OpIsNull}}, Columns: []string{"id", "note"}},
+	}
+	for i, spec := range specs {
+		want, wantTypes := runSpec(t, spec, ds.Schema, ds.Source)
+		got, gotTypes := runSpec(t, spec, src.PlanSchema(), c.Wrap(ds))
+		if want != got {
+			t.Errorf("spec %d: results differ\n got %.300s\nwant %.300s", i, got, want)
+		}
+		if wantTypes != gotTypes {
+			t.Errorf("spec %d: output types %s, want %s", i, gotTypes, wantTypes)
+		}
+	}
+	c.Purge()
+	mem.AssertSize(t, 0)
+}
+
+// runSpec executes spec and returns its rows and output type names as text.
+func runSpec(t *testing.T, spec planner.Spec, schema *arrow.Schema, src catalog.Source) (string, string) {
+	t.Helper()
+	plan, err := planner.Build(spec, planner.Input{Dataset: "s", Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := engine.Execute(context.Background(), plan, src, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	var sb strings.Builder
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		for r := range int(rec.NumRows()) {
+			for c := range int(rec.NumCols()) {
+				sb.WriteString(rec.Column(c).ValueStr(r))
+				sb.WriteByte('\t')
+			}
+			sb.WriteByte('\n')
+		}
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, f := range plan.Schema().Fields() {
+		types = append(types, planner.TypeName(f.Type))
+	}
+	return sb.String(), strings.Join(types, ",")
+}

@@ -1,0 +1,372 @@
+package colcache
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// Source is a dataset's Source seen through the cache.
+type Source struct {
+	c     *Cache
+	ds    *catalog.Dataset
+	inner catalog.Source
+	key   fileKey
+}
+
+var _ catalog.Source = (*Source)(nil)
+
+// Wrap returns the Source queries should read ds through: ds.Source itself
+// when the cache is disabled (or nil), a *Source otherwise. It is cheap
+// (call it per query).
+func (c *Cache) Wrap(ds *catalog.Dataset) catalog.Source {
+	if ds == nil {
+		return nil
+	}
+	if _, pushdown := ds.Source.(planner.FilterPushdowner); !c.Enabled() || ds.Source == nil || pushdown {
+		// A source that applies pushed filters itself cannot be served
+		// from memory (the filters would be lost).
+		return ds.Source
+	}
+	return &Source{c: c, ds: ds, inner: ds.Source, key: keyOf(ds.AbsPath, ds.ID, ds.SizeBytes, ds.ModTime)}
+}
+
+// PlanSchema is the schema to plan queries against: the dataset's, with
+// the types of the columns as cached now (low-cardinality strings cached
+// dictionary-encoded are dictionary<int32, utf8>, so the engine works on
+// their codes). Reads that miss the cache produce the dataset's types; the
+// engine converts between the two string encodings when they differ.
+func (s *Source) PlanSchema() *arrow.Schema {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	f := s.c.files[s.key]
+	if f == nil {
+		return s.ds.Schema
+	}
+	fields := s.ds.Schema.Fields()
+	changed := false
+	for i, fd := range fields {
+		if col := f.cols[fd.Name]; col != nil && !arrow.TypeEqual(col.dtype, fd.Type) {
+			fields[i].Type = col.dtype
+			changed = true
+		}
+	}
+	if !changed {
+		return s.ds.Schema
+	}
+	md := s.ds.Schema.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// Unwrap returns the underlying source.
+func (s *Source) Unwrap() catalog.Source { return s.inner }
+
+// columns resolves ScanOptions.Columns (nil = all, in schema order).
+func (s *Source) columns(cols []string) []string {
+	if len(cols) > 0 {
+		return cols
+	}
+	out := make([]string, s.ds.Schema.NumFields())
+	for i, f := range s.ds.Schema.Fields() {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// fresh reports whether the data file still has the dataset's size and
+// modification time. When it does not, the dataset's entries are dropped.
+func (s *Source) fresh() bool {
+	st, err := os.Stat(s.ds.AbsPath)
+	if err == nil && st.Size() == s.ds.SizeBytes && st.ModTime().Equal(s.ds.ModTime) {
+		return true
+	}
+	s.c.invalidate(s.key.path, s.key.dataset)
+	return false
+}
+
+// Cached reports whether a Scan of cols (nil = all columns) would be served
+// from memory right now.
+func (s *Source) Cached(cols []string) bool {
+	return s.fresh() && s.c.has(s.key, s.columns(cols))
+}
+
+// Scan implements catalog.Source: from memory when every requested column
+// is cached and the file is unchanged; otherwise from the underlying source,
+// caching the columns read (when the file is unchanged and could fit).
+func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.RecordReader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !s.fresh() {
+		return s.inner.Scan(ctx, opts)
+	}
+	names := s.columns(opts.Columns)
+	if chunks, rows, ok := s.c.lookup(s.key, names); ok {
+		schema, err := s.schemaOf(names, chunks)
+		if err != nil {
+			for _, cs := range chunks {
+				releaseAll(cs)
+			}
+			return s.inner.Scan(ctx, opts)
+		}
+		batch := opts.BatchSize
+		if batch <= 0 {
+			batch = catalog.DefaultBatchSize
+		}
+		r := &memReader{ctx: ctx, schema: schema, chunks: chunks, rows: rows, batch: batch, pos: make([]cursor, len(chunks))}
+		r.refs.Store(1)
+		return r, nil
+	}
+	// Too big to fit: do not tee, read with the caller's allocator.
+	if s.estimate(len(names)) > s.c.budget {
+		return s.inner.Scan(ctx, opts)
+	}
+	inner := opts
+	inner.Alloc = s.c.alloc
+	rr, err := s.inner.Scan(ctx, inner)
+	if err != nil {
+		return nil, err
+	}
+	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names))}
+	t.refs.Store(1)
+	return t, nil
+}
+
+// estimate guesses the in-memory bytes of ncols columns of the dataset
+// from the file size (text formats take about their size in Arrow memory;
+// gzip about four times its size).
+func (s *Source) estimate(ncols int) int64 {
+	n := s.ds.Schema.NumFields()
+	if n == 0 || s.ds.Kind != catalog.KindCSV {
+		return 0
+	}
+	size := s.ds.SizeBytes
+	if a, _ := s.ds.Attributes["compression"].(string); a != "" {
+		size *= 4
+	}
+	return size * int64(ncols) / int64(n)
+}
+
+// schemaOf is the output schema of cached columns: the dataset's fields
+// with the types of the cached arrays (which may be dictionary-encoded
+// strings where the dataset says string).
+func (s *Source) schemaOf(names []string, chunks [][]arrow.Array) (*arrow.Schema, error) {
+	fields := make([]arrow.Field, len(names))
+	for i, n := range names {
+		idx := s.ds.Schema.FieldIndices(n)
+		if len(idx) == 0 {
+			return nil, errNoColumn
+		}
+		fields[i] = s.ds.Schema.Field(idx[0])
+		if len(chunks[i]) > 0 {
+			fields[i].Type = chunks[i][0].DataType()
+		}
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+var errNoColumn = &colErr{"column not in the dataset schema"}
+
+type colErr struct{ s string }
+
+func (e *colErr) Error() string { return e.s }
+
+// ---------------------------------------------------------------- memReader
+
+// cursor is a position in one column's chunk list.
+type cursor struct{ chunk, off int }
+
+// memReader serves cached columns as batches of at most batch rows
+// (shorter where the columns' chunks do not line up), zero-copy.
+type memReader struct {
+	refs   atomic.Int64
+	ctx    context.Context
+	schema *arrow.Schema
+	chunks [][]arrow.Array // per column, retained
+	rows   int64
+	batch  int
+	pos    []cursor
+	done   int64 // rows handed out
+	cur    arrow.RecordBatch
+	err    error
+}
+
+func (r *memReader) Retain() { r.refs.Add(1) }
+
+func (r *memReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.free()
+	}
+}
+
+func (r *memReader) free() {
+	for _, cs := range r.chunks {
+		releaseAll(cs)
+	}
+	r.chunks = nil
+}
+
+func (r *memReader) Schema() *arrow.Schema          { return r.schema }
+func (r *memReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is RecordBatch.
+//
+// Deprecated: use RecordBatch.
+func (r *memReader) Record() arrow.RecordBatch { return r.cur }
+func (r *memReader) Err() error                { return r.err }
+
+func (r *memReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.chunks == nil || r.err != nil {
+		return false
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.err = err
+		r.free()
+		return false
+	}
+	if len(r.chunks) == 0 { // no columns: rows only
+		n := min(int64(r.batch), r.rows-r.done)
+		if n <= 0 {
+			r.free()
+			return false
+		}
+		r.done += n
+		r.cur = array.NewRecordBatch(r.schema, nil, n)
+		return true
+	}
+	// Skip exhausted chunks; the batch ends at the nearest chunk end.
+	n := r.batch
+	for i, cs := range r.chunks {
+		p := &r.pos[i]
+		for p.chunk < len(cs) && p.off >= cs[p.chunk].Len() {
+			p.chunk, p.off = p.chunk+1, 0
+		}
+		if p.chunk >= len(cs) {
+			r.free()
+			return false
+		}
+		n = min(n, cs[p.chunk].Len()-p.off)
+	}
+	cols := make([]arrow.Array, len(r.chunks))
+	for i, cs := range r.chunks {
+		p := &r.pos[i]
+		a := cs[p.chunk]
+		if p.off == 0 && n == a.Len() {
+			a.Retain()
+			cols[i] = a
+		} else {
+			cols[i] = array.NewSlice(a, int64(p.off), int64(p.off+n))
+		}
+		p.off += n
+	}
+	r.done += int64(n)
+	r.cur = array.NewRecordBatch(r.schema, cols, int64(n))
+	releaseAll(cols)
+	return true
+}
+
+// ---------------------------------------------------------------- teeReader
+
+// teeReader passes the underlying reader through and keeps every column's
+// arrays; when the read ends without error it inserts them into the cache.
+type teeReader struct {
+	array.RecordReader
+	refs    atomic.Int64
+	src     *Source
+	names   []string
+	pending [][]arrow.Array
+	bytes   int64
+	rows    int64
+	off     bool // gave up caching (too big, or failed)
+	ended   bool
+}
+
+func (t *teeReader) Retain() { t.refs.Add(1) }
+
+func (t *teeReader) Release() {
+	if t.refs.Add(-1) == 0 {
+		t.drop()
+		t.RecordReader.Release()
+	}
+}
+
+func (t *teeReader) drop() {
+	for _, cs := range t.pending {
+		releaseAll(cs)
+	}
+	t.pending = nil
+	t.off = true
+}
+
+func (t *teeReader) Next() bool {
+	if t.ended {
+		return false
+	}
+	if !t.RecordReader.Next() {
+		t.ended = true
+		if !t.off && t.RecordReader.Err() == nil {
+			t.commit()
+		}
+		t.drop()
+		return false
+	}
+	if t.off {
+		return true
+	}
+	rec := t.RecordReader.RecordBatch()
+	if int(rec.NumCols()) != len(t.names) {
+		t.drop()
+		return true
+	}
+	for i := range t.names {
+		a := rec.Column(i)
+		a.Retain()
+		t.pending[i] = append(t.pending[i], a)
+	}
+	t.rows += rec.NumRows()
+	// Cheap running estimate (slices of one chunk share buffers, so this
+	// may overcount); the exact size is taken at insert.
+	if t.rows&0xFFFF < rec.NumRows() {
+		t.bytes = 0
+		for _, cs := range t.pending {
+			t.bytes += arraysSize(cs)
+		}
+		if t.bytes > t.src.c.budget {
+			t.drop()
+		}
+	}
+	return true
+}
+
+// commit inserts the read columns if the file is still the cataloged one
+// and the row count matches.
+func (t *teeReader) commit() {
+	s := t.src
+	if t.rows != s.ds.RowCount && s.ds.RowCountExact {
+		return
+	}
+	if !s.fresh() {
+		return
+	}
+	types := make([]arrow.DataType, len(t.names))
+	for i := range t.names {
+		types[i] = t.RecordReader.Schema().Field(i).Type
+	}
+	chunks := t.pending
+	t.pending = nil
+	s.c.insert(s.key, t.rows, t.names, types, chunks)
+}
