@@ -71,12 +71,16 @@ type snapshot struct {
 	fileOf    map[string]*fileEntry // by dataset ID
 	sorted    []*Dataset
 	diags     []Diagnostic
+	cards     *cardIndex // sidecars (schema cards) found by the walk
+	memo      cardMemo   // carded dataset copies, reused by the next snapshot
 }
 
 // newSnapshot indexes files. When two datasets share an ID, the one from
 // the file that sorts first by path wins and the other is reported.
-func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic) *snapshot {
+func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic, cards *cardIndex, prevMemo cardMemo) *snapshot {
 	s := &snapshot{
+		cards:     cards,
+		memo:      cardMemo{},
 		files:     files,
 		walkDiags: walkDiags,
 		byID:      make(map[string]*Dataset),
@@ -88,6 +92,7 @@ func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic) *snapshot 
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
+	usedCards, cardDiags := map[string]bool{}, map[Diagnostic]bool{}
 	for _, rel := range rels {
 		e := files[rel]
 		if e.err != nil {
@@ -95,6 +100,7 @@ func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic) *snapshot 
 			continue
 		}
 		for _, ds := range e.datasets {
+			ds = cards.applyCards(ds, prevMemo, s.memo, usedCards, cardDiags)
 			if other, dup := s.byID[ds.ID]; dup {
 				s.diags = append(s.diags, Diagnostic{Path: rel, Level: "warning",
 					Reason: "dataset id " + quote(ds.ID) + " is already used by " + other.Path + "; this one is skipped"})
@@ -106,6 +112,7 @@ func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic) *snapshot 
 		}
 	}
 	sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].ID < s.sorted[j].ID })
+	s.diags = append(s.diags, cards.diagnostics(usedCards, cardDiags)...)
 	sort.SliceStable(s.diags, func(i, j int) bool { return s.diags[i].Path < s.diags[j].Path })
 	return s
 }
@@ -150,7 +157,7 @@ func New(ctx context.Context, opts Options) (*Catalog, error) {
 	if c.workers <= 0 {
 		c.workers = runtime.GOMAXPROCS(0)
 	}
-	c.snap = newSnapshot(map[string]*fileEntry{}, nil)
+	c.snap = newSnapshot(map[string]*fileEntry{}, nil, nil, nil)
 	if err := c.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -220,7 +227,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	}
 	start := time.Now()
 	prev := c.snapshot()
-	cands, walkDiags, err := c.walk(ctx, prev.walkDiags)
+	cands, sidecars, walkDiags, err := c.walk(ctx, prev.walkDiags)
 	if err != nil {
 		return err
 	}
@@ -240,7 +247,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	if err := c.openAll(ctx, todo); err != nil {
 		return err
 	}
-	snap := newSnapshot(files, walkDiags)
+	snap := newSnapshot(files, walkDiags, c.loadCards(sidecars, prev.cards), prev.memo)
 	c.mu.Lock()
 	c.snap = snap
 	c.mu.Unlock()
@@ -304,7 +311,7 @@ func (c *Catalog) Lookup(id string) (*Dataset, error) {
 		} else {
 			files[e.info.RelPath] = ne
 		}
-		c.snap = newSnapshot(files, c.snap.walkDiags)
+		c.snap = newSnapshot(files, c.snap.walkDiags, c.snap.cards, c.snap.memo)
 	}
 	snap = c.snap
 	c.mu.Unlock()

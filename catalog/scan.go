@@ -24,24 +24,27 @@ type candidate struct {
 // BaseIDs assigned) and the problems met on the way. It follows symlinks
 // that stay inside the root, visits every real directory at most once (so
 // symlink cycles terminate), skips hidden names and never opens a file.
-func (c *Catalog) walk(ctx context.Context, prev []Diagnostic) ([]candidate, []Diagnostic, error) {
+// Schema card sidecars (IsCardFile) are returned separately, never as
+// candidates.
+func (c *Catalog) walk(ctx context.Context, prev []Diagnostic) ([]candidate, []FileInfo, []Diagnostic, error) {
 	w := &walker{c: c, visited: map[string]string{c.root: "."}, known: make(map[Diagnostic]bool, len(prev))}
 	for _, d := range prev {
 		w.known[d] = true
 	}
 	if err := w.dir(ctx, c.root, c.root, ""); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	assignBaseIDs(w.cands)
-	return w.cands, w.diags, nil
+	return w.cands, w.sidecars, w.diags, nil
 }
 
 type walker struct {
-	c       *Catalog
-	visited map[string]string // real directory path -> relative path it was scanned as
-	cands   []candidate
-	diags   []Diagnostic
-	known   map[Diagnostic]bool // reported by the previous scan: not logged again
+	c        *Catalog
+	visited  map[string]string // real directory path -> relative path it was scanned as
+	cands    []candidate
+	sidecars []FileInfo // schema card files
+	diags    []Diagnostic
+	known    map[Diagnostic]bool // reported by the previous scan: not logged again
 }
 
 func (w *walker) diag(rel, level, format string, args ...any) {
@@ -102,6 +105,10 @@ func (w *walker) dir(ctx context.Context, logical, real, rel string) error {
 			w.visited[childReal] = relOrDot(childRel)
 			if err := w.dir(ctx, childLogical, childReal, childRel); err != nil {
 				return err
+			}
+		case IsCardFile(name):
+			if st.Mode().IsRegular() {
+				w.sidecars = append(w.sidecars, FileInfo{AbsPath: childReal, RelPath: childRel, Size: st.Size(), ModTime: st.ModTime()})
 			}
 		default:
 			fi := w.c.match(name)

@@ -41,6 +41,9 @@ type Dataset struct {
 	Description string
 	// Attributes are format-level metadata (e.g. HDF5 attributes), JSON-safe values; may be nil.
 	Attributes map[string]any
+	// Card is the schema card merged from sidecar files (cards.go); nil
+	// when none applies.
+	Card *Card
 	// Source reads the rows. Never nil for a dataset in the catalog.
 	Source Source
 }

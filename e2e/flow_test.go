@@ -85,7 +85,9 @@ func TestFlowStdio(t *testing.T) {
 }
 
 func TestFlowHTTP(t *testing.T) {
-	c, _ := startHTTP(t)
+	// The flow pages 500 times back to back; the per-principal rate limit
+	// (tested on its own in http_security_test.go) would only slow it down.
+	c, _ := startHTTP(t, "--rate-limit", "0")
 	runFlow(t, c)
 }
 

@@ -138,6 +138,7 @@ func call(t *testing.T, c *client.Client, tool string, args any, out any) *mcp.C
 	if res.IsError {
 		t.Fatalf("%s(%v) failed: %s", tool, args, text(res))
 	}
+	checkOutputSchema(t, c, tool, res)
 	if out != nil {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {

@@ -42,6 +42,10 @@ var examples = []example{
 		return string(b)
 	}},
 	{tool: "read_dataset_slice", title: "A 2x3 block of a chunked, compressed 2-D HDF5 array", args: `{"uri": "h5://physics/experiment.h5?path=/detector/image", "slice_str": "0:2, 0:3"}`},
+	{tool: "distinct_values", title: "Valid filter values, most frequent first", args: `{"dataset": "sales/orders", "column": "category", "limit": 3}`},
+	{tool: "distinct_values", title: "Within a subset, only values seen at least 30 times", args: `{"dataset": "weather/daily", "column": "snow", "filters": [{"col": "station_id", "op": "in", "value": ["AM01", "AM02"]}], "min_count": 30}`},
+	{tool: "aggregate", title: "Top 3 categories by units sold in two regions", args: `{"dataset": "sales/orders", "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum", "as": "units"}, {"col": "*", "fn": "count"}], "filters": [{"col": "region", "op": "in", "value": ["Shirak", "Lori"]}], "top_n": 3}`},
+	{tool: "get_server_info", title: "Limits and features", args: `{}`},
 }
 
 var volatile = []struct {
@@ -52,6 +56,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`a_[A-Za-z0-9]{20,}`), "a_EXAMPLE"},
 	{regexp.MustCompile(`"page_token": "[^"]+"`), `"page_token": "PAGE_TOKEN"`},
 	{regexp.MustCompile(`"last_modified_iso": "[^"]+"`), `"last_modified_iso": "2026-01-01T00:00:00Z"`},
+	{regexp.MustCompile(`"data_root": "[^"]+"`), `"data_root": ".../demo"`},
 }
 
 // TestToolsDoc regenerates docs/TOOLS.md from the tool registry and real
@@ -218,6 +223,7 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
 | ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota | |
 | ` + "`timeout`" + ` | the query exceeded the server's time limit | |
+| ` + "`cancelled`" + ` | the client cancelled the request, or the user declined to run a large query (confirmation) | |
 | ` + "`internal`" + ` | a bug; the server log has the details under the request id | |
 
 Malformed JSON-RPC (parse errors, unknown methods, invalid params) gets the standard JSON-RPC error codes.
@@ -229,7 +235,50 @@ const toolsDocFooter = `## Resources
 | URI | what |
 | --- | --- |
 | ` + "`quarry://catalog`" + ` | the catalog card: every dataset (as ` + "`get_catalog`" + ` returns) |
-| ` + "`quarry://datasets/{dataset}/schema`" + ` | a dataset's schema card (as ` + "`get_schema`" + ` returns); the id is percent-encoded (` + "`/`" + ` as ` + "`%2F`" + `) |
+| ` + "`quarry://datasets/{dataset}/schema`" + ` | a dataset's schema card: ` + "`get_schema`" + `'s answer plus up to 3 example values per column; the id is percent-encoded (` + "`/`" + ` as ` + "`%2F`" + `) |
+| ` + "`quarry://datasets/{dataset}/catalog`" + ` | a dataset's catalog entry: path, kind, size, rows, columns, modification time, description, tags |
+| ` + "`quarry://datasets/{dataset}/summary`" + ` | a tiny per-column profile (null count, min, max, distinct estimate, top 3 values), safe to load at chat start; files with more rows than the sample size (100,000) are profiled from their first rows; cached per file version |
 | ` + "`h5://{file}?path={internal path}`" + ` | any object of an HDF5 file under the root: a group's attributes and members, a dataset's shape, maxshape, dtype, chunks, filters, fill value and attributes, a link's target (not followed). Each HDF5 file is listed as ` + "`h5://<file>?path=/`" + ` |
 | ` + "`quarry://artifacts/{id}.{ext}`" + ` | a result file from ` + "`query_data`" + ` / ` + "`query_next_page`" + `: Parquet (` + "`application/vnd.apache.parquet`" + `) or CSV (` + "`text/csv`" + `), returned as a blob |
+
+` + "`resources/list`" + ` also lists one ` + "`schema: <dataset>`" + ` resource per dataset, kept in step with the catalog
+(` + "`notifications/resources/list_changed`" + ` when it changes). ` + "`completion/complete`" + ` completes the ` + "`dataset`" + ` variable of every
+template and the ` + "`dataset`" + ` argument of every prompt (prefix matches first, then substrings), and a prompt's ` + "`column`" + `
+argument once ` + "`dataset`" + ` is given.
+
+### Schema cards
+
+A sidecar ` + "`<file>.schema.json`" + ` (or ` + "`<stem>.schema.json`" + `) next to a data file, and ` + "`_overall.json`" + ` in a folder (for the
+folder and everything below it; nearer folders win), give a dataset description, tags and per-column ` + "`role`" + `,
+` + "`description`" + ` and ` + "`unit`" + `:
+
+` + "``" + `` + "`json\n{\"description\": \"Orders of 2024\", \"tags\": {\"year\": \"2024\", \"source_type\": \"sales\"},\n \"columns\": [{\"name\": \"qty\", \"role\": \"measure\", \"unit\": \"pcs\"}, {\"name\": \"region\", \"role\": \"dimension\"}]}\n`" + `` + "``" + `
+
+Tags show in ` + "`get_catalog`" + ` entries and filter it (` + "`tags: {\"year\": \"2024\"}`" + `); roles and units show in ` + "`get_schema`" + `, the
+schema card resource and the ` + "`schema_cards_overview`" + ` prompt. Invalid cards (bad JSON, unknown fields, bad roles, columns
+the file does not have) are reported in ` + "`get_catalog`" + ` diagnostics and ignored; sidecars are never datasets and Quarry never
+writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a starter card (` + "`quarry schema-card --help`" + `).
+
+## Prompts
+
+| prompt | arguments | what |
+| --- | --- | --- |
+| ` + "`schema_cards_overview`" + ` | ` + "`dataset?`" + ` | the datasets with size, description, tags and every column's type, role and unit, compact |
+| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, an estimate, a page walk, a Parquet export |
+| ` + "`size_management_guidelines`" + ` | | when to estimate, page, aggregate or export, with the caps and thresholds in force |
+
+## Confirmation, progress, cancellation, logging
+
+- ` + "`query_data`" + ` and ` + "`aggregate`" + ` size a query before running it (in full for files up to the sample size, whose result is
+  then reused; from the first 100,000 rows otherwise). Above the confirmation threshold (` + "`--confirm-rows`" + `, default
+  1,000,000 rows; ` + "`--confirm-bytes`" + `, default 256 MiB of JSON) they do not run it: a client that declared elicitation gets a
+  form (deliver as a Parquet file / first page only / cancel); any other client gets
+  ` + "`{status: \"needs_confirmation\", estimate, options: [{choice, description, args}], hint}`" + ` and calls again with the chosen
+  option's ` + "`args`" + ` merged in (e.g. ` + "`confirm: true, output_format: \"parquet\"`" + `). Declining is the error ` + "`cancelled`" + `.
+- A call with a ` + "`progressToken`" + ` receives ` + "`notifications/progress`" + ` while scanning (rows scanned of the total; the
+  progress only grows, also across the size check and the query).
+- ` + "`notifications/cancelled`" + ` stops the query and frees its memory (error ` + "`cancelled`" + `); ` + "`--query-timeout`" + ` bounds every
+  query (error ` + "`timeout`" + `). Queries run concurrently; a slow one does not hold up others.
+- ` + "`notifications/message`" + ` (capability ` + "`logging`" + `) carries what a user should see: files skipped by the scan (` + "`warning`" + `),
+  truncated results (` + "`notice`" + `), other caveats (` + "`info`" + `), filtered by the level the client set.
 `

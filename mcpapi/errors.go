@@ -34,9 +34,22 @@ func errorResult(ctx context.Context, err error) *mcp.CallToolResult {
 // structuredResult returns v as structuredContent plus its JSON as text,
 // for clients that only read text content.
 func structuredResult(v any) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(jsonAppender); ok {
+		b, err = a.AppendJSON(nil)
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
+}
+
+// jsonAppender is implemented by results that carry large pre-encoded JSON
+// (query rows, slices) and can write themselves without json.Marshal
+// re-scanning those bytes.
+type jsonAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
 }

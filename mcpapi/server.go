@@ -2,11 +2,9 @@ package mcpapi
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -15,6 +13,7 @@ import (
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/materialize"
 )
 
 // Options configures NewServer.
@@ -30,12 +29,21 @@ type Options struct {
 
 // Instructions is what the server tells clients at initialize: how to use Quarry well.
 const Instructions = `Quarry answers questions about tabular data files (CSV, HDF5) under one data root.
-Typical flow: get_catalog -> get_schema (exact column names and value formats) -> estimate_query (size, plan) -> query_data.
-Prefer aggregates (group_by + aggs), filters and limits to pulling raw rows. Results larger than the inline caps come back
+Typical flow: get_catalog -> get_schema (exact column names and value formats) -> distinct_values (valid filter values)
+-> estimate_query (size, plan) -> query_data or aggregate. Prompts schema_cards_overview, query_examples and
+size_management_guidelines give a compact start. Prefer aggregates (group_by + aggs), filters and limits to pulling raw rows. Results larger than the inline caps come back
 as a paged result handle (query_next_page) or, with output_format=parquet|csv, as a file resource (resources/read);
-total_rows is always exact and truncation is always flagged. Errors are JSON {error, code, hint}: follow the hint.`
+total_rows is always exact and truncation is always flagged. Very large queries ask for confirmation first
+(status needs_confirmation: ask the user, then re-call with the chosen option's args). Errors are JSON {error, code, hint}: follow the hint.`
 
-// NewServer builds the MCP server with every tool and resource registered.
+// capabilities are the MCP features NewServer enables (get_server_info).
+var capabilities = map[string]bool{
+	"tools": true, "resources": true, "resources_list_changed": true, "prompts": true,
+	"completions": true, "logging": true, "elicitation": true, "progress": true, "cancellation": true,
+}
+
+// NewServer builds the MCP server with every tool, resource, prompt and
+// completion registered.
 func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	if opts.Name == "" {
 		opts.Name = "quarry"
@@ -46,46 +54,173 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := server.NewMCPServer(opts.Name, opts.Version,
+	meta := &serverMeta{name: opts.Name, version: opts.Version, capabilities: capabilities}
+	comp := &completer{svc: svc}
+	listed := &datasetResources{svc: svc}
+	hooks := &server.Hooks{}
+	var s *server.MCPServer
+	// Per-dataset schema resources follow the catalog: re-synced before each resources/list.
+	hooks.AddBeforeListResources(func(context.Context, any, *mcp.ListResourcesRequest) { listed.sync(s) })
+	dropNullArguments(hooks)
+	structuredValidationErrors(hooks)
+	s = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithTitle("Quarry"),
 		server.WithDescription("Arrow-native query engine over CSV and HDF5 files"),
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
-		// Input is validated by bindStrict and the planner instead of
-		// server.WithInputSchemaValidation: mcp-go's validator runs before
-		// middleware and answers in plain text, which would hide the stable
-		// error codes (invalid_filter, unsupported_format, ...) models rely on.
-		server.WithOutputSchemaValidation(),
-		server.WithToolHandlerMiddleware(toolMiddleware(opts.Logger)),
+		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(false),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(comp),
+		server.WithResourceCompletionProvider(comp),
+		server.WithHooks(hooks),
+		// mcp-go validates arguments against each tool's inputSchema before
+		// any middleware runs and answers in plain text;
+		// structuredValidationErrors (a hook above) turns those answers into
+		// structured errors with stable codes.
+		server.WithInputSchemaValidation(),
+		// Output schemas are checked by the tests (every e2e tool call is
+		// validated against the tool's outputSchema), not at run time:
+		// server.WithOutputSchemaValidation decodes every result into
+		// map[string]any to validate it, which was 31% of a
+		// read_dataset_slice round trip (docs/BENCHMARKS.md).
+		server.WithToolHandlerMiddleware(toolMiddleware(opts.Logger, meta)),
 		server.WithResourceHandlerMiddleware(resourceMiddleware(opts.Logger)),
+		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),
 	)
 	for _, c := range Tools {
 		s.AddTool(c(svc))
 	}
 	addResources(s, svc)
+	listed.sync(s)
 	addH5Resources(s, svc)
+	addPrompts(s, svc)
 	return s
+}
+
+// serverMeta is what get_server_info reports about the MCP layer; the tool
+// middleware puts it in every call's context.
+type serverMeta struct {
+	name, version string
+	capabilities  map[string]bool
+}
+
+type metaKey struct{}
+
+func metaFrom(ctx context.Context) *serverMeta {
+	if m, ok := ctx.Value(metaKey{}).(*serverMeta); ok {
+		return m
+	}
+	return &serverMeta{name: "quarry", version: "dev", capabilities: capabilities}
+}
+
+// callRecord collects what the final "tool call" log line reports; the
+// tool handler fills it in.
+type callRecord struct {
+	dataset   string
+	code      string // error code; "" when the call succeeded
+	status    string // needs_confirmation, elicitation_sent, confirmed_parquet, ...
+	method    string
+	rows      int64
+	totalRows int64
+	bytes     int64
+	truncated bool
+}
+
+type recordKey struct{}
+
+// recordFrom returns the call record in ctx (a throwaway one if none).
+func recordFrom(ctx context.Context) *callRecord {
+	if r, ok := ctx.Value(recordKey{}).(*callRecord); ok {
+		return r
+	}
+	return &callRecord{}
+}
+
+func (r *callRecord) fail(err error) { r.code = qerr.Code(err) }
+
+// observe records the delivery of a result, if out is one.
+func (r *callRecord) observe(out any) {
+	var res *materialize.Result
+	switch x := out.(type) {
+	case *materialize.Result:
+		res = x
+	case *service.QueryResponse:
+		res = x.Result
+	}
+	if res == nil {
+		return
+	}
+	r.method, r.rows, r.totalRows, r.truncated = res.Method, res.RowCount, res.TotalRows, res.Truncated
+	r.bytes = int64(len(res.Data)) + res.SizeBytes
+}
+
+// argDataset returns the dataset argument of a tool call, for logs.
+func argDataset(args any) string {
+	if m, ok := args.(map[string]any); ok {
+		if d, ok := m["dataset"].(string); ok && len(d) <= 256 {
+			return d
+		}
+	}
+	return ""
 }
 
 // toolMiddleware gives every tool call a request id and logger, logs its
 // outcome and duration, and turns a panic into an internal tool error.
-func toolMiddleware(base *slog.Logger) server.ToolHandlerMiddleware {
+func toolMiddleware(base *slog.Logger, meta *serverMeta) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			ctx = withRequest(ctx, base, req.Header.Get("X-Request-Id"))
+			rec := &callRecord{dataset: argDataset(req.Params.Arguments)}
+			ctx = context.WithValue(ctx, recordKey{}, rec)
+			ctx = context.WithValue(ctx, metaKey{}, meta)
 			log := obs.Logger(ctx).With("tool", req.Params.Name)
 			start := time.Now()
 			defer func() {
 				if r := recover(); r != nil {
 					log.Error("panic in tool handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 					res, err = errorResult(ctx, qerr.Internal(fmt.Errorf("panic: %v", r), "panic")), nil
+					rec.code = qerr.CodeInternal
 				}
-				code := ""
-				if res != nil && res.IsError {
-					code = "error"
+				outcome := "ok"
+				switch {
+				case rec.code != "":
+					outcome = rec.code
+				case res != nil && res.IsError:
+					outcome = "error"
+				case err != nil:
+					outcome = "protocol_error"
 				}
-				log.Info("tool call", "duration_ms", time.Since(start).Milliseconds(), "is_error", res != nil && res.IsError, "outcome", code)
+				attrs := []any{"dataset", rec.dataset, "outcome", outcome, "is_error", res != nil && res.IsError,
+					"duration_ms", time.Since(start).Milliseconds()}
+				if rec.status != "" {
+					attrs = append(attrs, "status", rec.status)
+				}
+				if rec.method != "" {
+					attrs = append(attrs, "method", rec.method, "rows", rec.rows, "total_rows", rec.totalRows,
+						"bytes", rec.bytes, "truncated", rec.truncated)
+				}
+				log.Info("tool call", attrs...)
+			}()
+			return next(ctx, req)
+		}
+	}
+}
+
+// promptMiddleware gives every prompts/get a request id and logs it.
+func promptMiddleware(base *slog.Logger) server.PromptHandlerMiddleware {
+	return func(next server.PromptHandlerFunc) server.PromptHandlerFunc {
+		return func(ctx context.Context, req mcp.GetPromptRequest) (out *mcp.GetPromptResult, err error) {
+			ctx = withRequest(ctx, base, "")
+			log := obs.Logger(ctx).With("prompt", req.Params.Name)
+			start := time.Now()
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("panic in prompt handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					out, err = nil, fmt.Errorf("internal error (request %s)", obs.RequestID(ctx))
+				}
+				log.Info("prompt get", "duration_ms", time.Since(start).Milliseconds(), "error", err)
 			}()
 			return next(ctx, req)
 		}
@@ -114,36 +249,8 @@ func withRequest(ctx context.Context, base *slog.Logger, id string) context.Cont
 	if obs.RequestID(ctx) != "" {
 		return ctx
 	}
-	if id == "" || len(id) > 128 {
+	if !ValidRequestID(id) {
 		id = obs.NewRequestID()
 	}
 	return obs.WithRequest(ctx, base, id)
-}
-
-// addResources registers the catalog card and the templates for schema
-// cards and artifacts.
-func addResources(s *server.MCPServer, svc *service.Service) {
-	read := func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		b, mime, err := svc.ReadResource(ctx, req.Params.URI)
-		if err != nil {
-			e := qerr.As(err)
-			msg := e.Code + ": " + e.Message
-			if e.Hint != "" {
-				msg += " (" + e.Hint + ")"
-			}
-			return nil, fmt.Errorf("%s", msg)
-		}
-		if strings.HasPrefix(mime, "text/") || mime == "application/json" {
-			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: mime, Text: string(b)}}, nil
-		}
-		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: req.Params.URI, MIMEType: mime, Blob: base64.StdEncoding.EncodeToString(b)}}, nil
-	}
-	s.AddResource(mcp.NewResource("quarry://catalog", "catalog",
-		mcp.WithResourceDescription("Every dataset under the data root: id, kind, path, rows, columns, size, modification time."),
-		mcp.WithMIMEType("application/json")), read)
-	s.AddResourceTemplate(mcp.NewResourceTemplate("quarry://datasets/{dataset}/schema", "dataset-schema",
-		mcp.WithTemplateDescription("Schema card of one dataset (dataset id percent-encoded, / as %2F): columns, types, shape, sample rows."),
-		mcp.WithTemplateMIMEType("application/json")), read)
-	s.AddResourceTemplate(mcp.NewResourceTemplate("quarry://artifacts/{artifact}", "artifact",
-		mcp.WithTemplateDescription("A result file written by query_data or query_next_page (Parquet or CSV). Expires after the artifact TTL.")), read)
 }

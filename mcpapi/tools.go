@@ -2,6 +2,7 @@ package mcpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 
@@ -25,6 +26,9 @@ var Tools = []ToolConstructor{
 	NewQueryDataTool,
 	NewQueryNextPageTool,
 	NewReadDatasetSliceTool,
+	NewDistinctValuesTool,
+	NewAggregateTool,
+	NewGetServerInfoTool,
 }
 
 // toolSpec describes one tool for newTool.
@@ -33,17 +37,30 @@ type toolSpec[In, Out any] struct {
 	call                     func(ctx context.Context, in In) (Out, error)
 	// extra adds content items after the JSON text (e.g. resource links).
 	extra func(out Out) []mcp.Content
+	// notices returns what the user should see as notifications/message
+	// (skipped files, truncations), filtered by the client's log level.
+	notices func(out Out) []notice
+	// outSchema, when set, rewrites the output schema generated from Out.
+	outSchema func(json.RawMessage) json.RawMessage
+	// confirmable marks tools whose Out is *service.QueryResponse: a
+	// needs_confirmation answer becomes a form elicitation when the client
+	// supports it, and an elicitation answer is applied on the retry.
+	confirmable bool
 }
 
 // newTool builds a read-only tool whose input and output schemas come from
 // In and Out, and a handler that binds arguments, calls spec.call and wraps
 // the answer (or the structured error).
 func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerFunc) {
+	out := schemaFor[Out]()
+	if spec.outSchema != nil {
+		out = spec.outSchema(out)
+	}
 	t := mcp.NewTool(spec.name,
 		mcp.WithToolTitle(spec.title),
 		mcp.WithDescription(spec.description),
 		mcp.WithRawInputSchema(schemaFor[In]()),
-		mcp.WithRawOutputSchema(schemaFor[Out]()),
+		mcp.WithRawOutputSchema(out),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithIdempotentHintAnnotation(true),
@@ -52,20 +69,47 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 	t.InputSchema = mcp.ToolInputSchema{} // the raw schema is the only one
 	t.Annotations.Title = spec.title
 	h := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in In
-		if err := bindStrict(req.Params.Arguments, &in); err != nil {
+		rec := recordFrom(ctx)
+		fail := func(err error) (*mcp.CallToolResult, error) {
+			rec.fail(err)
 			return errorResult(ctx, err), nil
 		}
+		args := req.Params.Arguments
+		answered := false
+		if spec.confirmable {
+			var err error
+			if args, answered, err = applyConfirmation(ctx, req); err != nil {
+				return fail(err)
+			}
+		}
+		var in In
+		if err := bindStrict(args, &in); err != nil {
+			return fail(err)
+		}
+		ctx = withProgress(ctx, req)
 		out, err := spec.call(ctx, in)
 		if err != nil {
-			return errorResult(ctx, err), nil
+			return fail(err)
+		}
+		if spec.confirmable {
+			if qr, ok := any(out).(*service.QueryResponse); ok && qr.Status == service.StatusNeedsConfirmation {
+				rec.status = qr.Status
+				if !answered && clientSupportsElicitation(ctx) {
+					rec.status = "elicitation_sent"
+					return elicitation(spec.name, in, qr), nil
+				}
+			}
 		}
 		res, err := structuredResult(out)
 		if err != nil {
-			return errorResult(ctx, qerr.Internal(err, "encoding %s result", spec.name)), nil
+			return fail(qerr.Internal(err, "encoding %s result", spec.name))
 		}
 		if spec.extra != nil {
 			res.Content = append(res.Content, spec.extra(out)...)
+		}
+		rec.observe(out)
+		if spec.notices != nil {
+			sendNotices(ctx, spec.name, spec.notices(out))
 		}
 		return res, nil
 	}
@@ -78,9 +122,11 @@ func NewGetCatalogTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) 
 		name:  "get_catalog",
 		title: "List datasets",
 		description: "List the datasets Quarry can query under its data root: id (pass it as `dataset` to every other tool), kind (csv, hdf5), " +
-			"path, exact row count, column count, file size and last modification time. Start here. Filter with `query` (substring of id or path) " +
-			"and `kinds`. `diagnostics` lists files that could not be read and why.",
-		call: svc.Catalog,
+			"path, exact row count, column count, file size, last modification time, and the description and tags of its schema card. Start here. " +
+			"Filter with `query` (substring of id or path), `kinds` and `tags` (e.g. {\"year\": \"2024\"}). `diagnostics` lists files that " +
+			"could not be read and schema-card problems.",
+		call:    svc.Catalog,
+		notices: catalogNotices,
 	})
 }
 
@@ -89,8 +135,9 @@ func NewGetSchemaTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.SchemaRequest, *service.SchemaResponse]{
 		name:  "get_schema",
 		title: "Describe a dataset",
-		description: "Columns (name, type, nullable), shape [rows, columns] and up to 5 sample rows of one dataset. Call it before filtering so " +
-			"column names and value formats are exact (dates as YYYY-MM-DD, timestamps as ISO-8601).",
+		description: "Columns (name, type, nullable, and role, description and unit from the schema card), shape [rows, columns] and up to " +
+			"5 sample rows of one dataset. Call it before filtering so column names and value formats are exact (dates as YYYY-MM-DD, " +
+			"timestamps as ISO-8601); use distinct_values to get valid filter values.",
 		call: svc.Schema,
 	})
 }
@@ -101,26 +148,12 @@ func NewEstimateQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 		name:  "estimate_query",
 		title: "Estimate a query",
 		description: "Plan a query without returning its data: estimated rows and JSON bytes, whether the estimate is exact or sampled, a " +
-			"5-row preview, warnings (e.g. too big to return inline), suggested caps and the optimized plan. Same knobs as query_data: " +
-			"columns, filters [{col, op, value}] (ANDed; ops eq, neq, lt, lte, gt, gte, in (list), range ({min, max}, inclusive), contains, " +
-			"is_null, is_not_null), group_by, aggs [{col, fn: count|sum|avg|min|max, as?}] (count accepts col \"*\"), distinct, order_by " +
-			"[{col, desc?}], limit, offset. Use it before a query that may be large.",
-		call: svc.Estimate,
-	})
-}
-
-// NewQueryDataTool builds query_data.
-func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
-	return newTool(toolSpec[service.QueryRequest, *materialize.Result]{
-		name:  "query_data",
-		title: "Query a dataset",
-		description: "Run a query (knobs as in estimate_query) and get the rows as records. Results within the inline caps (default 200 rows, " +
-			"64 KiB of JSON, 10,000 cells) come back directly (method=direct). Larger results never come back silently cut: with " +
-			"output_format=json (default) you get method=handle with the first page, total_rows and page_info.page_token for " +
-			"query_next_page; with output_format=parquet or csv you get method=file with a resource_uri (read it with resources/read), " +
-			"a 10-row preview and the column types. Prefer aggregates, filters and limits over paging through raw rows.",
-		call:  svc.Query,
-		extra: resultLinks,
+			"5-row preview, warnings (e.g. too big to return inline, or above the confirmation threshold), suggested caps and the optimized " +
+			"plan. Same knobs as query_data: columns, filters [{col, op, value}] (ANDed; ops such as eq, neq, lt, gte, in (list), range " +
+			"({min, max}, inclusive), contains, is_null — the input schema lists them all; {any: [...]} for OR), group_by, aggs [{col, fn, as?}] " +
+			"(count accepts col \"*\"), distinct, order_by [{col, desc?}], limit, offset. Use it before a query that may be large.",
+		call:    svc.Estimate,
+		notices: estimateNotices,
 	})
 }
 
@@ -132,8 +165,9 @@ func NewQueryNextPageTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 		description: "Fetch the next page of a result handle from query_data: pass result_handle and page_info.page_token. Pages are " +
 			"deterministic; page_info.has_more is false on the last page. format=csv or parquet returns that page as a file resource. " +
 			"Handles expire after a while of inactivity (error handle_expired): then re-run the query.",
-		call:  svc.NextPage,
-		extra: resultLinks,
+		call:    svc.NextPage,
+		extra:   resultLinks,
+		notices: resultNotices,
 	})
 }
 

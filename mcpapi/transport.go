@@ -1,13 +1,17 @@
 package mcpapi
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -15,69 +19,178 @@ import (
 
 // ServeStdio serves MCP over in/out (newline-delimited JSON-RPC) until in
 // closes or ctx is cancelled. Errors of the transport go to logger.
+// Messages that are valid JSON but not valid JSON-RPC (batches, non-objects,
+// a non-string method, an object with neither method nor result) are
+// answered -32600 here, as over HTTP; mcp-go would report them as parse
+// errors or drop them.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, logger *slog.Logger) error {
 	std := server.NewStdioServer(s)
+	// Enough workers that requests waiting on the user (elicitation on
+	// older protocol versions) or a slow query never block the others.
+	server.WithWorkerPoolSize(16)(std)
+	server.WithQueueSize(256)(std)
 	std.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
-	err := std.Listen(ctx, in, out)
+	lw := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go filterStdio(in, pw, lw)
+	err := std.Listen(ctx, pr, lw)
+	_ = pr.Close()
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil
 	}
 	return err
 }
 
-// HTTPOptions configures ServeHTTP.
+// filterStdio copies lines from in to pw, answering invalid JSON-RPC
+// envelopes itself on out.
+func filterStdio(in io.Reader, pw *io.PipeWriter, out io.Writer) {
+	br := bufio.NewReader(in)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if id, msg, _ := checkEnvelope(line); msg != "" {
+				if _, werr := out.Write(rpcErrorBody(id, rpcInvalidRequest, msg, nil)); werr != nil {
+					_ = pw.CloseWithError(werr)
+					return
+				}
+			} else if _, werr := pw.Write(line); werr != nil {
+				return // the server stopped reading
+			}
+		}
+		if err != nil {
+			_ = pw.CloseWithError(err) // io.EOF reads as a clean close
+			return
+		}
+	}
+}
+
+// lockedWriter serializes whole-message writes of the stdio server and
+// filterStdio.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// HTTPOptions configures NewHTTPHandler and ServeHTTP. The zero value of a
+// field means its default; a negative limit means "no limit".
 type HTTPOptions struct {
-	// Addr is host:port to listen on; "" => "127.0.0.1:8765".
+	// Addr is host:port to listen on; "" => "127.0.0.1:8765". A non-loopback
+	// address requires Tokens.
 	Addr string
-	// Logger receives transport logs; nil => slog.Default().
+	// Logger receives transport and access logs; nil => slog.Default().
 	Logger *slog.Logger
 	// Ready is called with the bound address once the listener is up (may be nil).
 	Ready func(addr net.Addr)
-	// ShutdownTimeout bounds graceful shutdown; 0 => 10 s.
+	// ShutdownTimeout bounds graceful shutdown: in-flight requests get this
+	// long to finish after ctx ends, then connections are closed; 0 => 10 s.
 	ShutdownTimeout time.Duration
+
+	// AllowOrigins lists the browser origins allowed besides loopback ones
+	// (http(s)://localhost, 127.0.0.1 and [::1] on any port, always
+	// allowed): "scheme://host[:port]", "scheme://host:*" (any port),
+	// "null" or "*" (any origin; unsafe). Entries may be comma-separated.
+	// Requests with another Origin get 403; requests without one (non-browser
+	// clients) are allowed.
+	AllowOrigins []string
+	// Tokens are the accepted bearer tokens. Empty disables authentication,
+	// which is only allowed on a loopback Addr.
+	Tokens []Token
+	// RateLimit is the sustained requests per second of one principal (all
+	// unauthenticated requests share one); 0 => 20, negative => unlimited.
+	RateLimit float64
+	// RateBurst is how many requests one principal may send at once; 0 => 40.
+	RateBurst int
+	// MaxBody is the largest request body in bytes (413 beyond); 0 => 4 MiB.
+	MaxBody int64
+	// MaxConcurrent is the in-flight POST requests of one principal; a
+	// request beyond it waits up to 1 s for a slot, then gets 429;
+	// 0 => 8, negative => unlimited.
+	MaxConcurrent int
+	// SessionIdleTTL is how long the transport state of an idle legacy
+	// (2025-11-25 era) MCP session is kept; 0 => 30 min.
+	SessionIdleTTL time.Duration
+	// Readiness reports whether the server can answer queries (nil => always);
+	// /readyz answers 503 while it returns an error.
+	Readiness func() error
 }
 
-// Handler returns the HTTP handler: Streamable HTTP MCP at /mcp and a
-// liveness probe at /healthz.
-func Handler(s *server.MCPServer, logger *slog.Logger) http.Handler {
-	mcpHTTP := server.NewStreamableHTTPServer(s,
-		server.WithEndpointPath("/mcp"),
-		server.WithSessionIdleTTL(30*time.Minute),
-		server.WithStreamableHTTPLogger(logger),
-	)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHTTP)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = io.WriteString(w, "ok\n")
-	})
-	return mux
+// withDefaults fills in the zero fields.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:8765"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.RateLimit == 0 {
+		o.RateLimit = DefaultRateLimit
+	}
+	if o.RateBurst <= 0 {
+		o.RateBurst = DefaultRateBurst
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxConcurrent == 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if o.SessionIdleTTL <= 0 {
+		o.SessionIdleTTL = DefaultSessionIdleTTL
+	}
+	return o
 }
 
-// ServeHTTP serves Handler on opts.Addr until ctx is cancelled, then shuts
-// down gracefully.
+// Validate checks the options before anything is opened or bound: the
+// allowed origins must parse, and serving on a non-loopback address
+// requires bearer tokens.
+func (o HTTPOptions) Validate() error {
+	o = o.withDefaults()
+	if _, err := newOriginPolicy(o.AllowOrigins); err != nil {
+		return err
+	}
+	if len(o.Tokens) == 0 && !IsLoopbackAddr(o.Addr) {
+		return fmt.Errorf("refusing to serve on %s without authentication: it is not a loopback address; "+
+			"give bearer tokens with --auth-token-file FILE, --auth-token or %s", o.Addr, EnvAuthTokens)
+	}
+	return nil
+}
+
+// ServeHTTP serves an HTTPHandler on opts.Addr until ctx is cancelled, then
+// shuts down gracefully: it stops accepting connections, ends the MCP
+// listening streams, lets in-flight requests finish for up to
+// opts.ShutdownTimeout and then closes what is left.
 func ServeHTTP(ctx context.Context, s *server.MCPServer, opts HTTPOptions) error {
-	if opts.Addr == "" {
-		opts.Addr = "127.0.0.1:8765"
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = 10 * time.Second
+	opts = opts.withDefaults()
+	h, err := NewHTTPHandler(s, opts)
+	if err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           Handler(s, opts.Logger),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(&slogWriter{opts.Logger}, "", 0),
 	}
+	srv.RegisterOnShutdown(func() { _ = h.Close(context.Background()) })
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
 	}
+	opts.Logger.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "endpoint", MCPPath,
+		"auth", len(opts.Tokens) > 0, "tokens", len(opts.Tokens))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -85,14 +198,17 @@ func ServeHTTP(ctx context.Context, s *server.MCPServer, opts HTTPOptions) error
 		return err
 	case <-ctx.Done():
 	}
+	opts.Logger.Info("shutting down: finishing in-flight requests", "timeout", opts.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return err
+		opts.Logger.Warn("shutdown timeout passed: closing the remaining connections", "err", err)
+		_ = srv.Close()
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	opts.Logger.Info("stopped")
 	return nil
 }
 

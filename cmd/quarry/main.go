@@ -35,6 +35,7 @@ Usage:
   quarry call    TOOL --args '{json}' [--data DIR]   run one tool and print its JSON result
   quarry read    URI [--data DIR] [--out FILE]  read one resource (binary ones need --out)
   quarry catalog [--data DIR]                   print the datasets as a table
+  quarry schema-card init DATASET [--out FILE] | check   starter schema card / validate cards
   quarry --version
 
 Run 'quarry VERB --help' for the flags of a verb. Without --data, the bundled demo data is served.
@@ -42,6 +43,9 @@ Run 'quarry VERB --help' for the flags of a verb. Without --data, the bundled de
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal starts a graceful shutdown; after it, signals get
+	// their default action again, so a second Ctrl-C stops at once.
+	go func() { <-ctx.Done(); stop() }()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -72,6 +76,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdRead(ctx, rest, stdout, stderr)
 	case "catalog":
 		err = cmdCatalog(ctx, rest, stdout, stderr)
+	case "schema-card":
+		err = cmdSchemaCard(ctx, rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "quarry: unknown verb %q\n\n%s", verb, usage)
 		return 2
@@ -133,13 +139,23 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := newFlagSet("serve", "serve [--data DIR] [--transport stdio|http] [--addr HOST:PORT] [flags]", stderr)
 	cfg.register(fs)
 	transport := fs.String("transport", "stdio", "MCP transport: stdio or http (Streamable HTTP at /mcp)")
-	addr := fs.String("addr", "127.0.0.1:8765", "listen address for --transport http")
+	addr := fs.String("addr", "127.0.0.1:8765", "listen address for --transport http (not loopback: bearer tokens required)")
+	var httpFlags mcpapi.HTTPFlags
+	httpFlags.Register(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if *transport != "stdio" && *transport != "http" {
 		fmt.Fprintf(stderr, "quarry serve: --transport must be stdio or http, got %q\n", *transport)
 		return errUsage
+	}
+	var httpOpts mcpapi.HTTPOptions
+	if *transport == "http" {
+		// Validate (tokens, origins, loopback-or-auth) before opening the data.
+		var err error
+		if httpOpts, err = httpFlags.Options(*addr, os.Getenv); err != nil {
+			return err
+		}
 	}
 	a, err := open(ctx, cfg)
 	if err != nil {
@@ -151,9 +167,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *transport == "stdio" {
 		return mcpapi.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
-	return mcpapi.ServeHTTP(ctx, a.MCP, mcpapi.HTTPOptions{Addr: *addr, Logger: a.Config.Logger, Ready: func(ln net.Addr) {
-		printBanner(stderr, ln.String(), a)
-	}})
+	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
+	httpOpts.Ready = func(ln net.Addr) { printBanner(stderr, ln.String(), a) }
+	return mcpapi.ServeHTTP(ctx, a.MCP, httpOpts)
 }
 
 // printBanner tells a person how to connect, on stderr.
@@ -163,19 +179,32 @@ func printBanner(w io.Writer, addr string, a *app.App) {
 		exe = "quarry"
 	}
 	exe, _ = filepath.Abs(exe)
-	cfgJSON, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"quarry": map[string]any{
-		"command": exe, "args": []string{"serve", "--data", "/absolute/path/to/your/data"}}}}, "", "  ")
+	args := []string{"serve"}
+	if !a.Demo {
+		args = append(args, "--data", a.Root)
+	}
+	server := map[string]any{"command": exe, "args": args}
+	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"quarry": server}}, "", "  ")
+	vscode, _ := json.MarshalIndent(map[string]any{"servers": map[string]any{"quarry": server}}, "", "  ")
 	fmt.Fprintf(w, `
 Quarry %s is serving %d datasets from %s
   MCP endpoint (Streamable HTTP): http://%s/mcp
   Health check:                   http://%s/healthz
 
-Connect a client over stdio instead (Claude Desktop: claude_desktop_config.json; VS Code: .vscode/mcp.json uses "servers"):
+Connect a client over stdio instead:
+  Claude Desktop (claude_desktop_config.json) or Cursor (mcp.json):
 %s
+  VS Code (.vscode/mcp.json):
+%s
+  Claude Code:
+    claude mcp add quarry -- %s %s
 
-Claude Code:  claude mcp add quarry -- %s serve --data /absolute/path/to/your/data
-Your own data: %s serve --data /path/to/folder   (or: make run DATA=/path/to/folder)
-`, version, len(a.Catalog.Datasets()), rootLabel(a), addr, addr, cfgJSON, exe, exe)
+Serve your own folder: %s serve --data /path/to/folder   (or: make run DATA=/path/to/folder)
+`, version, len(a.Catalog.Datasets()), rootLabel(a), addr, addr, indent(desktop), indent(vscode), exe, strings.Join(args, " "), exe)
+}
+
+func indent(b []byte) string {
+	return "    " + strings.ReplaceAll(string(b), "\n", "\n    ")
 }
 
 func rootLabel(a *app.App) string {

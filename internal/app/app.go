@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -19,6 +20,7 @@ import (
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
+	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/mcpapi"
@@ -43,10 +45,41 @@ type Config struct {
 	HandleTTL time.Duration
 	// MaxHandles bounds the live result handles; 0 => 256.
 	MaxHandles int
+	// MaxCellChars is the most characters of one cell value in inline JSON
+	// (longer values are shortened with a marker; files keep them whole);
+	// 0 => 2,000.
+	MaxCellChars int64
+	// EnableArrowIPC allows output_format=arrow (Arrow IPC files); false =>
+	// arrow is refused with a hint naming --enable-arrow-ipc.
+	EnableArrowIPC bool
+	// ExposeFilePaths adds file_path (the artifact's absolute path) to file
+	// results; false => paths are never shown.
+	ExposeFilePaths bool
+	// HandleMemory bounds the bytes of in-memory results held by result
+	// handles (least recently used evicted first); 0 => 512 MiB, negative
+	// => unlimited. Spilled results do not count (they are on disk).
+	HandleMemory int64
+	// SpillRows: a result of more rows is spilled to a Parquet file in the
+	// artifact store and paged from disk; 0 => 1,000,000, negative => never.
+	SpillRows int64
+	// SpillBytes: a result holding more bytes of Arrow memory is spilled
+	// likewise; 0 => 256 MiB, negative => never.
+	SpillBytes int64
 	// QueryMemory is the Arrow memory budget of one query in bytes; 0 => 1 GiB.
 	QueryMemory int64
+	// CacheMemory is the byte budget of the column cache (parsed columns
+	// kept in memory across queries, filled when a CSV file is cataloged);
+	// 0 => 25% of the machine's memory, negative => no cache.
+	CacheMemory int64
 	// QueryTimeout bounds one query; 0 => 60 s.
 	QueryTimeout time.Duration
+	// ConfirmRows: query_data and aggregate ask the user before running a
+	// query whose estimated result has more rows; 0 => 1,000,000, negative
+	// => never ask.
+	ConfirmRows int64
+	// ConfirmBytes: they also ask when the estimated result is bigger (as
+	// JSON bytes); 0 => 256 MiB, negative => never ask.
+	ConfirmBytes int64
 	// Version is announced to clients; "" => "dev".
 	Version string
 	// Logger receives all logs (stderr); nil => slog.Default().
@@ -65,8 +98,28 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.PageRows, "page-rows", 200, "rows per result-handle page")
 	fs.DurationVar(&c.HandleTTL, "handle-ttl", 15*time.Minute, "idle lifetime of a result handle")
 	fs.IntVar(&c.MaxHandles, "max-handles", 256, "result handles kept at once (least recently used evicted)")
+	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", 2000, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
+	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
+	fs.BoolVar(&c.ExposeFilePaths, "expose-file-paths", false, "include file_path (absolute artifact path) in file results, for clients on this machine")
+	fs.Int64Var(&c.HandleMemory, "handle-memory", 512<<20, "bytes of in-memory results kept behind result handles (least recently used evicted; negative: unlimited)")
+	fs.Int64Var(&c.SpillRows, "spill-rows", 1_000_000, "results with more rows are spilled to a Parquet file and paged from disk (negative: never)")
+	fs.Int64Var(&c.SpillBytes, "spill-bytes", 256<<20, "results holding more bytes of Arrow memory are spilled to disk (negative: never)")
 	fs.Int64Var(&c.QueryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes")
+	fs.Func("cache-memory", fmt.Sprintf("bytes of parsed columns kept in memory across queries; 0 disables the cache (default 25%% of RAM: %d)", colcache.DefaultBudget()),
+		func(v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("want a number of bytes >= 0")
+			}
+			c.CacheMemory = n
+			if n == 0 {
+				c.CacheMemory = -1
+			}
+			return nil
+		})
 	fs.DurationVar(&c.QueryTimeout, "query-timeout", 60*time.Second, "time limit of one query")
+	fs.Int64Var(&c.ConfirmRows, "confirm-rows", 1_000_000, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
+	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", 256<<20, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
 }
 
 // App is a fully wired Quarry.
@@ -109,7 +162,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, fmt.Errorf("data directory %q is not a directory", root)
 	}
 	h5 := hdf5.NewFormat(hdf5.WithRoot(root))
-	formats := []catalog.Format{catalog.NewCSVFormat(), h5}
+	cache := colcache.New(colcache.Options{Budget: cacheBudget(cfg.CacheMemory)})
+	var keeper catalog.ColumnKeeper // cataloging a CSV file fills the cache
+	if cache.Enabled() {
+		keeper = cache
+	}
+	formats := []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: keeper}), h5}
 	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger})
 	if err != nil {
 		_ = h5.Close()
@@ -119,16 +177,28 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("artifact store: %w", err)
 	}
-	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles})
+	handleMem := cfg.HandleMemory
+	switch {
+	case handleMem == 0:
+		handleMem = 512 << 20
+	case handleMem < 0:
+		handleMem = 0 // unlimited
+	}
+	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles, MaxBytes: handleMem})
 	mat := materialize.New(materialize.Config{
-		Hard:      materialize.Caps{MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxBytes, MaxCells: cfg.MaxCells, PageRows: cfg.PageRows},
-		Artifacts: store,
-		Handles:   reg,
+		Hard: materialize.Caps{MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxBytes, MaxCells: cfg.MaxCells, PageRows: cfg.PageRows,
+			MaxCellChars: cfg.MaxCellChars},
+		Artifacts:      store,
+		Handles:        reg,
+		EnableArrowIPC: cfg.EnableArrowIPC, ExposeFilePaths: cfg.ExposeFilePaths,
+		SpillRows: cfg.SpillRows, SpillBytes: cfg.SpillBytes,
 	})
 	svc, err := service.New(service.Config{
 		HDF5:    h5,
 		Catalog: cat, Materializer: mat, Artifacts: store,
-		QueryMemory: cfg.QueryMemory, QueryTimeout: cfg.QueryTimeout,
+		QueryMemory: cfg.QueryMemory, QueryTimeout: cfg.QueryTimeout, Cache: cache,
+		ConfirmRows: cfg.ConfirmRows, ConfirmBytes: cfg.ConfirmBytes, Demo: demo,
+		HandleTTL: cfg.HandleTTL, MaxHandles: cfg.MaxHandles, ArtifactTTL: cfg.ArtifactTTL, ArtifactQuota: cfg.ArtifactQuota,
 	})
 	if err != nil {
 		reg.Close()
@@ -140,9 +210,39 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	return a, nil
 }
 
+// cacheBudget turns Config.CacheMemory into the cache's budget.
+func cacheBudget(n int64) int64 {
+	switch {
+	case n == 0:
+		return colcache.DefaultBudget()
+	case n < 0:
+		return 0
+	}
+	return n
+}
+
 // Close releases the handle registry and stops the artifact sweeper.
 func (a *App) Close() {
 	a.handles.Close()
 	_ = a.h5.Close()
 	_ = a.Artifacts.Close()
+}
+
+// Ready reports whether the app can answer queries (the HTTP readiness
+// probe): the catalog has been scanned (Open does that before returning),
+// and the data root and the artifact directory are still directories.
+func (a *App) Ready() error {
+	if a.Catalog == nil || a.Artifacts == nil {
+		return fmt.Errorf("catalog or artifact store not open")
+	}
+	for _, d := range [...]struct{ what, dir string }{{"data root", a.Root}, {"artifact directory", a.Artifacts.Dir()}} {
+		st, err := os.Stat(d.dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.what, err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s %s is not a directory", d.what, d.dir)
+		}
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ type H5Reader interface {
 type SliceRequest struct {
 	URI          string `json:"uri" jsonschema_description:"h5:// URI of a dataset: h5://<file path relative to the data root>?path=<internal path>, e.g. h5://physics/experiment.h5?path=/detector/image."`
 	SliceStr     string `json:"slice_str,omitempty" jsonschema_description:"NumPy-style selection, e.g. '0:10, :, 3' or '...' or '-1'. Integer indexes (negative from the end) drop that dimension; start:stop:step with positive step; '...' once. Omit for the whole dataset."`
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet" jsonschema_description:"Delivery when the slice is too large to return inline: json pages (records i0..iN, value) through a result handle; csv or parquet write a file resource. Small slices always come back inline as nested lists."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"Delivery when the slice is too large to return inline: json pages (records i0..iN, value) through a result handle; csv, parquet or arrow (when the server enables Arrow IPC) write a file resource. Small slices always come back inline as nested lists."`
 	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline cap on the first dimension for this call."`
 	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
 }
@@ -167,4 +167,30 @@ func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceRespon
 	out.Result = res
 	obs.Logger(ctx).Info("read_slice", "uri", req.URI, "slice", slice, "shape", fmt.Sprint(sl.Shape), "method", res.Method, "rows", res.RowCount)
 	return out, nil
+}
+
+// AppendJSON appends the response's JSON to dst without re-scanning the
+// pre-encoded slice data (see materialize.Result.AppendJSON).
+func (r *SliceResponse) AppendJSON(dst []byte) ([]byte, error) {
+	head, err := json.Marshal(struct {
+		Shape []int64 `json:"shape"`
+		DType string  `json:"dtype"`
+	}{r.Shape, r.DType})
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, head[:len(head)-1]...)
+	if r.Result == nil {
+		return append(dst, '}'), nil
+	}
+	start := len(dst)
+	if dst, err = r.Result.AppendJSON(dst); err != nil {
+		return nil, err
+	}
+	if len(dst) > start+2 { // splice: drop the result's opening brace
+		dst[start] = ','
+	} else {
+		dst = append(dst[:start], '}')
+	}
+	return dst, nil
 }

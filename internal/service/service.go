@@ -11,10 +11,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/internal/artifacts"
+	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/materialize"
@@ -44,14 +46,43 @@ type Config struct {
 	ResourceReadLimit int64
 	// Alloc allocates query memory; nil => memory.DefaultAllocator.
 	Alloc memory.Allocator
+	// Cache keeps parsed columns in memory; queries read datasets through
+	// it (and plan against the types it holds them in). Nil disables it.
+	Cache *colcache.Cache
 	// HDF5 browses and slices HDF5 files (h5:// resources and
 	// read_dataset_slice); nil disables both.
 	HDF5 H5Reader
+	// ConfirmRows: query_data and aggregate ask before running a query
+	// whose estimated result has more rows; 0 => 1,000,000, negative =>
+	// never ask.
+	ConfirmRows int64
+	// ConfirmBytes: they also ask when the estimated result is bigger (as
+	// JSON) than this; 0 => 256 MiB, negative => never ask.
+	ConfirmBytes int64
+	// DistinctCacheEntries bounds the distinct_values and summary caches
+	// (entries each); 0 => 256.
+	DistinctCacheEntries int
+
+	// The fields below only describe the server (get_server_info); the
+	// service does not enforce them.
+
+	// HandleTTL is the idle lifetime of result handles; 0 => 15 min.
+	HandleTTL time.Duration
+	// MaxHandles is the number of live result handles; 0 => 256.
+	MaxHandles int
+	// ArtifactTTL is how long result files are kept; 0 => 1 h.
+	ArtifactTTL time.Duration
+	// ArtifactQuota is the disk budget of result files; 0 => 2 GiB.
+	ArtifactQuota int64
+	// Demo says the data root is the bundled demo data (shown as such).
+	Demo bool
 }
 
 // Service implements Quarry's tools and resources. Safe for concurrent use.
 type Service struct {
-	cfg Config
+	cfg      Config
+	distinct *lru.Cache[string, *distinctEntry]
+	profiles *lru.Cache[string, *SummaryResponse]
 }
 
 // New validates cfg, fills defaults and returns a Service.
@@ -77,7 +108,36 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
-	return &Service{cfg: cfg}, nil
+	if cfg.ConfirmRows == 0 {
+		cfg.ConfirmRows = 1_000_000
+	}
+	if cfg.ConfirmBytes == 0 {
+		cfg.ConfirmBytes = 256 << 20
+	}
+	if cfg.DistinctCacheEntries <= 0 {
+		cfg.DistinctCacheEntries = 256
+	}
+	if cfg.HandleTTL <= 0 {
+		cfg.HandleTTL = 15 * time.Minute
+	}
+	if cfg.MaxHandles <= 0 {
+		cfg.MaxHandles = 256
+	}
+	if cfg.ArtifactTTL <= 0 {
+		cfg.ArtifactTTL = time.Hour
+	}
+	if cfg.ArtifactQuota <= 0 {
+		cfg.ArtifactQuota = 2 << 30
+	}
+	s := &Service{cfg: cfg}
+	var err error
+	if s.distinct, err = lru.New[string, *distinctEntry](cfg.DistinctCacheEntries); err != nil {
+		return nil, err
+	}
+	if s.profiles, err = lru.New[string, *SummaryResponse](cfg.DistinctCacheEntries); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Config returns the effective configuration (defaults filled in).
@@ -104,28 +164,55 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 		if q != "" && !strings.Contains(strings.ToLower(d.ID), q) && !strings.Contains(strings.ToLower(d.Path), q) {
 			continue
 		}
+		if !tagsMatch(d, req.Tags) {
+			continue
+		}
 		out.Datasets = append(out.Datasets, entryOf(d))
 	}
 	out.Total = len(out.Datasets)
 	return out, nil
 }
 
+// tagsMatch reports whether d's card has every pair of want (values
+// compared case-insensitively, surrounding space ignored).
+func tagsMatch(d *catalog.Dataset, want map[string]string) bool {
+	for k, v := range want {
+		if d.Card == nil {
+			return false
+		}
+		got, ok := d.Card.Tags[k]
+		if !ok || !strings.EqualFold(strings.TrimSpace(got), strings.TrimSpace(v)) {
+			return false
+		}
+	}
+	return true
+}
+
 func entryOf(d *catalog.Dataset) CatalogEntry {
-	return CatalogEntry{
+	e := CatalogEntry{
 		ID: d.ID, Kind: string(d.Kind), Path: d.Path,
 		RowCount: d.RowCount, RowCountExact: d.RowCountExact,
 		FileSizeBytes: d.SizeBytes, LastModifiedISO: d.ModTime.UTC().Format(time.RFC3339),
 		ColumnCount: d.Schema.NumFields(), Description: d.Description,
 	}
+	if d.Card != nil && len(d.Card.Tags) > 0 {
+		e.Tags = d.Card.Tags
+	}
+	return e
 }
 
 // SchemaURI is the resource URI of a dataset's schema card.
-func SchemaURI(dataset string) string {
-	return "quarry://datasets/" + url.PathEscape(dataset) + "/schema"
+func SchemaURI(dataset string) string { return DatasetURI(dataset, ResourceSchema) }
+
+// Schema describes a dataset (get_schema): columns (with their schema-card
+// role, description and unit), shape and up to five sample rows.
+func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaResponse, error) {
+	return s.schema(ctx, req, false)
 }
 
-// Schema describes a dataset (get_schema): columns, shape and up to five sample rows.
-func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaResponse, error) {
+// schema builds get_schema's answer; examples adds up to 3 example values
+// per column, taken from the first rows (the schema card resource).
+func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) (*SchemaResponse, error) {
 	d, err := s.lookup(req.Dataset)
 	if err != nil {
 		return nil, err
@@ -134,11 +221,19 @@ func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaRespons
 		Dataset: d.ID, Shape: []int64{d.RowCount, int64(d.Schema.NumFields())},
 		SchemaURI: SchemaURI(d.ID), Description: d.Description,
 	}
-	for _, f := range d.Schema.Fields() {
-		out.Columns = append(out.Columns, Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable})
+	if d.Card != nil && len(d.Card.Tags) > 0 {
+		out.Tags = d.Card.Tags
 	}
-	five := int64(5)
-	t, _, err := s.run(ctx, d, planner.Spec{Limit: &five}, 0)
+	for _, f := range d.Schema.Fields() {
+		cc := d.Card.Column(f.Name)
+		out.Columns = append(out.Columns, Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable,
+			Role: cc.Role, Description: cc.Description, Unit: cc.Unit})
+	}
+	n := int64(5)
+	if examples {
+		n = 100
+	}
+	t, _, err := s.run(ctx, d, planner.Spec{Limit: &n}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +241,52 @@ func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaRespons
 	if out.SampleRows, err = materialize.Preview(t, 5); err != nil {
 		return nil, err
 	}
+	if examples {
+		if err := addExamples(t, out.Columns); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// addExamples fills Column.Examples with up to 3 distinct non-null values
+// of each column among the rows of t.
+func addExamples(t *materialize.Table, cols []Column) error {
+	raw, err := materialize.Preview(t, int(t.NumRows()))
+	if err != nil {
+		return err
+	}
+	var rows []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		return qerr.Internal(err, "decoding sample rows")
+	}
+	names := materialize.ColumnNames(t.Schema())
+	for i := range cols {
+		if i >= len(names) {
+			break
+		}
+		var vals []json.RawMessage
+		seen := map[string]bool{}
+		for _, r := range rows {
+			v := r[names[i]]
+			if len(v) == 0 || string(v) == "null" || seen[string(v)] || len(v) > 120 {
+				continue
+			}
+			seen[string(v)] = true
+			vals = append(vals, v)
+			if len(vals) == 3 {
+				break
+			}
+		}
+		if len(vals) > 0 {
+			b, err := json.Marshal(vals)
+			if err != nil {
+				return qerr.Internal(err, "encoding examples")
+			}
+			cols[i].Examples = b
+		}
+	}
+	return nil
 }
 
 // Estimate plans the query and estimates its size (estimate_query).
@@ -156,43 +296,76 @@ func (s *Service) Estimate(ctx context.Context, req EstimateRequest) (*EstimateR
 		return nil, err
 	}
 	var sample int64
-	kind := "exact"
-	if d.SizeBytes > s.cfg.ExactEstimateBytes && d.RowCount > s.cfg.SampleRows {
-		sample, kind = s.cfg.SampleRows, "sampled"
+	if d.SizeBytes > s.cfg.ExactEstimateBytes && d.RowCount > s.cfg.SampleRows && !s.cfg.Cache.CachedFor(d, req.Spec) {
+		sample = s.cfg.SampleRows
 	}
-	t, plan, err := s.run(ctx, d, req.Spec, sample)
+	est, err := s.estimate(ctx, d, req.Spec, sample)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Release()
+	defer est.table.Release()
 	caps := s.cfg.Materializer.Caps()
-	out := &EstimateResponse{EstimateKind: kind, Plan: planner.String(plan), Warnings: []string{}}
-	out.RowEstimate = t.NumRows()
-	if kind == "sampled" {
-		out.RowEstimate = extrapolate(t.NumRows(), sample, d.RowCount, req.Spec)
+	out := &EstimateResponse{EstimateKind: est.kind, Plan: planner.String(est.plan), Warnings: []string{},
+		RowEstimate: est.rows, ByteEstimate: est.bytes}
+	if est.kind == estimateSampled {
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"estimate extrapolated from the first %d of %d rows; the real count may differ", sample, d.RowCount))
 	}
-	if out.Preview, err = materialize.Preview(t, 5); err != nil {
-		return nil, err
-	}
-	out.ByteEstimate, err = jsonBytes(t, out.RowEstimate)
-	if err != nil {
+	if out.Preview, err = materialize.Preview(est.table, 5); err != nil {
 		return nil, err
 	}
 	out.SuggestedCaps = SuggestedCaps{MaxRows: min(max(out.RowEstimate, 1), caps.MaxRows), MaxBytes: caps.MaxBytes}
-	cols := int64(t.Schema().NumFields())
+	cols := int64(est.table.Schema().NumFields())
 	switch {
 	case out.RowEstimate > caps.MaxRows || out.ByteEstimate > caps.MaxBytes || out.RowEstimate*cols > caps.MaxCells:
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"about %d rows (%d bytes as JSON) exceed the inline caps (%d rows, %d bytes, %d cells): query_data will return a paged result handle (output_format json) or a file resource (csv or parquet); narrow with filters, columns, aggregates or a limit to get it inline",
 			out.RowEstimate, out.ByteEstimate, caps.MaxRows, caps.MaxBytes, caps.MaxCells))
 	case out.RowEstimate == 0:
-		out.Warnings = append(out.Warnings, "the query matches no rows; check filter values with get_schema sample rows")
+		out.Warnings = append(out.Warnings, "the query matches no rows; check filter values with distinct_values or get_schema sample rows")
 	}
-	obs.Logger(ctx).Info("estimate", "dataset", d.ID, "estimate_kind", kind, "row_estimate", out.RowEstimate,
-		"byte_estimate", out.ByteEstimate, "plan", strings.ReplaceAll(strings.TrimSpace(out.Plan), "\n", " | "))
+	if s.overThreshold(out.RowEstimate, out.ByteEstimate) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"the result is above the confirmation threshold (%d rows or %d bytes): query_data will ask the user first; prefer an aggregate or output_format parquet",
+			s.cfg.ConfirmRows, s.cfg.ConfirmBytes))
+	}
+	obs.Logger(ctx).Info("estimate", "dataset", d.ID, "estimate_kind", est.kind, "row_estimate", out.RowEstimate,
+		"byte_estimate", out.ByteEstimate, "plan", planSummary(est.plan))
 	return out, nil
+}
+
+// Estimate kinds.
+const (
+	estimateExact   = "exact"
+	estimateSampled = "sampled"
+)
+
+// estimation is the outcome of running a query (or its sampled version) to size it.
+type estimation struct {
+	table *materialize.Table // the result (of the sample when kind is sampled); caller releases
+	plan  planner.Node
+	kind  string // estimateExact or estimateSampled
+	rows  int64  // estimated result rows
+	bytes int64  // estimated result bytes as inline JSON
+}
+
+// estimate runs spec over d (over its first sample rows when sample > 0)
+// and extrapolates the result size to the whole dataset.
+func (s *Service) estimate(ctx context.Context, d *catalog.Dataset, spec planner.Spec, sample int64) (*estimation, error) {
+	t, plan, err := s.run(ctx, d, spec, sample)
+	if err != nil {
+		return nil, err
+	}
+	e := &estimation{table: t, plan: plan, kind: estimateExact, rows: t.NumRows()}
+	if sample > 0 {
+		e.kind = estimateSampled
+		e.rows = extrapolate(t.NumRows(), sample, d.RowCount, spec)
+	}
+	if e.bytes, err = jsonBytes(t, e.rows); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return e, nil
 }
 
 // extrapolate scales the row count of a query over the first sample rows
@@ -202,12 +375,15 @@ func extrapolate(got, sample, total int64, spec planner.Spec) int64 {
 	switch {
 	case len(spec.Aggs) > 0 && len(spec.GroupBy) == 0:
 		est = 1
-	case len(spec.GroupBy) > 0 || spec.Distinct:
+	case len(spec.GroupBy) > 0 || spec.Distinct || spec.Deduplicate:
 		// Group and distinct counts grow sub-linearly; the sample's count is a lower bound.
 	default:
 		if sample > 0 {
 			est = int64(float64(got) * float64(total) / float64(sample))
 		}
+	}
+	if spec.TopN != nil && len(spec.Aggs) > 0 {
+		est = min(est, *spec.TopN)
 	}
 	if spec.Offset != nil {
 		est = max(0, est-*spec.Offset)
@@ -232,16 +408,77 @@ func jsonBytes(t *materialize.Table, rows int64) (int64, error) {
 	return int64(float64(len(b)) / float64(n) * float64(rows)), nil
 }
 
-// Query runs the query and delivers the result (query_data).
-func (s *Service) Query(ctx context.Context, req QueryRequest) (*materialize.Result, error) {
+// planSummary is the plan on one line, for logs.
+func planSummary(plan planner.Node) string {
+	return strings.ReplaceAll(strings.TrimSpace(planner.String(plan)), "\n", " | ")
+}
+
+// Query runs the query and delivers the result (query_data). When the
+// estimated result is above the confirmation threshold and req.Confirm is
+// false it does not deliver anything and answers needs_confirmation.
+func (s *Service) Query(ctx context.Context, req QueryRequest) (*QueryResponse, error) {
+	return s.query(ctx, req, "query_data")
+}
+
+// Aggregate runs a grouped summary (aggregate): Query with a spec of
+// group_by, aggs, filters, top_n and order_by.
+func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryResponse, error) {
+	if len(req.Aggs) == 0 {
+		return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "aggs is empty").With("field", "aggs").
+			WithHint(`pass at least one aggregate, e.g. [{"col": "*", "fn": "count"}]`)
+	}
+	q := QueryRequest{
+		EstimateRequest: EstimateRequest{Dataset: req.Dataset, Spec: planner.Spec{
+			GroupBy: req.GroupBy, Aggs: req.Aggs, Filters: req.Filters, TopN: req.TopN, OrderBy: req.OrderBy,
+		}},
+		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm,
+	}
+	return s.query(ctx, q, "aggregate")
+}
+
+func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
 	d, err := s.lookup(req.Dataset)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	t, plan, err := s.run(ctx, d, req.Spec, 0)
-	if err != nil {
-		return nil, err
+	log := obs.Logger(ctx).With("dataset", d.ID)
+	var (
+		t        *materialize.Table
+		plan     planner.Node
+		decision = "not_needed"
+	)
+	if !req.Confirm && s.confirmEnabled() {
+		// Preflight: small datasets run in full (the result is reused),
+		// big ones are sized from their first SampleRows rows.
+		var sample int64
+		if d.RowCount > s.cfg.SampleRows {
+			sample = s.cfg.SampleRows
+		}
+		est, err := s.estimate(ctx, d, req.Spec, sample)
+		if err != nil {
+			return nil, err
+		}
+		log = log.With("estimate_kind", est.kind, "row_estimate", est.rows, "byte_estimate", est.bytes)
+		if s.overThreshold(est.rows, est.bytes) {
+			est.table.Release()
+			log.Info("query needs confirmation", "tool", tool, "plan", planSummary(est.plan),
+				"confirm_rows", s.cfg.ConfirmRows, "confirm_bytes", s.cfg.ConfirmBytes, "duration_ms", time.Since(start).Milliseconds())
+			return s.needsConfirmation(est, tool, req), nil
+		}
+		decision = "under_threshold"
+		if est.kind == estimateExact {
+			t, plan = est.table, est.plan
+		} else {
+			est.table.Release()
+		}
+	} else if req.Confirm {
+		decision = "confirmed"
+	}
+	if t == nil {
+		if t, plan, err = s.run(ctx, d, req.Spec, 0); err != nil {
+			return nil, err
+		}
 	}
 	defer t.Release()
 	res, err := s.cfg.Materializer.Deliver(ctx, t, materialize.Request{
@@ -250,10 +487,10 @@ func (s *Service) Query(ctx context.Context, req QueryRequest) (*materialize.Res
 	if err != nil {
 		return nil, err
 	}
-	obs.Logger(ctx).Info("query", "dataset", d.ID, "plan", strings.ReplaceAll(strings.TrimSpace(planner.String(plan)), "\n", " | "),
+	log.Info("query", "tool", tool, "plan", planSummary(plan), "confirmation", decision,
 		"method", res.Method, "truncated", res.Truncated, "rows", res.RowCount, "total_rows", res.TotalRows,
 		"bytes", len(res.Data)+int(res.SizeBytes), "duration_ms", time.Since(start).Milliseconds())
-	return res, nil
+	return &QueryResponse{Result: res}, nil
 }
 
 // NextPage serves the next page of a result handle (query_next_page).
@@ -279,38 +516,67 @@ func (s *Service) lookup(id string) (*catalog.Dataset, error) {
 }
 
 // run plans, optimizes and executes spec over d and collects the result.
-// sample > 0 reads only the first sample rows of the dataset.
+// sample > 0 reads only the first sample rows of the dataset. Progress is
+// reported to the context's progress function (WithProgress), if any.
 func (s *Service) run(ctx context.Context, d *catalog.Dataset, spec planner.Spec, sample int64) (*materialize.Table, planner.Node, error) {
-	plan, err := planner.Build(spec, planner.Input{Dataset: d.ID, Schema: d.Schema, RowCount: d.RowCount, RowCountExact: d.RowCountExact})
+	src := s.cfg.Cache.Wrap(d) // d.Source when there is no cache
+	schema := colcache.PlanSchema(src, d)
+	total := d.RowCount
+	if sample > 0 {
+		src = headSource{src: src, rows: sample}
+		total = min(total, sample)
+	}
+	if fn := progressFrom(ctx); fn != nil {
+		src = &progressSource{src: src, total: total, report: fn}
+	}
+	var pushdown planner.FilterPushdowner
+	if p, ok := d.Source.(planner.FilterPushdowner); ok {
+		pushdown = p
+	}
+	in := planner.Input{Dataset: d.ID, Schema: schema, RowCount: d.RowCount, RowCountExact: d.RowCountExact}
+	return s.runOn(ctx, in, src, pushdown, spec)
+}
+
+// runOn plans spec against in and executes it over src.
+func (s *Service) runOn(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec) (*materialize.Table, planner.Node, error) {
+	var t *materialize.Table
+	plan, err := s.execute(ctx, in, src, pushdown, spec, func(ctx context.Context, rr array.RecordReader) error {
+		var err error
+		t, err = s.cfg.Materializer.Collect(ctx, rr) // spills big results to disk
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	var opts planner.OptimizeOptions
-	if p, ok := d.Source.(planner.FilterPushdowner); ok {
-		opts.Pushdown = p
+	return t, plan, nil
+}
+
+// execute plans spec against in, executes it over src under the query
+// timeout and memory budget, and hands the reader to consume. Context
+// errors become the qerr timeout and cancelled errors.
+func (s *Service) execute(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec,
+	consume func(context.Context, array.RecordReader) error) (planner.Node, error) {
+	plan, err := planner.Build(spec, in)
+	if err != nil {
+		return nil, err
 	}
-	if plan, err = planner.Optimize(plan, opts); err != nil {
-		return nil, nil, err
+	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{Pushdown: pushdown}); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	var src catalog.Source = d.Source
-	if sample > 0 {
-		src = headSource{src: src, rows: sample}
-	}
 	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: s.cfg.Alloc, MemoryLimit: s.cfg.QueryMemory})
-	if err != nil {
-		return nil, nil, err
+	if err == nil {
+		err = consume(ctx, rr)
+		rr.Release()
 	}
-	defer rr.Release()
-	t, err := materialize.Collect(ctx, rr)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = qerr.As(ctx.Err())
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	return t, plan, nil
+	return plan, nil
 }
 
 // headSource reads only the first rows rows of a source (sampled estimates).
@@ -319,6 +585,7 @@ type headSource struct {
 	rows int64
 }
 
+// Scan implements catalog.Source: the first rows only.
 func (h headSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.RecordReader, error) {
 	rr, err := h.src.Scan(ctx, opts)
 	if err != nil {
@@ -327,9 +594,54 @@ func (h headSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.R
 	return &headReader{RecordReader: rr, left: h.rows}, nil
 }
 
-// ReadResource reads one of Quarry's own resources: artifacts, schema
-// cards and the catalog card. It returns the bytes and their MIME type.
+// Resource URIs.
+const (
+	// CatalogURI is the catalog card resource.
+	CatalogURI = "quarry://catalog"
+	// DatasetURIPrefix starts the per-dataset resource URIs.
+	DatasetURIPrefix = "quarry://datasets/"
+)
+
+// Per-dataset resource kinds (the last URI segment).
+const (
+	ResourceSchema  = "schema"
+	ResourceCatalog = "catalog"
+	ResourceSummary = "summary"
+)
+
+// DatasetURI is the URI of a per-dataset resource (kind is schema, catalog
+// or summary); the id is percent-encoded (/ as %2F).
+func DatasetURI(dataset, kind string) string {
+	return DatasetURIPrefix + url.PathEscape(dataset) + "/" + kind
+}
+
+// ParseDatasetURI splits a per-dataset resource URI into the dataset id and
+// the kind; ok is false when uri is not one.
+func ParseDatasetURI(uri string) (dataset, kind string, ok bool) {
+	rest, found := strings.CutPrefix(uri, DatasetURIPrefix)
+	if !found {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '/')
+	if i <= 0 {
+		return "", "", false
+	}
+	kind = rest[i+1:]
+	if kind != ResourceSchema && kind != ResourceCatalog && kind != ResourceSummary {
+		return "", "", false
+	}
+	id, err := url.PathUnescape(rest[:i])
+	if err != nil || id == "" {
+		return "", "", false
+	}
+	return id, kind, true
+}
+
+// ReadResource reads one of Quarry's own resources: artifacts, the catalog
+// card and the per-dataset schema card, catalog entry and summary. It
+// returns the bytes and their MIME type.
 func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string, error) {
+	var v any
 	switch {
 	case strings.HasPrefix(uri, "quarry://artifacts/"):
 		b, a, err := s.cfg.Artifacts.ReadAll(uri, s.cfg.ResourceReadLimit)
@@ -337,25 +649,46 @@ func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string,
 			return nil, "", err
 		}
 		return b, a.MIME, nil
-	case uri == "quarry://catalog":
+	case strings.HasPrefix(uri, ResultsURIPrefix):
+		b, err := s.ReadResultPage(ctx, uri)
+		if err != nil {
+			return nil, "", err
+		}
+		return b, "application/json", nil
+	case uri == CatalogURI:
 		c, err := s.Catalog(ctx, CatalogRequest{})
 		if err != nil {
 			return nil, "", err
 		}
-		b, err := json.Marshal(c)
-		return b, "application/json", err
-	case strings.HasPrefix(uri, "quarry://datasets/") && strings.HasSuffix(uri, "/schema"):
-		id, err := url.PathUnescape(strings.TrimSuffix(strings.TrimPrefix(uri, "quarry://datasets/"), "/schema"))
-		if err != nil {
-			return nil, "", qerr.Invalid(qerr.CodeInvalidArgument, "malformed resource URI %q", uri)
+		v = c
+	case strings.HasPrefix(uri, DatasetURIPrefix):
+		id, kind, ok := ParseDatasetURI(uri)
+		if !ok {
+			return nil, "", qerr.NotFound(qerr.CodeResourceNotFound, "malformed dataset resource URI %q", uri).
+				WithHint("use quarry://datasets/{dataset}/schema, /catalog or /summary with the dataset id percent-encoded (/ as %%2F)")
 		}
-		sc, err := s.Schema(ctx, SchemaRequest{Dataset: id})
+		var err error
+		switch kind {
+		case ResourceSchema:
+			v, err = s.schema(ctx, SchemaRequest{Dataset: id}, true)
+		case ResourceCatalog:
+			var d *catalog.Dataset
+			if d, err = s.lookup(id); err == nil {
+				v = entryOf(d)
+			}
+		case ResourceSummary:
+			v, err = s.Summary(ctx, id)
+		}
 		if err != nil {
 			return nil, "", err
 		}
-		b, err := json.Marshal(sc)
-		return b, "application/json", err
+	default:
+		return nil, "", qerr.NotFound(qerr.CodeResourceNotFound, "no resource %q", uri).
+			WithHint("resources are quarry://catalog, quarry://datasets/{dataset}/schema|catalog|summary and quarry://artifacts/{id} from query results")
 	}
-	return nil, "", qerr.NotFound(qerr.CodeResourceNotFound, "no resource %q", uri).
-		WithHint("resources are quarry://catalog, quarry://datasets/{dataset}/schema and quarry://artifacts/{id} from query results")
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, "", qerr.Internal(err, "encoding resource %s", uri)
+	}
+	return b, "application/json", nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -13,84 +14,388 @@ type CatalogRequest struct {
 	Query string `json:"query,omitempty" jsonschema:"Case-insensitive substring of the dataset id or path to filter by."`
 	// Kinds keeps only datasets of these kinds.
 	Kinds []string `json:"kinds,omitempty" jsonschema:"Keep only these dataset kinds (csv, hdf5)."`
+	// Tags keeps datasets whose schema-card tags include every pair.
+	Tags map[string]string `json:"tags,omitempty" jsonschema:"Keep only datasets whose schema-card tags include all these key/value pairs, e.g. {\"year\": \"2024\"} (values are strings; compared case-insensitively)."`
 }
 
-// CatalogEntry is one dataset in get_catalog's answer.
+// CatalogEntry is one dataset in get_catalog's answer (and the
+// quarry://datasets/{dataset}/catalog resource).
 type CatalogEntry struct {
-	ID              string `json:"id" jsonschema:"Dataset id: pass it as dataset to the other tools."`
-	Kind            string `json:"kind" jsonschema:"csv or hdf5."`
-	Path            string `json:"path" jsonschema:"File path relative to the data root."`
-	RowCount        int64  `json:"row_count"`
-	RowCountExact   bool   `json:"row_count_exact"`
-	FileSizeBytes   int64  `json:"file_size_bytes"`
+	// ID is the dataset id.
+	ID string `json:"id" jsonschema:"Dataset id: pass it as dataset to the other tools."`
+	// Kind is the file format.
+	Kind string `json:"kind" jsonschema:"csv or hdf5."`
+	// Path is relative to the data root.
+	Path string `json:"path" jsonschema:"File path relative to the data root."`
+	// RowCount is the number of rows (exact when RowCountExact).
+	RowCount int64 `json:"row_count"`
+	// RowCountExact says whether RowCount was counted exactly.
+	RowCountExact bool `json:"row_count_exact"`
+	// FileSizeBytes is the data file's size.
+	FileSizeBytes int64 `json:"file_size_bytes"`
+	// LastModifiedISO is the data file's modification time (RFC 3339, UTC).
 	LastModifiedISO string `json:"last_modified_iso"`
-	ColumnCount     int    `json:"column_count"`
-	Description     string `json:"description,omitempty"`
+	// ColumnCount is the number of columns.
+	ColumnCount int `json:"column_count"`
+	// Description comes from the schema card or the file's metadata.
+	Description string `json:"description,omitempty"`
+	// Tags come from schema cards (sidecars and _overall.json).
+	Tags map[string]string `json:"tags,omitempty" jsonschema:"Tags from schema cards (e.g. year, source_type); filter get_catalog with tags."`
 }
 
 // CatalogResponse is the output of get_catalog.
 type CatalogResponse struct {
-	Datasets    []CatalogEntry       `json:"datasets"`
-	Total       int                  `json:"total" jsonschema:"Number of datasets returned."`
-	Diagnostics []catalog.Diagnostic `json:"diagnostics,omitempty" jsonschema:"Files that could not be read, with reasons."`
+	// Datasets sorted by id.
+	Datasets []CatalogEntry `json:"datasets"`
+	// Total is len(Datasets).
+	Total int `json:"total" jsonschema:"Number of datasets returned."`
+	// Diagnostics are files skipped and schema-card problems.
+	Diagnostics []catalog.Diagnostic `json:"diagnostics,omitempty" jsonschema:"Files that could not be read and schema-card problems, with reasons."`
 }
 
 // SchemaRequest is the input of get_schema.
 type SchemaRequest struct {
+	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 }
 
 // Column describes one column.
 type Column struct {
-	Name     string `json:"name"`
-	Type     string `json:"type" jsonschema:"int64, float64, string, bool, date, timestamp[...], ... (unsupported: listed but not queryable)."`
-	Nullable bool   `json:"nullable"`
+	// Name is the column name.
+	Name string `json:"name"`
+	// Type is the column type as get_schema names it.
+	Type string `json:"type" jsonschema:"int64, float64, string, bool, date, timestamp[...], ... (unsupported: listed but not queryable)."`
+	// Nullable reports whether the column may hold nulls.
+	Nullable bool `json:"nullable"`
+	// Role comes from the schema card (id, dimension, measure, time, ...).
+	Role string `json:"role,omitempty" jsonschema:"Column role from the schema card (id, dimension, measure, time, or a domain word)."`
+	// Description comes from the schema card.
+	Description string `json:"description,omitempty"`
+	// Unit comes from the schema card.
+	Unit string `json:"unit,omitempty"`
+	// Examples are up to 3 distinct non-null values from the first rows
+	// (schema card resource only).
+	Examples json.RawMessage `json:"examples,omitempty" jsonschema:"Up to 3 distinct example values (schema card resource only)."`
 }
 
-// SchemaResponse is the output of get_schema.
+// SchemaResponse is the output of get_schema (and, with column examples,
+// the schema card resource).
 type SchemaResponse struct {
-	Dataset     string          `json:"dataset"`
-	Columns     []Column        `json:"columns"`
-	Shape       []int64         `json:"shape" jsonschema:"[rows, columns]."`
-	SampleRows  json.RawMessage `json:"sample_rows" jsonschema:"Up to 5 rows, as records."`
-	SchemaURI   string          `json:"schema_uri" jsonschema:"Resource URI of this schema card."`
-	Description string          `json:"description,omitempty"`
+	// Dataset is the dataset id.
+	Dataset string `json:"dataset"`
+	// Columns in file order.
+	Columns []Column `json:"columns"`
+	// Shape is [rows, columns].
+	Shape []int64 `json:"shape" jsonschema:"[rows, columns]."`
+	// SampleRows are up to 5 rows as records.
+	SampleRows json.RawMessage `json:"sample_rows" jsonschema:"Up to 5 rows, as records."`
+	// SchemaURI is the resource URI of the schema card.
+	SchemaURI string `json:"schema_uri" jsonschema:"Resource URI of this schema card."`
+	// Description comes from the schema card or the file's metadata.
+	Description string `json:"description,omitempty"`
+	// Tags come from schema cards.
+	Tags map[string]string `json:"tags,omitempty" jsonschema:"Tags from schema cards."`
 }
 
 // EstimateRequest is the input of estimate_query: a dataset and a query spec.
 type EstimateRequest struct {
+	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
+	// Spec is the query (columns, filters, group_by, aggs, ...).
 	planner.Spec
 }
 
 // QueryRequest is the input of query_data.
 type QueryRequest struct {
+	// EstimateRequest is the dataset and the query spec.
 	EstimateRequest
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv or parquet write a file resource. Small results always come back inline."`
-	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
-	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
+	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow (Arrow IPC, only if the server enables it) write a file resource. Small results always come back inline."`
+	// MaxRows lowers the inline row cap for this call.
+	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
+	// MaxBytes lowers the inline byte cap for this call.
+	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
+	// Confirm runs the query even when its estimate is above the
+	// confirmation threshold.
+	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
 }
 
 // SuggestedCaps are the caps estimate_query recommends for query_data.
 type SuggestedCaps struct {
-	MaxRows  int64 `json:"max_rows"`
+	// MaxRows to pass to query_data.
+	MaxRows int64 `json:"max_rows"`
+	// MaxBytes to pass to query_data.
 	MaxBytes int64 `json:"max_bytes"`
 }
 
 // EstimateResponse is the output of estimate_query.
 type EstimateResponse struct {
-	RowEstimate   int64           `json:"row_estimate"`
-	ByteEstimate  int64           `json:"byte_estimate" jsonschema:"Estimated bytes of the whole result as inline JSON."`
-	EstimateKind  string          `json:"estimate_kind" jsonschema:"exact (the query was run) or sampled (extrapolated from the first rows of the file)."`
-	Preview       json.RawMessage `json:"preview" jsonschema:"Up to 5 result rows."`
-	Warnings      []string        `json:"warnings"`
-	SuggestedCaps SuggestedCaps   `json:"suggested_caps"`
-	Plan          string          `json:"plan" jsonschema:"The optimized logical plan, one operator per line."`
+	// RowEstimate is the estimated number of result rows.
+	RowEstimate int64 `json:"row_estimate"`
+	// ByteEstimate is the estimated size of the whole result as inline JSON.
+	ByteEstimate int64 `json:"byte_estimate" jsonschema:"Estimated bytes of the whole result as inline JSON."`
+	// EstimateKind is exact or sampled.
+	EstimateKind string `json:"estimate_kind" jsonschema:"exact (the query was run) or sampled (extrapolated from the first rows of the file)."`
+	// Preview holds up to 5 result rows.
+	Preview json.RawMessage `json:"preview" jsonschema:"Up to 5 result rows."`
+	// Warnings are caveats (sampled, over the caps, empty result).
+	Warnings []string `json:"warnings"`
+	// SuggestedCaps are caps to pass to query_data.
+	SuggestedCaps SuggestedCaps `json:"suggested_caps"`
+	// Plan is the optimized logical plan.
+	Plan string `json:"plan" jsonschema:"The optimized logical plan, one operator per line."`
 }
 
 // NextPageRequest is the input of query_next_page.
 type NextPageRequest struct {
+	// ResultHandle is the handle from query_data.
 	ResultHandle string `json:"result_handle" jsonschema:"result_handle from query_data."`
-	PageToken    string `json:"page_token" jsonschema:"page_info.page_token from the previous page."`
-	Format       string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet" jsonschema_description:"Deliver this page as json records or as a csv/parquet file resource; default: the format of the previous page (json unless switched)."`
+	// PageToken is page_info.page_token of the previous page.
+	PageToken string `json:"page_token" jsonschema:"page_info.page_token from the previous page."`
+	// Format switches the delivery of this page (json, csv, parquet).
+	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"Deliver this page as json records or as a csv/parquet/arrow file resource (arrow only if the server enables it); default: the format of the previous page (json unless switched)."`
+}
+
+// Query statuses (QueryResponse.Status).
+const (
+	// StatusNeedsConfirmation: the query was not run; its estimate is above
+	// the confirmation threshold.
+	StatusNeedsConfirmation = "needs_confirmation"
+)
+
+// Confirmation choices (ConfirmOption.Choice).
+const (
+	// ChoiceParquet runs the query and delivers it as a Parquet file.
+	ChoiceParquet = "parquet"
+	// ChoiceFirstPage runs a cheaper version: only the first page of rows.
+	ChoiceFirstPage = "first_page"
+	// ChoiceCancel does not run the query.
+	ChoiceCancel = "cancel"
+)
+
+// QueryResponse is the output of query_data and aggregate: a delivered
+// result (the materialize.Result fields), or, when the estimate is above the
+// confirmation threshold and confirm was not set, status needs_confirmation
+// with the estimate and the options (and no result fields).
+type QueryResponse struct {
+	// Result is the delivered result; nil when Status is needs_confirmation.
+	*materialize.Result
+	// Status is "needs_confirmation" when the query was not run; omitted otherwise.
+	Status string `json:"status,omitempty" jsonschema:"needs_confirmation when the query was NOT run because it is estimated to be big: ask the user, then call again with one option's args added. Omitted when the result is delivered."`
+	// Estimate is the size estimate that triggered the confirmation.
+	Estimate *ConfirmEstimate `json:"estimate,omitempty" jsonschema:"needs_confirmation only: the estimated size and the thresholds."`
+	// Options are the ways to go on, each with the arguments to add.
+	Options []ConfirmOption `json:"options,omitempty" jsonschema:"needs_confirmation only: ways to proceed; call again with the chosen option's args merged into the original arguments."`
+	// Hint says what to do next.
+	Hint string `json:"hint,omitempty" jsonschema:"needs_confirmation only: what to do next."`
+}
+
+// ConfirmEstimate is the estimate behind a needs_confirmation answer.
+type ConfirmEstimate struct {
+	// RowEstimate is the estimated number of result rows.
+	RowEstimate int64 `json:"row_estimate"`
+	// ByteEstimate is the estimated size of the result as inline JSON.
+	ByteEstimate int64 `json:"byte_estimate"`
+	// EstimateKind is exact or sampled.
+	EstimateKind string `json:"estimate_kind" jsonschema:"exact or sampled (extrapolated from the first rows)."`
+	// ConfirmRows is the row threshold above which the server asks.
+	ConfirmRows int64 `json:"confirm_rows"`
+	// ConfirmBytes is the byte threshold above which the server asks.
+	ConfirmBytes int64 `json:"confirm_bytes"`
+}
+
+// ConfirmOption is one way to proceed after needs_confirmation.
+type ConfirmOption struct {
+	// Choice is parquet, first_page or cancel.
+	Choice string `json:"choice" jsonschema:"parquet, first_page or cancel."`
+	// Description says what the option does, for the user.
+	Description string `json:"description"`
+	// Args are the arguments to add to the original call (none for cancel).
+	Args map[string]any `json:"args,omitempty" jsonschema:"Arguments to merge into the original call's arguments."`
+}
+
+// AggregateRequest is the input of aggregate: a grouped summary with the
+// delivery knobs of query_data.
+type AggregateRequest struct {
+	// Dataset is the dataset id.
+	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
+	// GroupBy are the group keys; empty means one row over all (filtered) rows.
+	GroupBy []string `json:"group_by" jsonschema:"Columns to group by (one output row per distinct combination); [] for totals over all rows."`
+	// Aggs are the aggregates per group.
+	Aggs []planner.AggSpec `json:"aggs" jsonschema:"Aggregates per group, e.g. [{\"col\": \"*\", \"fn\": \"count\"}, {\"col\": \"amount\", \"fn\": \"sum\", \"as\": \"total\"}]."`
+	// Filters are applied before grouping (ANDed).
+	Filters []planner.FilterSpec `json:"filters,omitempty" jsonschema:"Row filters applied before grouping, as in query_data (ANDed; {\"any\": [...]} for OR)."`
+	// TopN keeps the N best groups by OrderBy (default: first aggregate, descending).
+	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep only the top N groups, ranked by order_by (default: the first aggregate, descending)."`
+	// OrderBy sorts the groups; may name group keys and aggregate outputs.
+	OrderBy []planner.OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys: group_by columns or aggregate output names (fn_col, count_all, or as)."`
+	// OutputFormat, MaxRows, MaxBytes and Confirm are as in query_data.
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"As in query_data: how to deliver a result too large to return inline."`
+	// MaxRows lowers the inline row cap.
+	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call."`
+	// MaxBytes lowers the inline byte cap.
+	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
+	// Confirm runs even above the confirmation threshold.
+	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimate is above the confirmation threshold (after the user agreed)."`
+}
+
+// DistinctRequest is the input of distinct_values.
+type DistinctRequest struct {
+	// Dataset is the dataset id.
+	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
+	// Column whose values are counted.
+	Column string `json:"column" jsonschema:"Column whose distinct values to count."`
+	// Limit is the most values returned; nil means 50, at most 1000.
+	Limit *int64 `json:"limit,omitempty" jsonschema:"Most values to return (default 50, at most 1000)."`
+	// MinCount drops values seen fewer times.
+	MinCount int64 `json:"min_count,omitempty" jsonschema:"Only values that occur at least this many times."`
+	// Filters restrict the rows counted.
+	Filters []planner.FilterSpec `json:"filters,omitempty" jsonschema:"Row filters applied first, as in query_data."`
+}
+
+// ValueCount is one distinct value and how often it occurs.
+type ValueCount struct {
+	// Value is the value as it appears in query results (JSON).
+	Value json.RawMessage `json:"value" jsonschema:"The value, typed as in query results; use it verbatim in filters."`
+	// Count is the number of rows holding it.
+	Count int64 `json:"count"`
+}
+
+// DistinctResponse is the output of distinct_values.
+type DistinctResponse struct {
+	// Dataset and Column echo the request.
+	Dataset string `json:"dataset"`
+	// Column is the column counted.
+	Column string `json:"column"`
+	// Values are ordered by count (descending), then value.
+	Values []ValueCount `json:"values" jsonschema:"Most frequent first (ties by value); nulls are counted in null_count instead."`
+	// TotalDistinct is the number of distinct non-null values (matching the filters).
+	TotalDistinct int64 `json:"total_distinct" jsonschema:"Number of distinct non-null values in the (filtered) rows."`
+	// NullCount is the number of (filtered) rows where the column is null.
+	NullCount int64 `json:"null_count"`
+	// Truncated is true when more values (with count >= min_count) exist than returned.
+	Truncated bool `json:"truncated" jsonschema:"More values (with count >= min_count) exist than returned; raise limit or filter."`
+}
+
+// ServerInfoRequest is the (empty) input of get_server_info.
+type ServerInfoRequest struct{}
+
+// ServerInfo is the output of get_server_info.
+type ServerInfo struct {
+	// Name and Version of the server.
+	Name string `json:"name"`
+	// Version of the server.
+	Version string `json:"version"`
+	// ProtocolVersions are the MCP revisions the server speaks, newest first.
+	ProtocolVersions []string `json:"protocol_versions" jsonschema:"MCP protocol revisions the server speaks, newest first."`
+	// Capabilities are the MCP features the server offers.
+	Capabilities map[string]bool `json:"capabilities" jsonschema:"MCP features offered: tools, resources, prompts, completions, logging, ..."`
+	// Limits are the hard caps in force.
+	Limits Limits `json:"limits"`
+	// DataRoot is a display form of the data root (home-relative or its base name).
+	DataRoot string `json:"data_root" jsonschema:"The data root, shortened for display."`
+	// DatasetCount is the number of datasets in the catalog.
+	DatasetCount int `json:"dataset_count"`
+	// Features are optional behaviours of this build.
+	Features []string `json:"features" jsonschema:"Optional behaviours: result_handles, file_exports, confirmation, progress, schema_cards, ..."`
+}
+
+// Limits are the server's hard caps and thresholds.
+type Limits struct {
+	// MaxRows is the inline row cap.
+	MaxRows int64 `json:"max_rows"`
+	// MaxBytes is the inline JSON byte cap.
+	MaxBytes int64 `json:"max_bytes"`
+	// MaxCells is the inline cell (rows x columns) cap.
+	MaxCells int64 `json:"max_cells"`
+	// PageRows is the page size of result handles.
+	PageRows int64 `json:"page_rows"`
+	// MaxCellChars is the most characters of one cell value inline (longer ones are shortened; files keep them whole).
+	MaxCellChars int64 `json:"max_cell_chars"`
+	// HandleTTLSeconds is the idle lifetime of a result handle.
+	HandleTTLSeconds int64 `json:"handle_ttl_seconds"`
+	// MaxHandles is the number of result handles kept at once.
+	MaxHandles int `json:"max_handles"`
+	// ArtifactTTLSeconds is how long result files are kept.
+	ArtifactTTLSeconds int64 `json:"artifact_ttl_seconds"`
+	// ArtifactQuotaBytes is the disk budget of result files.
+	ArtifactQuotaBytes int64 `json:"artifact_quota_bytes"`
+	// QueryTimeoutMS bounds one query.
+	QueryTimeoutMS int64 `json:"query_timeout_ms"`
+	// QueryMemoryBytes is the memory budget of one query.
+	QueryMemoryBytes int64 `json:"query_memory_bytes"`
+	// ResourceReadLimitBytes is the largest artifact resources/read returns.
+	ResourceReadLimitBytes int64 `json:"resource_read_limit_bytes"`
+	// ConfirmRows is the row estimate above which query_data/aggregate ask first (0: never).
+	ConfirmRows int64 `json:"confirm_rows" jsonschema:"Estimated result rows above which query_data and aggregate ask before running (0: never)."`
+	// ConfirmBytes is the JSON byte estimate above which they ask first (0: never).
+	ConfirmBytes int64 `json:"confirm_bytes" jsonschema:"Estimated result bytes (as JSON) above which query_data and aggregate ask before running (0: never)."`
+	// SampleRows is how many rows a sampled estimate or summary reads.
+	SampleRows int64 `json:"sample_rows"`
+	// DistinctLimit is the largest distinct_values limit.
+	DistinctLimit int64 `json:"distinct_values_max_limit"`
+}
+
+// SummaryResponse is the quarry://datasets/{dataset}/summary resource: a
+// tiny per-column profile, safe to load at the start of a chat.
+type SummaryResponse struct {
+	// Dataset is the dataset id.
+	Dataset string `json:"dataset"`
+	// RowCount is the dataset's row count.
+	RowCount int64 `json:"row_count"`
+	// ProfiledRows is the number of rows the profile was computed from.
+	ProfiledRows int64 `json:"profiled_rows"`
+	// Sampled is true when ProfiledRows < RowCount (the first rows only).
+	Sampled bool `json:"sampled"`
+	// Columns are profiled in file order.
+	Columns []ColumnProfile `json:"columns"`
+}
+
+// ColumnProfile is the profile of one column.
+type ColumnProfile struct {
+	// Name and Type of the column.
+	Name string `json:"name"`
+	// Type as get_schema names it.
+	Type string `json:"type"`
+	// Role from the schema card.
+	Role string `json:"role,omitempty"`
+	// Unit from the schema card.
+	Unit string `json:"unit,omitempty"`
+	// NullCount is the number of nulls among the profiled rows.
+	NullCount int64 `json:"null_count"`
+	// Min and Max are the smallest and largest values (omitted for types without an order).
+	Min json.RawMessage `json:"min,omitempty"`
+	// Max is the largest value.
+	Max json.RawMessage `json:"max,omitempty"`
+	// DistinctEstimate is the number of distinct non-null values among the profiled rows.
+	DistinctEstimate int64 `json:"distinct_estimate"`
+	// TopValues are the most frequent values (up to 3; omitted when every value is unique).
+	TopValues []ValueCount `json:"top_values,omitempty"`
+}
+
+// Example is one generated tool call (query_examples prompt).
+type Example struct {
+	// Title says what the example shows.
+	Title string `json:"title"`
+	// Tool is the tool to call.
+	Tool string `json:"tool"`
+	// Args are its arguments.
+	Args map[string]any `json:"args"`
+	// Then describes a follow-up step, if any ("" when none).
+	Then string `json:"then,omitempty"`
+}
+
+// AppendJSON appends q's JSON to dst. It shadows the method promoted from
+// the embedded *materialize.Result: a delivered result takes that fast
+// path (rows copied as encoded); a needs_confirmation answer, which has no
+// Result, is marshalled normally.
+func (q *QueryResponse) AppendJSON(dst []byte) ([]byte, error) {
+	if q.Result != nil && q.Status == "" {
+		return q.Result.AppendJSON(dst)
+	}
+	b, err := json.Marshal(q)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
 }

@@ -1,0 +1,227 @@
+package mcpapi
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/service"
+)
+
+// NewQueryDataTool builds query_data.
+func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
+	return newTool(toolSpec[service.QueryRequest, *service.QueryResponse]{
+		name:  "query_data",
+		title: "Query a dataset",
+		description: "Run a query (knobs as in estimate_query) and get the rows as records. Results within the inline caps (default 200 rows, " +
+			"64 KiB of JSON, 10,000 cells) come back directly (method=direct). Larger results never come back silently cut: with " +
+			"output_format=json (default) you get method=handle with the first page, total_rows and page_info.page_token for " +
+			"query_next_page; with output_format=parquet or csv you get method=file with a resource_uri (read it with resources/read), " +
+			"a 10-row preview and the column types. A query estimated above the server's confirmation threshold is not run: the user is " +
+			"asked (if the client supports elicitation) or the answer is status=needs_confirmation with options — ask the user, then call " +
+			"again with the chosen option's args (confirm: true ...). Prefer aggregates, filters and limits over paging through raw rows.",
+		call:        svc.Query,
+		extra:       queryLinks,
+		notices:     queryNotices,
+		outSchema:   confirmableSchema,
+		confirmable: true,
+	})
+}
+
+// NewAggregateTool builds aggregate.
+func NewAggregateTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
+	return newTool(toolSpec[service.AggregateRequest, *service.QueryResponse]{
+		name:  "aggregate",
+		title: "Group and summarize",
+		description: "Shortcut for grouped summaries: group_by columns and aggs [{col, fn, as?}] (count with col \"*\", sum, avg, min, max, ... — " +
+			"see the input schema), optional filters (applied first), top_n (keep the N biggest groups by order_by, default the first " +
+			"aggregate descending) and order_by. Output and delivery are exactly those of query_data (inline, result handle or file; " +
+			"confirmation when the estimate is very large). The cheapest way to answer \"how much / how many per X\".",
+		call:        svc.Aggregate,
+		extra:       queryLinks,
+		notices:     queryNotices,
+		outSchema:   confirmableSchema,
+		confirmable: true,
+	})
+}
+
+// confirmableSchema rewrites a QueryResponse output schema so both shapes
+// validate: the result fields are required unless status is
+// needs_confirmation, which requires estimate, options and hint.
+func confirmableSchema(raw json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		panic("mcpapi: confirmable schema: " + err.Error())
+	}
+	req, _ := m["required"].([]any)
+	delete(m, "required")
+	m["anyOf"] = []any{
+		map[string]any{"required": req, "not": map[string]any{"required": []any{"status"}}},
+		map[string]any{
+			"required":   []any{"status", "estimate", "options", "hint"},
+			"properties": map[string]any{"status": map[string]any{"const": service.StatusNeedsConfirmation}},
+		},
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		panic("mcpapi: confirmable schema: " + err.Error())
+	}
+	return out
+}
+
+func queryLinks(r *service.QueryResponse) []mcp.Content {
+	if r == nil {
+		return nil
+	}
+	return resultLinks(r.Result)
+}
+
+// confirmInputID keys the confirmation elicitation among a request's input
+// requests (multi round-trip) and its answer among the input responses.
+const confirmInputID = "quarry_confirm"
+
+// clientSupportsElicitation reports whether the client of this request
+// declared form elicitation: per request (protocol 2026-07-28 and later)
+// or at initialize (earlier revisions).
+func clientSupportsElicitation(ctx context.Context) bool {
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c := s.GetClientCapabilities()
+		caps = &c
+	}
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	// {} (2025-06-18) means form; since 2025-11-25 form must be listed when url is.
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
+
+// choiceTitles are the form labels of the confirmation choices.
+var choiceTitles = map[string]string{
+	service.ChoiceParquet:   "Deliver everything as a Parquet file",
+	service.ChoiceFirstPage: "First page only",
+	service.ChoiceCancel:    "Cancel",
+}
+
+// elicitation turns a needs_confirmation answer into an input_required
+// tool result asking the user (form elicitation). mcp-go delivers it as a
+// multi round-trip request to clients on protocol 2026-07-28 or later and
+// as a server-initiated elicitation/create (re-invoking the handler with
+// the answer) to earlier clients. The options' args travel in the request
+// state, so the retry knows what each choice means.
+func elicitation(tool string, in any, qr *service.QueryResponse) *mcp.CallToolResult {
+	var choices, names []string
+	args := map[string]map[string]any{}
+	for _, o := range qr.Options {
+		choices = append(choices, o.Choice)
+		names = append(names, choiceTitles[o.Choice]+": "+o.Description)
+		args[o.Choice] = o.Args
+	}
+	state, _ := json.Marshal(args)
+	dataset := ""
+	if b, err := json.Marshal(in); err == nil {
+		var m struct {
+			Dataset string `json:"dataset"`
+		}
+		_ = json.Unmarshal(b, &m)
+		dataset = m.Dataset
+	}
+	e := qr.Estimate
+	msg := fmt.Sprintf("%s on %q would return about %s rows (about %s as JSON, %s estimate), above this server's confirmation threshold. How should Quarry deliver it?",
+		tool, dataset, groupDigits(e.RowEstimate), humanBytes(e.ByteEstimate), e.EstimateKind)
+	params := mcp.ElicitationParams{
+		Message: msg,
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"choice": map[string]any{
+					"type": "string", "title": "Delivery", "description": "What to do with this large result",
+					"enum": choices, "enumNames": names, "default": service.ChoiceParquet,
+				},
+			},
+			"required": []string{"choice"},
+		},
+	}
+	return server.NewInputRequestBuilder(base64.RawURLEncoding.EncodeToString(state)).Elicit(confirmInputID, params).ToolResult()
+}
+
+// confirmArgs are the arguments a confirmation choice may add.
+var confirmArgs = []string{"confirm", "output_format", "limit"}
+
+// applyConfirmation merges the user's elicitation answer, if the request
+// carries one, into the tool arguments. It returns the arguments to bind
+// and whether an answer was applied; a declined or cancelled confirmation
+// is a cancelled error.
+func applyConfirmation(ctx context.Context, req mcp.CallToolRequest) (any, bool, error) {
+	ans := server.ElicitationResponse(req.Params.InputResponses, confirmInputID)
+	if ans == nil {
+		return req.Params.Arguments, false, nil
+	}
+	rec := recordFrom(ctx)
+	choice := ""
+	if c, ok := ans.Content.(map[string]any); ok {
+		choice, _ = c["choice"].(string)
+	}
+	rec.status = "elicitation_" + string(ans.Action)
+	if ans.Action != mcp.ElicitationResponseActionAccept || choice == "" || choice == service.ChoiceCancel {
+		return nil, true, qerr.New(qerr.ErrInvalidArgument, qerr.CodeCancelled, "the user chose not to run this query").
+			WithHint("narrow it (filters, fewer columns, an aggregate or a limit), or ask the user how to proceed")
+	}
+	var options map[string]map[string]any
+	raw, err := base64.RawURLEncoding.DecodeString(req.Params.RequestState)
+	if err == nil {
+		err = json.Unmarshal(raw, &options)
+	}
+	extra, ok := options[choice]
+	if err != nil || !ok {
+		return nil, true, qerr.Invalid(qerr.CodeInvalidArgument, "unknown confirmation choice %q", choice).
+			WithHint("call the tool again with confirm: true, or narrow the query")
+	}
+	args := map[string]any{}
+	if b, err := json.Marshal(req.Params.Arguments); err == nil {
+		_ = json.Unmarshal(b, &args)
+	}
+	for k, v := range extra {
+		if slices.Contains(confirmArgs, k) {
+			args[k] = v
+		}
+	}
+	rec.status = "confirmed_" + choice
+	return args, true, nil
+}
+
+// groupDigits writes n with thousands separators.
+func groupDigits(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && c != '-' && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// humanBytes formats n as B, KiB, MiB, ...
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
