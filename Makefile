@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup build run test vet lint unit fuzz bench clean
+.PHONY: all setup build run test vet lint unit fuzz bench bench-peers clean
 
 all: build
 
@@ -17,6 +17,7 @@ setup:
 
 build: setup
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/quarry ./cmd/quarry
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/quarry-bench ./cmd/quarry-bench
 
 # Serve the bundled demo data (or DATA=/path) over Streamable HTTP.
 run: build
@@ -42,8 +43,28 @@ fuzz: setup
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
+# Micro-benchmarks: every package's, then CSV parsing MB/s and cache scans on
+# 1 and 2 cores (GOMAXPROCS set per process: go test -cpu does not give the
+# same results). QUARRY_BENCH_CSV=/path/to/sales.csv measures that file
+# instead of a generated 95 MB one. See docs/BENCHMARKS.md.
+# HDF5 slice benchmarks read the peer harness's sales.h5 (make bench-peers
+# generates it) when it exists: QUARRY_BENCH_H5 overrides the path.
+QUARRY_BENCH_H5 ?= $(firstword $(wildcard /tmp/peerbench/data/n5000000_s*/sales.h5))
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	QUARRY_BENCH_H5=$(QUARRY_BENCH_H5) $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v -e '/catalog$$' -e '/internal/colcache$$')
+	@if [ -n "$(QUARRY_BENCH_H5)" ]; then echo "== h5py on $(QUARRY_BENCH_H5)"; /usr/bin/python3 bench/h5py_roundtrip.py $(QUARRY_BENCH_H5) 40; fi
+	@for p in 1 2; do echo "== GOMAXPROCS=$$p"; \
+	  GOMAXPROCS=$$p $(GO) test -run '^$$' -bench . -benchmem ./catalog ./internal/colcache || exit 1; done
+
+# Quarry side by side with DuckDB, Polars and h5py (../shared/bench; the first
+# run installs npm packages and generates ~1.3 GB under /tmp/peerbench).
+PEERBENCH ?= ../shared/bench
+N ?= 5000000
+REPS ?= 5
+bench-peers: build
+	N=$(N) REPS=$(REPS) OURS_CMD="$(CURDIR)/bin/quarry-bench" OURS_MODES=cold,warm \
+	  PEERS=duckdb,polars,h5py,ours RESULTS=$(CURDIR)/bench/results/n$(N) \
+	  $(PEERBENCH)/run.sh --ratio-to ours-warm
 
 clean:
 	rm -rf bin

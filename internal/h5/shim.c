@@ -684,7 +684,16 @@ static int qh5_select(hid_t obj, int rank, const hsize_t *start, const hsize_t *
 	} else {
 		H5Sselect_all(*fs);
 	}
-	*ms = H5Screate_simple(1, &total, NULL);
+	/* The memory space has the selection's own shape (count), not a flat
+	 * 1-D run of the same length: the bytes are identical (row-major), but
+	 * matching shapes let libhdf5 copy chunk rows with its fast
+	 * same-shape path instead of general span iteration (1.7x on a
+	 * 512x512 gzip block, docs/BENCHMARKS.md). */
+	if (rank > 0) {
+		*ms = H5Screate_simple(rank, count, NULL);
+	} else {
+		*ms = H5Screate_simple(1, &total, NULL);
+	}
 	if (*ms < 0) {
 		qh5_capture(e, "H5Screate_simple");
 		H5Sclose(*fs);
