@@ -222,7 +222,7 @@ func (f fakeFormat) Open(_ context.Context, fi catalog.FileInfo) ([]*catalog.Dat
 type emptySource struct{}
 
 func (emptySource) Scan(context.Context, catalog.ScanOptions) (array.RecordReader, error) {
-	return nil, errors.New("not implemented")
+	return nil, errors.New("the fake test format has no rows to scan")
 }
 
 func assertCode(t testing.TB, err error, category error, code string) {
