@@ -12,9 +12,7 @@ import (
 // for big inline answers that second pass is a measurable share of a
 // tool call (docs/BENCHMARKS.md).
 func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
-	head := *r
-	head.Data, head.Preview = nil, nil
-	b, err := json.Marshal(&head)
+	b, err := r.Envelope()
 	if err != nil {
 		return nil, err
 	}
@@ -29,4 +27,13 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, r.Preview...)
 	}
 	return append(dst, '}'), nil
+}
+
+// Envelope is r's JSON without the bulk fields data and preview: every
+// field a tool's output schema constrains (the bulk fields are "any JSON"),
+// cheap to validate however many rows r carries.
+func (r *Result) Envelope() ([]byte, error) {
+	head := *r
+	head.Data, head.Preview = nil, nil
+	return json.Marshal(&head)
 }

@@ -80,11 +80,11 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		// structuredValidationErrors (a hook above) turns those answers into
 		// structured errors with stable codes.
 		server.WithInputSchemaValidation(),
-		// Output schemas are checked by the tests (every e2e tool call is
-		// validated against the tool's outputSchema), not at run time:
-		// server.WithOutputSchemaValidation decodes every result into
-		// map[string]any to validate it, which was 31% of a
-		// read_dataset_slice round trip (docs/BENCHMARKS.md).
+		// Every result is validated against its tool's outputSchema by
+		// outputCheck (in newTool) rather than server.WithOutputSchemaValidation,
+		// which decodes whole results into map[string]any — 31% of a
+		// read_dataset_slice round trip (docs/BENCHMARKS.md) spent decoding
+		// rows whose schema is "any JSON".
 		server.WithToolHandlerMiddleware(toolMiddleware(opts.Logger, meta)),
 		server.WithResourceHandlerMiddleware(resourceMiddleware(opts.Logger)),
 		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),

@@ -67,6 +67,7 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 		mcp.WithOpenWorldHintAnnotation(false),
 	)
 	t.InputSchema = mcp.ToolInputSchema{} // the raw schema is the only one
+	check := newOutputCheck(spec.name, out)
 	t.Annotations.Title = spec.title
 	h := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		rec := recordFrom(ctx)
@@ -103,6 +104,15 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 		res, err := structuredResult(out)
 		if err != nil {
 			return fail(qerr.Internal(err, "encoding %s result", spec.name))
+		}
+		env, _ := res.StructuredContent.(json.RawMessage)
+		if e, ok := any(out).(enveloper); ok {
+			if env, err = e.Envelope(); err != nil {
+				return fail(qerr.Internal(err, "encoding %s result", spec.name))
+			}
+		}
+		if err := check.validate(env); err != nil {
+			return fail(qerr.Internal(err, "%s produced a result that does not match its output schema", spec.name))
 		}
 		if spec.extra != nil {
 			res.Content = append(res.Content, spec.extra(out)...)

@@ -194,3 +194,24 @@ func (r *SliceResponse) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// Envelope is r's JSON without the slice data (see
+// materialize.Result.Envelope), for output validation.
+func (r *SliceResponse) Envelope() ([]byte, error) {
+	head, err := json.Marshal(struct {
+		Shape []int64 `json:"shape"`
+		DType string  `json:"dtype"`
+	}{r.Shape, r.DType})
+	if err != nil || r.Result == nil {
+		return head, err
+	}
+	env, err := r.Result.Envelope()
+	if err != nil {
+		return nil, err
+	}
+	if len(env) <= 2 {
+		return head, nil
+	}
+	head[len(head)-1] = ','
+	return append(head, env[1:]...), nil
+}

@@ -399,3 +399,12 @@ func (q *QueryResponse) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	return append(dst, b...), nil
 }
+
+// Envelope is q's JSON without the bulk row fields (see
+// materialize.Result.Envelope), for output validation.
+func (q *QueryResponse) Envelope() ([]byte, error) {
+	if q.Result != nil && q.Status == "" {
+		return q.Result.Envelope()
+	}
+	return json.Marshal(q)
+}
