@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"github.com/quarrydb/quarry/internal/jsonx"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -138,8 +140,56 @@ func (s *Slice) AppendNestedJSON(dst []byte) []byte {
 		}
 		return appendElem(dst, s.Values, 0, s.lf)
 	}
-	idx := 0
-	return s.appendDim(dst, 0, &idx)
+	rows := s.Shape[0]
+	parts := int64(runtime.GOMAXPROCS(0))
+	if int64(s.Values.Len()) < parallelJSONElems || parts < 2 || rows < 2 {
+		idx := 0
+		return s.appendDim(dst, 0, &idx)
+	}
+	// Large slices: format contiguous ranges of the outermost dimension on
+	// every core, then join them; the text is identical to the serial path.
+	parts = min(parts, rows)
+	inner := int64(s.Values.Len()) / rows
+	bufs := make([][]byte, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		r0, r1 := rows*p/parts, rows*(p+1)/parts
+		wg.Go(func() {
+			buf := make([]byte, 0, (r1-r0)*inner*20)
+			idx := int(r0 * inner)
+			for i := r0; i < r1; i++ {
+				if i > r0 {
+					buf = append(buf, ',')
+				}
+				buf = s.appendRow(buf, &idx)
+			}
+			bufs[p] = buf
+		})
+	}
+	wg.Wait()
+	dst = append(dst, '[')
+	for p, b := range bufs {
+		if p > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, b...)
+	}
+	return append(dst, ']')
+}
+
+// parallelJSONElems is the slice size from which AppendNestedJSON formats
+// on all cores (below it the goroutines cost more than they save).
+const parallelJSONElems = 1 << 16
+
+// appendRow appends one element of the outermost dimension (a value for
+// 1-D slices, a nested list otherwise).
+func (s *Slice) appendRow(dst []byte, idx *int) []byte {
+	if len(s.Shape) == 1 {
+		dst = appendElem(dst, s.Values, *idx, s.lf)
+		*idx++
+		return dst
+	}
+	return s.appendDim(dst, 1, idx)
 }
 
 func (s *Slice) appendDim(dst []byte, d int, idx *int) []byte {
