@@ -548,13 +548,14 @@ int qh5_type_commit(hid_t loc, const char *name, hid_t t, qh5_err *e) {
 	return r;
 }
 
-int qh5_dset_space(hid_t dset, int *space_class, int *rank, hsize_t *dims, hsize_t *maxdims, qh5_err *e) {
-	hid_t s;
+/* describe_space reports a dataspace's class, rank, dims and (when maxdims
+ * is not NULL) max dims, then closes it. fn names the call that produced s,
+ * for the error report when it failed. */
+static int describe_space(hid_t s, const char *fn, int *space_class, int *rank, hsize_t *dims, hsize_t *maxdims,
+                          qh5_err *e) {
 	int r;
-	qh5_quiet();
-	s = H5Dget_space(dset);
 	if (s < 0) {
-		qh5_capture(e, "H5Dget_space");
+		qh5_capture(e, fn);
 		return -1;
 	}
 	*space_class = (int)H5Sget_simple_extent_type(s);
@@ -572,6 +573,11 @@ int qh5_dset_space(hid_t dset, int *space_class, int *rank, hsize_t *dims, hsize
 	}
 	H5Sclose(s);
 	return 0;
+}
+
+int qh5_dset_space(hid_t dset, int *space_class, int *rank, hsize_t *dims, hsize_t *maxdims, qh5_err *e) {
+	qh5_quiet();
+	return describe_space(H5Dget_space(dset), "H5Dget_space", space_class, rank, dims, maxdims, e);
 }
 
 hid_t qh5_dset_type(hid_t dset, qh5_err *e) {
@@ -838,25 +844,8 @@ hid_t qh5_aopen(hid_t obj, const char *name, qh5_err *e) {
 }
 
 int qh5_attr_space(hid_t attr, int *space_class, int *rank, hsize_t *dims, qh5_err *e) {
-	hid_t s;
-	int r;
 	qh5_quiet();
-	s = H5Aget_space(attr);
-	if (s < 0) {
-		qh5_capture(e, "H5Aget_space");
-		return -1;
-	}
-	*space_class = (int)H5Sget_simple_extent_type(s);
-	r = H5Sget_simple_extent_ndims(s);
-	if (r < 0 || r > QH5_MAX_RANK) {
-		qh5_capture(e, "H5Sget_simple_extent_ndims");
-		H5Sclose(s);
-		return -1;
-	}
-	*rank = r;
-	if (r > 0) H5Sget_simple_extent_dims(s, dims, NULL);
-	H5Sclose(s);
-	return 0;
+	return describe_space(H5Aget_space(attr), "H5Aget_space", space_class, rank, dims, NULL, e);
 }
 
 hid_t qh5_attr_type(hid_t attr, qh5_err *e) {
