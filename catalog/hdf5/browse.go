@@ -33,7 +33,15 @@ type Object struct {
 	// ResolvedFile is the file holding the object when an external link was
 	// followed (relative to the data root when one is set, else its name).
 	ResolvedFile string `json:"resolved_file,omitempty"`
-	// Attributes of a group, dataset or named datatype (JSON-safe values).
+	// Attributes of a group, dataset or named datatype (the first 256 by
+	// name), as JSON-safe values (see h5.ReadAttribute): numbers, strings,
+	// booleans, nested lists and objects; NaN and infinities as "NaN",
+	// "Infinity", "-Infinity"; opaque bytes as {"base64", "size_bytes"}.
+	// An attribute over the caps (4096 elements, 4096 characters per
+	// string, 3072 bytes per opaque value, 64K characters of text) is an
+	// object {"truncated": true, "dtype", "shape", "element_count"} with
+	// its first elements in "values" (flattened row-major) or, for a
+	// scalar, the cut "value" (and a string's full "length").
 	Attributes map[string]any `json:"attributes,omitempty"`
 	*GroupInfo
 	*TypeInfo

@@ -3,10 +3,14 @@ package hdf5
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
+	"github.com/quarrydb/quarry/internal/h5"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -256,5 +260,116 @@ func TestBrowseErrors(t *testing.T) {
 	o, err = g.Browse(context.Background(), fx.main, "/links/ext")
 	if err != nil || o.Dangling || o.OutsideRoot {
 		t.Errorf("without a root, same directory: %+v, %v", o, err)
+	}
+}
+
+// buildAttrCaps writes a file whose group /g (a two-column table) and
+// dataset /g/x carry attributes beyond the JSON caps.
+func buildAttrCaps(path string) error {
+	b := &builder{}
+	defer b.closeAll()
+	f := b.id(h5.CreateFile(path))
+	if b.err != nil {
+		return b.err
+	}
+	f64 := b.t(h5.NewFloat(8))
+	g := b.id(h5.CreateGroup(f, "/g"))
+	huge := make([]float64, 5000)
+	for i := range huge {
+		huge[i] = float64(i) / 2
+	}
+	b.check(h5.SetAttr(g, "huge", huge))
+	b.check(h5.SetAttr(g, "history", strings.Repeat("λ", h5.MaxAttrStringChars+1)))
+	b.check(h5.SetAttr(g, "scale", math.NaN()))
+	b.check(h5.SetAttr(g, "range", []float64{math.Inf(-1), math.Inf(1)}))
+	op := b.id(h5.NewOpaque(4, "raw"))
+	a := b.id(h5.CreateAttribute(g, "blob", op, nil))
+	blob := []byte{0xde, 0xad, 0xbe, 0xef}
+	b.check(h5.WriteAttribute(a, op, unsafe.Pointer(&blob[0])))
+	for _, name := range []string{"x", "y"} {
+		d := b.id(h5.CreateDataset(g, name, f64, []int64{3}, nil))
+		b.check(h5.WriteValues(d, f64, []float64{1, 2, 3}))
+		if name == "x" {
+			b.check(h5.SetAttr(d, "units", "m"))
+			b.check(h5.SetAttr(d, "samples", huge))
+		}
+	}
+	return b.err
+}
+
+func TestAttributeCapsJSON(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "caps.h5")
+	if err := buildAttrCaps(p); err != nil {
+		t.Fatal(err)
+	}
+	floats := func(n int) string {
+		var sb strings.Builder
+		for i := range n {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			v, _ := json.Marshal(float64(i) / 2)
+			sb.Write(v)
+		}
+		return sb.String()
+	}
+	hugeJSON := `{"truncated":true,"dtype":"float64","shape":[5000],"element_count":5000,"values":[` + floats(h5.MaxAttrElements) + `]}`
+	groupWant := map[string]string{
+		"huge":    hugeJSON,
+		"history": `{"truncated":true,"dtype":"vlen utf-8 string","shape":[],"element_count":1,"value":"` + strings.Repeat("λ", h5.MaxAttrStringChars) + `","length":4097}`,
+		"scale":   `"NaN"`,
+		"range":   `["-Infinity","Infinity"]`,
+		"blob":    `{"base64":"3q2+7w==","size_bytes":4,"tag":"raw"}`,
+	}
+	f := NewFormat(WithRoot(dir))
+	defer f.Close()
+	tests := []struct {
+		path string
+		want map[string]string
+	}{
+		{"/g", groupWant},
+		{"/g/x", map[string]string{"units": `"m"`, "samples": hugeJSON}},
+		{"/g/y", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			o, err := f.Browse(context.Background(), p, tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(o) // the resource JSON
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Attributes map[string]json.RawMessage `json:"attributes"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Attributes) != len(tc.want) {
+				t.Errorf("%d attributes, want %d: %.500s", len(doc.Attributes), len(tc.want), b)
+			}
+			for k, want := range tc.want {
+				if got := string(doc.Attributes[k]); got != want {
+					t.Errorf("attribute %s = %.300s, want %.300s", k, got, want)
+				}
+			}
+		})
+	}
+
+	// The catalog table of /g carries the same values.
+	dss, err := f.Open(context.Background(), fileInfo(t, dir, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dss) != 1 || dss[0].ID != "caps/g" {
+		t.Fatalf("datasets = %v", dss)
+	}
+	for k, want := range groupWant {
+		if b, err := json.Marshal(dss[0].Attributes[k]); err != nil || string(b) != want {
+			t.Errorf("catalog attribute %s = %.300s, %v; want %.300s", k, b, err, want)
+		}
 	}
 }

@@ -38,9 +38,10 @@
 //     are skipped.
 //
 // Attributes of the table's group or dataset become Dataset.Attributes
-// (JSON-safe: NaN/Inf as strings, enums as names, big attributes
-// summarized; NetCDF bookkeeping attributes with object references are
-// dropped) and Description comes from the first string attribute named
+// (JSON-safe: NaN/Inf as strings, enums as names, opaque bytes as
+// base64; attributes over the caps of internal/h5 cut to their first
+// elements or characters inside a {"truncated": true, ...} object; NetCDF
+// bookkeeping attributes with object references are dropped) and Description comes from the first string attribute named
 // description, long_name or title. Column datasets' units and description
 // attributes are copied into Arrow field metadata ("units",
 // "description"). RowCount is exact, from the dataspace.

@@ -271,7 +271,7 @@ func describe(attrs map[string]any) string {
 	for _, k := range descriptionKeys {
 		for ak, v := range attrs {
 			if strings.EqualFold(ak, k) {
-				if s, ok := v.(string); ok && s != "" {
+				if s, ok := h5.AttrText(v); ok && s != "" {
 					return s
 				}
 			}
@@ -547,7 +547,7 @@ func (w *walker) groupTable(g string, gid h5.ID, oneD []*dsInfo) {
 func (w *walker) noteColumnMeta(d *dsInfo) {
 	md := map[string]string{}
 	for _, k := range []string{"units", "unit"} {
-		if s, ok := d.attrs[k].(string); ok && s != "" {
+		if s, ok := h5.AttrText(d.attrs[k]); ok && s != "" {
 			md["units"] = s
 			break
 		}

@@ -1,11 +1,14 @@
 package h5
 
 /*
+#include <string.h>
 #include "shim.h"
 */
 import "C"
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -14,9 +17,84 @@ import (
 	"unsafe"
 )
 
-// MaxAttrElements caps the elements decoded from one attribute; larger
-// attributes are summarized as a string.
-const MaxAttrElements = 4096
+// Caps on the JSON one attribute turns into (see ReadAttribute). An
+// attribute that exceeds any of them is returned as a Truncated value.
+const (
+	// MaxAttrElements caps the elements decoded from one attribute (for
+	// array-typed elements, the numbers inside them): larger attributes
+	// keep their first elements in row-major order.
+	MaxAttrElements = 4096
+	// MaxAttrStringChars caps one string value, in characters (Unicode
+	// code points); longer strings keep their first MaxAttrStringChars.
+	MaxAttrStringChars = 4096
+	// MaxAttrBytes caps the raw bytes of one opaque value (its base64 text
+	// is 4/3 as long).
+	MaxAttrBytes = 3072
+	// MaxAttrTextChars caps the text of one attribute: the characters of
+	// all its strings plus the base64 of its opaque values. Elements after
+	// the budget is spent are dropped.
+	MaxAttrTextChars = 65536
+	// MaxAttrReadBytes bounds the in-memory size of an attribute that is
+	// read at all (catalog discovery reads every table's attributes): HDF5
+	// reads attributes whole, so a larger one is reported as a Truncated
+	// value without elements.
+	MaxAttrReadBytes = 8 << 20
+)
+
+// Truncated is the JSON form of an attribute value cut to the caps: it
+// keeps the attribute's full shape and element count and the part that
+// fits. ReadAttribute returns it (as a value, not a pointer) whenever an
+// attribute is incomplete; every other result is the whole attribute.
+type Truncated struct {
+	// Truncated is always true: the value is incomplete.
+	Truncated bool `json:"truncated"`
+	// DType is the element type in Type.String notation.
+	DType string `json:"dtype"`
+	// Shape is the attribute's full shape ([] for a scalar).
+	Shape []int64 `json:"shape"`
+	// ElementCount is the attribute's full number of elements.
+	ElementCount int64 `json:"element_count"`
+	// Value is the cut value of a scalar attribute: a string cut to
+	// MaxAttrStringChars characters, Bytes cut to MaxAttrBytes, or a
+	// compound or array element holding such values.
+	Value any `json:"value,omitempty"`
+	// Values are the first elements of a non-scalar attribute, flattened
+	// in row-major order (absent when none fits, or when the attribute is
+	// larger than MaxAttrReadBytes and was not read).
+	Values []any `json:"values,omitempty"`
+	// Length is the full length in characters of a scalar string
+	// attribute that was cut.
+	Length int64 `json:"length,omitempty"`
+}
+
+// Bytes is the JSON form of one opaque value (HDF5's raw bytes type, e.g.
+// numpy.void from h5py): its bytes in standard padded base64. Strings
+// stay text (invalid UTF-8 replaced by U+FFFD) and uint8 arrays stay
+// numbers: only the opaque class marks data as bytes.
+type Bytes struct {
+	// Base64 holds the bytes (the first MaxAttrBytes when Truncated).
+	Base64 string `json:"base64"`
+	// SizeBytes is the value's full size.
+	SizeBytes int `json:"size_bytes"`
+	// Tag is the opaque type's tag, when it has one.
+	Tag string `json:"tag,omitempty"`
+	// Truncated is set when Base64 holds only the first bytes.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// AttrText returns the text of a string attribute value as ReadAttribute
+// returns it: a string, or the kept part of a cut scalar string (a
+// Truncated value). ok is false for other values.
+func AttrText(v any) (s string, ok bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case Truncated:
+		s, ok = x.Value.(string)
+		return s, ok
+	}
+	return "", false
+}
 
 // AttributeNames lists up to max attribute names of obj (in name order)
 // and returns the total count.
@@ -119,9 +197,12 @@ func ReadAttributes(obj ID, max int) (map[string]any, error) {
 // scalars as bool, int64, uint64 (unsigned 64-bit), float64 or string
 // (NaN and infinities as "NaN", "Infinity", "-Infinity"), enums as their
 // member name (h5py booleans as bool), compounds as map[string]any, arrays
-// and non-scalar dataspaces as nested []any. Types without a JSON form
-// (opaque, references, vlen sequences, ...) and attributes larger than
-// MaxAttrElements become a descriptive string in angle brackets.
+// and non-scalar dataspaces as nested []any, opaque values as Bytes
+// (base64). An attribute beyond the caps (MaxAttrElements,
+// MaxAttrStringChars, MaxAttrBytes, MaxAttrTextChars, MaxAttrReadBytes)
+// becomes a Truncated value holding its full shape and the part that fits.
+// Types without a JSON form (references, vlen sequences, bitfields, time)
+// become a descriptive string in angle brackets; a null dataspace is nil.
 func ReadAttribute(obj ID, name string) (any, error) {
 	a, err := OpenAttribute(obj, name)
 	if err != nil {
@@ -139,44 +220,89 @@ func ReadAttribute(obj ID, name string) (any, error) {
 	if sp.Class == SpaceNull {
 		return nil, nil
 	}
-	n := sp.NumElements()
-	if n > MaxAttrElements || n*t.NumElements() > MaxAttrElements {
-		return fmt.Sprintf("<%s attribute of shape %v omitted: too large>", t, sp.Dims), nil
-	}
 	if !decodable(t, 0) {
 		return fmt.Sprintf("<%s>", t), nil
+	}
+	n := sp.NumElements()
+	keep := n
+	d := &valueDecoder{capped: true, text: MaxAttrTextChars}
+	if per := max(t.NumElements(), 1); mulSat(n, per) > MaxAttrElements {
+		keep, d.cut = MaxAttrElements/per, true
+	}
+	cut := func(vals []any, value any, length int64) any {
+		tr := Truncated{Truncated: true, DType: t.String(), Shape: sp.Dims, ElementCount: n, Value: value, Values: vals, Length: length}
+		if sp.Class == SpaceScalar {
+			tr.Shape = []int64{}
+		}
+		return tr
 	}
 	mt, size, err := MemType(t)
 	if err != nil {
 		return fmt.Sprintf("<%s>", t), nil
 	}
 	defer Close(mt)
-	vals := make([]any, n)
+	if keep == 0 && n > 0 || mulSat(n, int64(size)) > MaxAttrReadBytes {
+		return cut(nil, nil, 0), nil // not one element fits, or too large to read
+	}
+	vals := make([]any, 0, min(keep, MaxAttrElements))
+	var length int64 // full length in characters of a scalar string attribute
 	if t.Class == ClassString && t.VarString {
 		vs, err := ReadVarStrings(a, true, mt, Hyperslab{}, int(n))
 		if err != nil {
 			return nil, err
 		}
-		for i, s := range vs.Strings() {
-			vals[i] = cleanString(s)
+		defer vs.Free()
+		ps := unsafe.Slice(vs.p, vs.n)
+		for _, p := range ps[:keep] {
+			if d.spent() {
+				d.cut = true
+				break
+			}
+			raw := cBytes(p)
+			if sp.Class == SpaceScalar {
+				length = int64(utf8.RuneCount(raw))
+			}
+			vals = append(vals, d.text1(raw))
 		}
-		vs.Free()
 	} else {
 		buf, err := ReadRaw(a, true, mt, size, Hyperslab{}, int(n))
 		if err != nil {
 			return nil, err
 		}
-		if t.HasVarData() {
+		if t.HasVarData() && len(buf) > 0 {
 			defer Reclaim(mt, int(n), unsafe.Pointer(&buf[0]))
 		}
-		for i := range vals {
-			vals[i] = DecodeValue(t, buf[i*size:(i+1)*size])
+		for i := range keep {
+			if d.spent() {
+				d.cut = true
+				break
+			}
+			b := buf[int(i)*size : int(i+1)*size]
+			if sp.Class == SpaceScalar && t.Class == ClassString {
+				length = int64(utf8.RuneCount(trimFixedBytes(b[:max(t.Size, 1)], t.Pad)))
+			}
+			vals = append(vals, d.decode(t, b))
 		}
 	}
 	if sp.Class == SpaceScalar {
+		if d.cut {
+			return cut(nil, vals[0], length), nil
+		}
 		return vals[0], nil
 	}
+	if d.cut {
+		return cut(vals, nil, 0), nil
+	}
 	return reshape(vals, sp.Dims), nil
+}
+
+// cBytes views the NUL-terminated C string p (nil for NULL) without
+// copying it.
+func cBytes(p *C.char) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(C.strlen(p)))
 }
 
 func decodable(t *Type, depth int) bool {
@@ -184,7 +310,7 @@ func decodable(t *Type, depth int) bool {
 		return false
 	}
 	switch t.Class {
-	case ClassInteger, ClassFloat, ClassString, ClassEnum:
+	case ClassInteger, ClassFloat, ClassString, ClassEnum, ClassOpaque:
 		return true
 	case ClassCompound:
 		for _, m := range t.Members {
@@ -231,8 +357,57 @@ func MemSize(t *Type) int {
 }
 
 // DecodeValue decodes one element of MemType(t) from b into a JSON-safe Go
-// value (see ReadAttribute).
+// value (see ReadAttribute), without the attribute caps.
 func DecodeValue(t *Type, b []byte) any {
+	return (&valueDecoder{}).decode(t, b)
+}
+
+// valueDecoder decodes elements of MemType(t); when capped it cuts strings
+// to MaxAttrStringChars and opaque values to MaxAttrBytes, spends the text
+// budget and records whether anything was cut.
+type valueDecoder struct {
+	capped bool
+	text   int  // characters left of the attribute's text budget
+	cut    bool // something was cut or dropped
+}
+
+// spent reports that the text budget is used up (never when uncapped).
+func (d *valueDecoder) spent() bool { return d.capped && d.text <= 0 }
+
+// text1 turns raw string bytes into a valid UTF-8 string, cut to the caps.
+func (d *valueDecoder) text1(raw []byte) string {
+	if !d.capped {
+		return cleanString(string(raw))
+	}
+	limit := min(MaxAttrStringChars, max(d.text, 0))
+	end, chars := 0, 0
+	for end < len(raw) && chars < limit {
+		_, w := utf8.DecodeRune(raw[end:])
+		end += w
+		chars++
+	}
+	if end < len(raw) {
+		d.cut = true
+	}
+	d.text -= chars
+	return cleanString(string(raw[:end]))
+}
+
+// bytes1 is an opaque value as Bytes, cut to the caps.
+func (d *valueDecoder) bytes1(t *Type, b []byte) Bytes {
+	out := Bytes{SizeBytes: len(b), Tag: t.Tag}
+	if d.capped {
+		keep := min(len(b), MaxAttrBytes, max(d.text, 0)/4*3)
+		if keep < len(b) {
+			b, out.Truncated, d.cut = b[:keep], true, true
+		}
+	}
+	out.Base64 = base64.StdEncoding.EncodeToString(b)
+	d.text -= len(out.Base64)
+	return out
+}
+
+func (d *valueDecoder) decode(t *Type, b []byte) any {
 	switch t.Class {
 	case ClassInteger:
 		return decodeInt(b, intMemSize(t.Size), t.Signed)
@@ -246,13 +421,11 @@ func DecodeValue(t *Type, b []byte) any {
 		return JSONFloat(f)
 	case ClassString:
 		if t.VarString {
-			p := *(**C.char)(unsafe.Pointer(&b[0]))
-			if p == nil {
-				return ""
-			}
-			return cleanString(C.GoString(p))
+			return d.text1(cBytes(*(**C.char)(unsafe.Pointer(&b[0]))))
 		}
-		return cleanString(trimFixed(b[:max(t.Size, 1)], t.Pad))
+		return d.text1(trimFixedBytes(b[:max(t.Size, 1)], t.Pad))
+	case ClassOpaque:
+		return d.bytes1(t, b[:t.Size])
 	case ClassEnum:
 		v := decodeInt(b, intMemSize(t.Base.Size), t.Base.Signed)
 		var iv int64
@@ -276,7 +449,7 @@ func DecodeValue(t *Type, b []byte) any {
 		off := 0
 		for _, m := range t.Members {
 			sz := MemSize(m.Type)
-			out[m.Name] = DecodeValue(m.Type, b[off:off+sz])
+			out[m.Name] = d.decode(m.Type, b[off:off+sz])
 			off += sz
 		}
 		return out
@@ -285,7 +458,7 @@ func DecodeValue(t *Type, b []byte) any {
 		sz := MemSize(t.Base)
 		vals := make([]any, n)
 		for i := range vals {
-			vals[i] = DecodeValue(t.Base, b[i*sz:(i+1)*sz])
+			vals[i] = d.decode(t.Base, b[i*sz:(i+1)*sz])
 		}
 		return reshape(vals, t.Dims)
 	}
@@ -336,19 +509,20 @@ func JSONFloat(f float64) any {
 	return f
 }
 
-func trimFixed(b []byte, pad StrPad) string {
+// trimFixedBytes trims a fixed-length string per its padding: NULLTERM
+// at the first NUL, NULLPAD of trailing NULs, SPACEPAD of trailing spaces
+// and NULs.
+func trimFixedBytes(b []byte, pad StrPad) []byte {
 	switch pad {
 	case StrNullTerm:
-		for i, c := range b {
-			if c == 0 {
-				return string(b[:i])
-			}
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			return b[:i]
 		}
-		return string(b)
+		return b
 	case StrSpacePad:
-		return strings.TrimRight(string(b), " \x00")
+		return bytes.TrimRight(b, " \x00")
 	}
-	return strings.TrimRight(string(b), "\x00")
+	return bytes.TrimRight(b, "\x00")
 }
 
 func cleanString(s string) string {

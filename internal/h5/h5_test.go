@@ -180,10 +180,10 @@ func TestAttributes(t *testing.T) {
 			t.Errorf("attribute %s = %#v, want %#v", k, got[k], v)
 		}
 	}
-	if s, _ := got["opaque"].(string); !strings.HasPrefix(s, "<opaque") {
-		t.Errorf("opaque attribute = %#v", got["opaque"])
+	if want := (Bytes{Base64: "AQI=", SizeBytes: 2}); !reflect.DeepEqual(got["opaque"], want) {
+		t.Errorf("opaque attribute = %#v, want %#v", got["opaque"], want)
 	}
-	if s, _ := got["big"].(string); !strings.Contains(s, "too large") {
+	if tr, ok := got["big"].(Truncated); !ok || !tr.Truncated || tr.ElementCount != MaxAttrElements+1 || len(tr.Values) != MaxAttrElements {
 		t.Errorf("big attribute = %#v", got["big"])
 	}
 	if _, err := json.Marshal(got); err != nil {
