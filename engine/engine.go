@@ -188,11 +188,20 @@ func (ex *exec) build(n planner.Node) (op, error) {
 		if err != nil {
 			return nil, err
 		}
+		if f, ok := in.(*filterOp); ok && f.fuseProject(n.Indices, n.Out) {
+			return f, nil // the filter copies only the projected columns
+		}
 		return &projectOp{ex: ex, in: in, idx: n.Indices, out: n.Out}, nil
 	case *planner.Aggregate:
 		a, err := newAggOp(ex, n)
 		if err != nil {
 			return nil, err
+		}
+		if c := newCountOp(ex, n); c != nil {
+			if c.in, err = ex.build(n.Input); err != nil {
+				return nil, err
+			}
+			return c, nil
 		}
 		if a.in, err = ex.build(n.Input); err != nil {
 			return nil, err

@@ -157,15 +157,51 @@ func (s *scanOp) close() {
 	}
 }
 
-// filterOp keeps the rows for which every predicate holds.
+// filterOp keeps the rows for which every predicate holds. With proj set
+// (a Project fused into it) it outputs only those columns of its input,
+// with schema out, so that dropped columns are never copied.
 type filterOp struct {
 	ex     *exec
 	in     op
 	schema *arrow.Schema
 	preds  []predicate
+	proj   []int
+	out    *arrow.Schema
 	mask   []bool
+	sel    []int32
 	refs   []rowRef
 	sc     scratch
+}
+
+// fuseProject makes f output the columns idx of its input (schema out);
+// it reports false when f already has a projection.
+func (f *filterOp) fuseProject(idx []int, out *arrow.Schema) bool {
+	if f.proj != nil {
+		return false
+	}
+	f.proj, f.out = idx, out
+	return true
+}
+
+// outCol maps a column index of f's output to its input.
+func (f *filterOp) outCol(k int) int {
+	if f.proj != nil {
+		return f.proj[k]
+	}
+	return k
+}
+
+// project applies the fused projection to b (consumed).
+func (f *filterOp) project(b arrow.RecordBatch) arrow.RecordBatch {
+	if f.proj == nil {
+		return b
+	}
+	defer b.Release()
+	cols := make([]arrow.Array, len(f.proj))
+	for i, k := range f.proj {
+		cols[i] = b.Column(k)
+	}
+	return array.NewRecordBatch(f.out, cols, b.NumRows())
 }
 
 func newFilterOp(ex *exec, in op, schema *arrow.Schema, preds []predicate) *filterOp {
@@ -173,53 +209,63 @@ func newFilterOp(ex *exec, in op, schema *arrow.Schema, preds []predicate) *filt
 }
 
 func (f *filterOp) next() (arrow.RecordBatch, error) {
+	b, sel, err := f.nextSel()
+	if err != nil || b == nil || sel == nil {
+		return b, err
+	}
+	refs := f.refs[:0]
+	for _, r := range sel {
+		refs = append(refs, rowRef{0, r})
+	}
+	f.refs = refs
+	out, err := gatherBatch(f.ex.alloc, f.ex.soft, b.Schema(), []arrow.RecordBatch{b}, refs)
+	b.Release()
+	return out, err
+}
+
+// nextSel returns the next input batch in which some row passes, with the
+// indices of the passing rows in sel (valid until the next call), or sel
+// nil when every row passes. The caller owns the batch.
+func (f *filterOp) nextSel() (b arrow.RecordBatch, sel []int32, err error) {
 	for {
 		if err := f.ex.ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		b, err := f.in.next()
 		if err != nil || b == nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out, err := f.apply(b)
-		if err != nil || out != nil {
-			return out, err
+		mask := f.evalMask(b)
+		f.sel = selectRows(mask, f.sel)
+		switch len(f.sel) {
+		case len(mask):
+			return f.project(b), nil, nil
+		case 0:
+			b.Release()
+			continue
 		}
+		return f.project(b), f.sel, nil
 	}
 }
 
-// apply filters one batch; it consumes b and returns nil when no row passes.
-func (f *filterOp) apply(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+// evalMask evaluates the predicates on b into the operator's mask (valid
+// until the next call), stopping as soon as no row is left.
+func (f *filterOp) evalMask(b arrow.RecordBatch) []bool {
 	n := int(b.NumRows())
 	if cap(f.mask) < n {
 		f.mask = make([]bool, n)
 	}
 	mask := f.mask[:n]
-	for i := range mask {
-		mask[i] = true
-	}
+	fillTrue(mask)
 	cols := b.Columns()
-	for _, p := range f.preds {
+	for i, p := range f.preds {
+		if i > 0 && !anyTrue(mask) {
+			break
+		}
 		p.eval(cols, mask, &f.sc)
 	}
 	clear(f.sc.strs) // drop views into the batch
-	refs := f.refs[:0]
-	for i, ok := range mask {
-		if ok {
-			refs = append(refs, rowRef{0, int32(i)})
-		}
-	}
-	f.refs = refs
-	switch len(refs) {
-	case n:
-		return b, nil
-	case 0:
-		b.Release()
-		return nil, nil
-	}
-	out, err := gatherBatch(f.ex.alloc, f.ex.soft, b.Schema(), []arrow.RecordBatch{b}, refs)
-	b.Release()
-	return out, err
+	return mask
 }
 
 func (f *filterOp) close() { f.in.close() }

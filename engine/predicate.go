@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,12 +20,53 @@ type scratch struct {
 }
 
 // predicate is a compiled planner.Predicate: eval ANDs the predicate's
-// outcome for every row of the batch (its columns cols) into mask.
+// outcome for every row of the batch (its columns cols) into mask. Rows
+// already false in mask may be skipped (their outcome is irrelevant).
 type predicate struct {
 	eval func(cols []arrow.Array, mask []bool, sc *scratch)
+	// cost ranks predicates by the work per row (see predCost): an AND
+	// chain runs the cheap ones first.
+	cost int
+	// nullTest is the column of a plain is_null (nullIs) or is_not_null
+	// (nullIsNot) test, which a count can answer from null counts.
+	nullTest nullTest
+	nullCol  int
 }
 
-// compilePreds compiles preds against the schema of the rows they filter.
+// nullTest classifies is_null / is_not_null predicates.
+type nullTest uint8
+
+const (
+	nullNone nullTest = iota
+	nullIs
+	nullIsNot
+)
+
+// predCost ranks a leaf predicate on a column of type dt by its work per
+// row: null tests, then fixed-width comparisons, dictionary-encoded
+// strings (one lookup per row), plain string comparisons, substring
+// searches, case-folding and regular expressions.
+func predCost(p planner.Predicate, dt arrow.DataType) int {
+	switch {
+	case p.Op == planner.OpIsNull || p.Op == planner.OpIsNotNull:
+		return 0
+	case !isStringLike(dt):
+		return 1
+	case isDictStr(dt):
+		return 2
+	case p.Op == planner.OpRegex:
+		return 6
+	case p.CaseInsensitive:
+		return 5
+	case p.Op == planner.OpContains:
+		return 4
+	}
+	return 3
+}
+
+// compilePreds compiles preds (an AND chain) against the schema of the
+// rows they filter, cheapest first: predicates have no side effects, so
+// their order changes nothing but the work.
 func compilePreds(preds []planner.Predicate, schema *arrow.Schema) ([]predicate, error) {
 	out := make([]predicate, 0, len(preds))
 	for _, p := range preds {
@@ -34,6 +76,7 @@ func compilePreds(preds []planner.Predicate, schema *arrow.Schema) ([]predicate,
 		}
 		out = append(out, c)
 	}
+	slices.SortStableFunc(out, func(a, b predicate) int { return cmp.Compare(a.cost, b.cost) })
 	return out, nil
 }
 
@@ -55,8 +98,12 @@ func compileAny(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 		}
 		members[i] = c
 	}
+	cost := 0
+	for _, m := range members {
+		cost = max(cost, m.cost+1)
+	}
 	var acc, tmp []bool
-	return predicate{eval: func(cols []arrow.Array, mask []bool, sc *scratch) {
+	return predicate{cost: cost, eval: func(cols []arrow.Array, mask []bool, sc *scratch) {
 		n := len(mask)
 		if cap(acc) < n {
 			acc, tmp = make([]bool, n), make([]bool, n)
@@ -102,7 +149,7 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 	ci := p.Index
 	switch p.Op {
 	case planner.OpIsNull:
-		return predicate{eval: func(cols []arrow.Array, mask []bool, _ *scratch) {
+		return predicate{nullTest: nullIs, nullCol: ci, eval: func(cols []arrow.Array, mask []bool, _ *scratch) {
 			col := cols[ci]
 			if col.DataType().ID() == arrow.NULL {
 				return
@@ -112,14 +159,10 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 				clear(mask)
 				return
 			}
-			for i := range mask {
-				if mask[i] && v.ok(i) {
-					mask[i] = false
-				}
-			}
+			andBitmap(mask, v.bits, v.off, true)
 		}}, nil
 	case planner.OpIsNotNull:
-		return predicate{eval: func(cols []arrow.Array, mask []bool, _ *scratch) {
+		return predicate{nullTest: nullIsNot, nullCol: ci, eval: func(cols []arrow.Array, mask []bool, _ *scratch) {
 			col := cols[ci]
 			if col.DataType().ID() == arrow.NULL {
 				clear(mask)
@@ -178,7 +221,7 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 		}
 		var k strKernel
 		if k, err = stringKernel(p); err == nil {
-			eval = stringEval(k)
+			eval = stringEval(k, newPlainKernel(p))
 		}
 	default:
 		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "cannot filter column %q of type %s with %s", p.Col, dt, p.Op).
@@ -187,10 +230,10 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 	if err != nil {
 		return predicate{}, err
 	}
-	return predicate{eval: func(cols []arrow.Array, mask []bool, sc *scratch) {
+	return predicate{cost: predCost(p, dt), eval: func(cols []arrow.Array, mask []bool, sc *scratch) {
 		col := cols[ci]
+		andValid(col, mask) // first: the kernel may skip the null rows
 		eval(col, mask, sc)
-		andValid(col, mask)
 	}}, nil
 }
 
@@ -323,6 +366,7 @@ func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 		return inEval(set, p.Op == planner.OpNotIn, func(col arrow.Array, _ *scratch) []T { return values[T](col) }), nil
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
+		var bounds []int64
 		for i, op := range []string{planner.OpGte, planner.OpLte} {
 			if lits[i] == nil {
 				continue
@@ -332,6 +376,13 @@ func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 				return nil, err
 			}
 			steps = append(steps, intCmp[T](op, v))
+			if intRange[T](v) == 0 {
+				bounds = append(bounds, v)
+			}
+		}
+		if len(bounds) == 2 { // both bounds inside T's range: one pass
+			lo, hi := T(bounds[0]), T(bounds[1])
+			return func(col arrow.Array, mask []bool, _ *scratch) { betweenLoop(values[T](col), lo, hi, mask) }, nil
 		}
 		return chain(steps), nil
 	}
@@ -363,35 +414,44 @@ func chain(steps []func(arrow.Array, []bool, *scratch)) func(arrow.Array, []bool
 	}
 }
 
-// cmpLoop ANDs (vals[i] op lit) into mask. Go's operators give IEEE
-// semantics for floats (NaN compares false except with neq).
+// cmpLoop ANDs (vals[i] op lit) into mask, without branches. Go's
+// operators give IEEE semantics for floats (NaN compares false except
+// with neq).
 func cmpLoop[T cmp.Ordered](vals []T, op string, lit T, mask []bool) {
-	mask = mask[:len(vals)]
+	m := maskBytes(mask)[:len(vals)]
 	switch op {
 	case planner.OpEq:
 		for i, v := range vals {
-			mask[i] = mask[i] && v == lit
+			m[i] &= b2u(v == lit)
 		}
 	case planner.OpNeq:
 		for i, v := range vals {
-			mask[i] = mask[i] && v != lit
+			m[i] &= b2u(v != lit)
 		}
 	case planner.OpLt:
 		for i, v := range vals {
-			mask[i] = mask[i] && v < lit
+			m[i] &= b2u(v < lit)
 		}
 	case planner.OpLte:
 		for i, v := range vals {
-			mask[i] = mask[i] && v <= lit
+			m[i] &= b2u(v <= lit)
 		}
 	case planner.OpGt:
 		for i, v := range vals {
-			mask[i] = mask[i] && v > lit
+			m[i] &= b2u(v > lit)
 		}
 	case planner.OpGte:
 		for i, v := range vals {
-			mask[i] = mask[i] && v >= lit
+			m[i] &= b2u(v >= lit)
 		}
+	}
+}
+
+// betweenLoop ANDs (lo <= vals[i] <= hi) into mask in one pass (NaN fails).
+func betweenLoop[T cmp.Ordered](vals []T, lo, hi T, mask []bool) {
+	m := maskBytes(mask)[:len(vals)]
+	for i, v := range vals {
+		m[i] &= b2u(v >= lo) & b2u(v <= hi)
 	}
 }
 
@@ -463,6 +523,7 @@ func floatPred[T float](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 		}), nil
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
+		var bounds []float64
 		for i, op := range []string{planner.OpGte, planner.OpLte} {
 			if lits[i] == nil {
 				continue
@@ -472,6 +533,12 @@ func floatPred[T float](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 				return nil, err
 			}
 			steps = append(steps, floatCmp[T](op, v))
+			bounds = append(bounds, v)
+		}
+		var z T
+		if len(bounds) == 2 && unsafe.Sizeof(z) == 8 { // float64: one pass
+			lo, hi := bounds[0], bounds[1]
+			return func(col arrow.Array, mask []bool, _ *scratch) { betweenLoop(values[float64](col), lo, hi, mask) }, nil
 		}
 		return chain(steps), nil
 	}
@@ -504,31 +571,31 @@ func floatCmp[T float](op string, lit float64) func(arrow.Array, []bool, *scratc
 	// float32 column: compare exactly in float64.
 	return func(col arrow.Array, mask []bool, _ *scratch) {
 		vals := values[float32](col)
-		mask = mask[:len(vals)]
+		m := maskBytes(mask)[:len(vals)]
 		switch op {
 		case planner.OpEq:
 			for i, v := range vals {
-				mask[i] = mask[i] && float64(v) == lit
+				m[i] &= b2u(float64(v) == lit)
 			}
 		case planner.OpNeq:
 			for i, v := range vals {
-				mask[i] = mask[i] && float64(v) != lit
+				m[i] &= b2u(float64(v) != lit)
 			}
 		case planner.OpLt:
 			for i, v := range vals {
-				mask[i] = mask[i] && float64(v) < lit
+				m[i] &= b2u(float64(v) < lit)
 			}
 		case planner.OpLte:
 			for i, v := range vals {
-				mask[i] = mask[i] && float64(v) <= lit
+				m[i] &= b2u(float64(v) <= lit)
 			}
 		case planner.OpGt:
 			for i, v := range vals {
-				mask[i] = mask[i] && float64(v) > lit
+				m[i] &= b2u(float64(v) > lit)
 			}
 		case planner.OpGte:
 			for i, v := range vals {
-				mask[i] = mask[i] && float64(v) >= lit
+				m[i] &= b2u(float64(v) >= lit)
 			}
 		}
 	}

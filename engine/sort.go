@@ -172,10 +172,10 @@ func (s *sortOp) compare(a, b rowRef) int {
 	return cmp.Compare(a.r, b.r)
 }
 
-// addChunk retains b as a new chunk and registers its rows as candidates
-// (with a top-k bound, only the rows that beat it; b is released at once
-// when none does).
-func (s *sortOp) addChunk(b arrow.RecordBatch) {
+// addChunk retains b as a new chunk and registers its rows (those listed
+// in sel; all when sel is nil) as candidates (with a top-k bound, only the
+// rows that beat it; b is released at once when none does).
+func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) {
 	ci := int32(len(s.chunks))
 	s.chunks = append(s.chunks, b)
 	n := int(b.NumRows())
@@ -186,9 +186,17 @@ func (s *sortOp) addChunk(b arrow.RecordBatch) {
 	before := len(s.refs)
 	if s.bound {
 		bar := rowRef{0, int32(s.k - 1)}
-		for i := range n {
-			if r := (rowRef{ci, int32(i)}); s.compare(r, bar) < 0 {
-				s.refs = append(s.refs, r)
+		if sel == nil {
+			for i := range n {
+				if r := (rowRef{ci, int32(i)}); s.compare(r, bar) < 0 {
+					s.refs = append(s.refs, r)
+				}
+			}
+		} else {
+			for _, i := range sel {
+				if r := (rowRef{ci, i}); s.compare(r, bar) < 0 {
+					s.refs = append(s.refs, r)
+				}
 			}
 		}
 		if len(s.refs) == before {
@@ -200,9 +208,13 @@ func (s *sortOp) addChunk(b arrow.RecordBatch) {
 			b.Release()
 			return
 		}
-	} else {
+	} else if sel == nil {
 		for i := range n {
 			s.refs = append(s.refs, rowRef{ci, int32(i)})
+		}
+	} else {
+		for _, i := range sel {
+			s.refs = append(s.refs, rowRef{ci, i})
 		}
 	}
 	s.held += int64(n)
@@ -227,7 +239,7 @@ func (s *sortOp) compact() error {
 	full := int64(len(s.refs)) == s.k
 	s.dropChunks()
 	s.refs = s.refs[:0]
-	s.addChunk(b)
+	s.addChunk(b, nil)
 	s.bound = full
 	return nil
 }
@@ -250,11 +262,27 @@ func (s *sortOp) consume() error {
 	if s.k >= 0 {
 		limit = max(2*s.k, int64(s.ex.batchSize))
 	}
+	// A small top-k over a filter takes the filter's unfiltered batches
+	// with their passing rows instead of gathered copies: it keeps at most
+	// about 2 batches before compacting, and copies only the winners.
+	f, _ := s.in.(*filterOp)
+	if s.k < 0 || s.k > int64(s.ex.batchSize) {
+		f = nil
+	}
 	for {
 		if err := s.ex.ctx.Err(); err != nil {
 			return err
 		}
-		b, err := s.in.next()
+		var (
+			b   arrow.RecordBatch
+			sel []int32
+			err error
+		)
+		if f != nil {
+			b, sel, err = f.nextSel()
+		} else {
+			b, err = s.in.next()
+		}
 		if err != nil {
 			return err
 		}
@@ -265,7 +293,7 @@ func (s *sortOp) consume() error {
 			b.Release()
 			continue
 		}
-		s.addChunk(b)
+		s.addChunk(b, sel)
 		if limit >= 0 && (int64(len(s.refs)) >= limit || s.held >= limit) {
 			if err := s.compact(); err != nil {
 				return err

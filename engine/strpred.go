@@ -184,21 +184,31 @@ func foldedKernel(k strKernel) strKernel {
 // dictEntryCache remembers the predicate outcome per dictionary entry for
 // the last dictionary seen (sources usually share one dictionary across
 // batches). data is compared by identity; holding it keeps the identity
-// from being reused.
+// from being reused. ok has one extra false entry at index len(dict) that
+// out-of-range codes are clamped to; hits counts the passing entries and
+// hit is the last one.
 type dictEntryCache struct {
 	data arrow.ArrayData
 	ok   []bool
+	hits int
+	hit  int32
 }
 
 // stringEval adapts a string kernel to plain and dictionary-encoded string
-// columns. On dictionary columns the kernel runs once per dictionary entry
-// (cached across batches sharing the dictionary) and rows take their
-// entry's outcome through the codes; when the dictionary is much larger
-// than the batch it runs on the rows' values instead.
-func stringEval(k strKernel) func(arrow.Array, []bool, *scratch) {
+// columns. On plain columns it runs pk (when not nil) on the offsets and
+// data, else k on string views. On dictionary columns the kernel runs once
+// per dictionary entry (cached across batches sharing the dictionary) and
+// rows take their entry's outcome through the codes (a code compare when
+// exactly one entry passes); when the dictionary is much larger than the
+// batch it runs on the rows' values instead. Null rows are the caller's.
+func stringEval(k strKernel, pk *plainKernel) func(arrow.Array, []bool, *scratch) {
 	cache := &dictEntryCache{}
 	return func(col arrow.Array, mask []bool, sc *scratch) {
 		if !isDictStr(col.DataType()) {
+			if pk != nil {
+				pk.eval(col, mask)
+				return
+			}
 			sc.strs = strViews(col, sc.strs)
 			k(sc.strs, mask)
 			return
@@ -211,25 +221,45 @@ func stringEval(k strKernel) func(arrow.Array, []bool, *scratch) {
 				k(sc.strs, mask)
 				return
 			}
+			nd := dict.Len()
 			ok := cache.ok[:0]
-			for range dict.Len() {
+			for range nd {
 				ok = append(ok, true)
 			}
 			sc.strs = strViews(dict, sc.strs)
 			k(sc.strs, ok)
-			cache.data, cache.ok = dict.Data(), ok
+			cache.hits, cache.hit = 0, -1
+			for i, b := range ok {
+				if b {
+					cache.hits++
+					cache.hit = int32(i)
+				}
+			}
+			cache.data, cache.ok = dict.Data(), append(ok, false)
 		}
 		codes := dictCodes(col, sc.codes)
 		if col.DataType().(*arrow.DictionaryType).IndexType.ID() != arrow.INT32 {
 			sc.codes = codes
 		}
-		v := validityOf(col)
-		ok := cache.ok
-		for i := range mask {
-			if mask[i] {
-				c := codes[i]
-				mask[i] = v.ok(i) && c >= 0 && int(c) < len(ok) && ok[c]
-			}
+		andCodes(maskBytes(mask), codes[:len(mask)], cache)
+	}
+}
+
+// andCodes ANDs the outcome of each row's dictionary entry into m.
+func andCodes(m []uint8, codes []int32, c *dictEntryCache) {
+	switch c.hits {
+	case 0:
+		clear(m)
+	case 1:
+		t := c.hit
+		for i, code := range codes {
+			m[i] &= b2u(code == t)
+		}
+	default:
+		ok := maskBytes(c.ok)
+		last := uint32(len(ok) - 1)
+		for i, code := range codes {
+			m[i] &= ok[min(uint32(code), last)]
 		}
 	}
 }

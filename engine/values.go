@@ -57,11 +57,7 @@ func andValid(arr arrow.Array, mask []bool) {
 	if v.bits == nil {
 		return
 	}
-	for i := range mask {
-		if mask[i] && !bitutil.BitIsSet(v.bits, v.off+i) {
-			mask[i] = false
-		}
-	}
+	andBitmap(mask, v.bits, v.off, false)
 }
 
 // unsafeString views b as a string without copying. The string is valid only
