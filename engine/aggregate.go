@@ -53,13 +53,10 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 	case planner.AggCount:
 		return &countState{}, arrow.PrimitiveTypes.Int64, nil
 	case planner.AggCountDistinct:
-		switch {
-		case id == arrow.STRING || id == arrow.LARGE_STRING:
-			return newDistinctStr(a), arrow.PrimitiveTypes.Int64, nil
-		case supportedCompute(dt):
-			return newDistinctFixed(a), arrow.PrimitiveTypes.Int64, nil
+		if !supportedCompute(dt) {
+			return unsupported()
 		}
-		return unsupported()
+		return newDistinct(dt, a), arrow.PrimitiveTypes.Int64, nil
 	case planner.AggMedian, planner.AggQuantile:
 		if !arrow.IsInteger(id) && id != arrow.FLOAT32 && id != arrow.FLOAT64 {
 			return unsupported()

@@ -12,115 +12,102 @@ import (
 
 // ---- count_distinct ----
 
-// distinctFixed is count_distinct over fixed-width values: a hash set of
-// (group, normalized bits) pairs. Floats compare by value with every NaN
-// equal and -0 == +0, as group keys do; nulls are not counted.
-type distinctFixed struct {
-	set    map[distinctKey]struct{}
+// distinctState is count_distinct over any supported type: the column's
+// values are numbered query-wide (valueIDs: dictionary strings resolved
+// once per dictionary entry, plain strings and fixed-width values hashed
+// once per row) and the distinct (group, value id) pairs are kept as one
+// bit each while groups x ids is small (distinctBits), then in one
+// open-addressing set. Values compare as group keys do (strings bytewise,
+// every NaN equal, -0 == +0); nulls are not counted.
+type distinctState struct {
+	ids    *valueIDs
+	dense  *distinctBits // while groups x ids is small; then nil and set
+	set    *u64Set
 	counts []int64
-	bits   []uint64
 	acct   *acct
 }
 
-type distinctKey struct {
-	g int32
-	v uint64
+func newDistinct(dt arrow.DataType, a *acct) *distinctState {
+	return &distinctState{ids: newValueIDs(dt, false, a), dense: &distinctBits{acct: a}, acct: a}
 }
 
-func newDistinctFixed(a *acct) *distinctFixed {
-	return &distinctFixed{set: map[distinctKey]struct{}{}, acct: a}
-}
+func (s *distinctState) grow(n int)        { s.counts = growTo(s.counts, n) }
+func (s *distinctState) groupBytes() int64 { return 8 }
 
-func (s *distinctFixed) grow(n int)        { s.counts = growTo(s.counts, n) }
-func (s *distinctFixed) groupBytes() int64 { return 8 }
-
-func (s *distinctFixed) update(col arrow.Array, gids []int32) error {
-	n := len(gids)
-	if cap(s.bits) < n {
-		s.bits = make([]uint64, n)
+func (s *distinctState) update(col arrow.Array, gids []int32) error {
+	ids := s.ids.assign(col)[:len(gids)]
+	counts := s.counts
+	if s.dense != nil && !s.dense.fit(len(counts), s.ids.n) {
+		s.set = newU64Set(s.acct)
+		s.dense.each(func(g int, id uint64) { s.set.add(uint64(g)<<32 | id) })
+		s.dense.release()
+		s.dense = nil
 	}
-	bits := s.bits[:n]
-	rawBits(col, bits, true)
-	v := validityOf(col)
-	added := 0
+	if d := s.dense; d != nil {
+		words, shift := d.words, d.shift
+		for i, g := range gids {
+			id := ids[i]
+			if id < 0 {
+				continue
+			}
+			bit := uint64(g)<<shift | uint64(id)
+			w, m := &words[bit>>6], uint64(1)<<(bit&63)
+			if *w&m == 0 {
+				*w |= m
+				counts[g]++
+			}
+		}
+		return nil
+	}
+	set := s.set
 	for i, g := range gids {
-		if !v.ok(i) {
+		id := ids[i]
+		if id < 0 {
 			continue
 		}
-		k := distinctKey{g, bits[i]}
-		if _, ok := s.set[k]; !ok {
-			s.set[k] = struct{}{}
-			s.counts[g]++
-			added++
+		if set.add(uint64(uint32(g))<<32 | uint64(uint32(id))) {
+			counts[g]++
 		}
 	}
-	s.acct.charge(int64(added) * 40)
 	return nil
 }
 
-func (s *distinctFixed) build(mem memory.Allocator, lo, hi int) arrow.Array {
-	return buildFixed(mem, arrow.PrimitiveTypes.Int64, s.counts[lo:hi], nil)
-}
-
-// distinctStr is count_distinct over strings (plain or dictionary-encoded),
-// compared bytewise. It keeps a copy of every distinct value per group.
-type distinctStr struct {
-	set    map[distinctStrKey]struct{}
-	counts []int64
-	buf    []string
-	cbuf   []int32
-	acct   *acct
-}
-
-type distinctStrKey struct {
-	g int32
-	s string
-}
-
-func newDistinctStr(a *acct) *distinctStr {
-	return &distinctStr{set: map[distinctStrKey]struct{}{}, acct: a}
-}
-
-func (s *distinctStr) grow(n int)        { s.counts = growTo(s.counts, n) }
-func (s *distinctStr) groupBytes() int64 { return 8 }
-
-func (s *distinctStr) update(col arrow.Array, gids []int32) error {
-	s.buf = strViewsAny(col, s.buf, &s.cbuf)
-	v := validityOf(col)
-	var added int64
-	for i, g := range gids {
-		if !v.ok(i) {
-			continue
-		}
-		if _, ok := s.set[distinctStrKey{g, s.buf[i]}]; !ok {
-			x := strings.Clone(s.buf[i])
-			s.set[distinctStrKey{g, x}] = struct{}{}
-			s.counts[g]++
-			added += int64(56 + len(x))
-		}
-	}
-	clear(s.buf) // drop views into the batch
-	s.acct.charge(added)
-	return nil
-}
-
-func (s *distinctStr) build(mem memory.Allocator, lo, hi int) arrow.Array {
+func (s *distinctState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 	return buildFixed(mem, arrow.PrimitiveTypes.Int64, s.counts[lo:hi], nil)
 }
 
 // ---- median / quantile ----
 
-// collector keeps every non-null, non-NaN value of one input column per
-// group (as float64) for the exact order statistics median and quantile.
-// Aggregates over the same column share one collector.
+// collector keeps every non-null, non-NaN value of one input column (as
+// float64) for the exact order statistics median and quantile. Aggregates
+// over the same column share one collector.
+//
+// While the input streams in, values are appended in row order to chunks
+// (one per batch) together with their group ids; the first quantile asked
+// for scatters them into one flat array ordered by group (a counting sort:
+// count per group, then place), and each quantile is then an exact
+// selection within its group's slice (selectKth), not a sort.
 type collector struct {
-	vals   [][]float64
-	nan    []bool // a NaN was seen (the result when no other value is)
-	sorted []bool
-	load   func(arrow.Array, []float64) []float64
-	alias  bool // load aliases Arrow memory (float64 input): never keep its result
-	buf    []float64
-	acct   *acct
+	chunks  []valueChunk
+	kept    int64  // values in chunks
+	nan     []bool // a NaN was seen (the result when no other value is)
+	ngroups int
+	load    func(arrow.Array, []float64) []float64
+	alias   bool // load aliases Arrow memory (float64 input): never keep its result
+	buf     []float64
+
+	// after finish: the values of group g are flat[offs[g]:offs[g+1]]
+	done bool
+	flat []float64
+	offs []int64
+
+	acct *acct
+}
+
+// valueChunk is the kept values of one batch and their groups.
+type valueChunk struct {
+	g []int32
+	v []float64
 }
 
 func newCollector(dt arrow.DataType, a *acct) *collector {
@@ -165,67 +152,140 @@ func loadFloats[T integer | float](arr arrow.Array, buf []float64) []float64 {
 	return buf
 }
 
+// collectorGroupBytes is the per-group state of a collector (NaN flag and
+// the group's offset into the flat array).
+const collectorGroupBytes = 9
+
 func (c *collector) grow(n int) {
-	if n > len(c.vals) {
-		c.acct.charge(int64(n-len(c.vals)) * 26)
+	if n > c.ngroups {
+		c.acct.charge(int64(n-c.ngroups) * collectorGroupBytes)
+		c.ngroups = n
 	}
-	c.vals, c.nan, c.sorted = growTo(c.vals, n), growTo(c.nan, n), growTo(c.sorted, n)
+	c.nan = growTo(c.nan, n)
 }
 
 func (c *collector) update(col arrow.Array, gids []int32) {
+	n := len(gids)
+	if n == 0 {
+		return
+	}
 	vs := c.load(col, c.buf)
 	if !c.alias {
 		c.buf = vs
 	}
+	vs = vs[:n]
 	v := validityOf(col)
-	var added int64
-	for i, g := range gids {
-		if !v.ok(i) {
-			continue
+	ch := valueChunk{g: make([]int32, n), v: make([]float64, n)}
+	k := 0
+	if v.bits == nil {
+		for i, x := range vs {
+			if x != x {
+				c.nan[gids[i]] = true
+				continue
+			}
+			ch.g[k], ch.v[k] = gids[i], x
+			k++
 		}
-		x := vs[i]
-		if x != x {
-			c.nan[g] = true
-			continue
+	} else {
+		for i, x := range vs {
+			if !v.ok(i) {
+				continue
+			}
+			if x != x {
+				c.nan[gids[i]] = true
+				continue
+			}
+			ch.g[k], ch.v[k] = gids[i], x
+			k++
 		}
-		c.vals[g] = append(c.vals[g], x)
-		c.sorted[g] = false
-		added++
 	}
-	c.acct.charge(added * 8)
+	if k == 0 {
+		return
+	}
+	if k < n/2 { // mostly nulls/NaN: do not hold the slack
+		ch.g, ch.v = append([]int32(nil), ch.g[:k]...), append([]float64(nil), ch.v[:k]...)
+	} else {
+		ch.g, ch.v = ch.g[:k], ch.v[:k]
+	}
+	c.chunks = append(c.chunks, ch)
+	c.kept += int64(k)
+	c.acct.charge(int64(cap(ch.g))*4 + int64(cap(ch.v))*8)
+}
+
+// finish scatters the chunks into flat, grouped (counting sort by group;
+// within a group values keep their row order).
+func (c *collector) finish() {
+	if c.done {
+		return
+	}
+	c.done = true
+	offs := make([]int64, c.ngroups+1)
+	for _, ch := range c.chunks {
+		for _, g := range ch.g {
+			offs[g+1]++
+		}
+	}
+	for g := 1; g <= c.ngroups; g++ {
+		offs[g] += offs[g-1]
+	}
+	c.acct.charge(int64(len(offs))*8 + c.kept*8)
+	flat := make([]float64, c.kept)
+	pos := make([]int64, c.ngroups)
+	copy(pos, offs)
+	var freed int64
+	for i, ch := range c.chunks {
+		vs := ch.v[:len(ch.g)]
+		for j, g := range ch.g {
+			flat[pos[g]] = vs[j]
+			pos[g]++
+		}
+		freed += int64(cap(ch.g))*4 + int64(cap(ch.v))*8
+		c.chunks[i] = valueChunk{}
+	}
+	c.chunks = nil
+	c.acct.charge(-freed)
+	c.flat, c.offs = flat, offs
 }
 
 // quantile returns the q-quantile of group g with linear interpolation
 // between the closest ranks (numpy's default "linear" method): with the n
 // values sorted, position q*(n-1) between ranks lo and lo+1 gives
 // v[lo] + (v[lo+1]-v[lo])*frac. Interpolating toward an infinite value gives
-// that infinity (between -Inf and +Inf: NaN). ok is false for a group without values (null result);
-// a group whose only values are NaN gives NaN.
+// that infinity (between -Inf and +Inf: NaN). ok is false for a group
+// without values (null result); a group whose only values are NaN gives NaN.
 func (c *collector) quantile(g int, q float64) (float64, bool) {
-	vs := c.vals[g]
+	c.finish()
+	vs := c.flat[c.offs[g]:c.offs[g+1]]
 	if len(vs) == 0 {
 		if c.nan[g] {
 			return math.NaN(), true
 		}
 		return 0, false
 	}
-	if !c.sorted[g] {
-		slices.Sort(vs)
-		c.sorted[g] = true
-	}
-	return quantileSorted(vs, q), true
+	return quantileSelect(vs, q), true
 }
 
-// quantileSorted is the interpolated q-quantile of sorted, NaN-free,
-// non-empty values (see collector.quantile).
-func quantileSorted(vs []float64, q float64) float64 {
+// quantileSelect is the interpolated q-quantile of NaN-free, non-empty
+// values (see collector.quantile). It reorders vs.
+func quantileSelect(vs []float64, q float64) float64 {
 	pos := q * float64(len(vs)-1)
 	lo := int(math.Floor(pos))
 	if lo >= len(vs)-1 {
-		return vs[len(vs)-1]
+		return slices.Max(vs)
 	}
 	frac := pos - float64(lo)
-	a, b := vs[lo], vs[lo+1]
+	a := selectKth(vs, lo)
+	if frac == 0 {
+		return a
+	}
+	// After selection every value right of lo is >= a: the next rank is
+	// their minimum.
+	return interpolate(a, slices.Min(vs[lo+1:]), frac)
+}
+
+// interpolate is a + (b-a)*frac for neighbouring ranks a <= b, with the
+// documented infinity rules.
+func interpolate(a, b, frac float64) float64 {
 	switch {
 	case frac == 0 || a == b:
 		return a

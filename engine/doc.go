@@ -43,6 +43,24 @@
 //     Invalid UTF-8 bytes match only themselves.
 //   - An OR group evaluates its members only on rows no earlier member
 //     accepted.
+//   - An AND chain runs its predicates cheapest first (null tests,
+//     fixed-width comparisons, dictionary strings, plain strings,
+//     substring searches, case folding, regex) and stops on a batch as soon
+//     as no row is left; later predicates see only the rows still passing.
+//     Predicates have no side effects, so the order changes only the work.
+//   - Dictionary-encoded strings compare codes: the predicate runs once per
+//     dictionary entry and each row takes its entry's outcome (a code
+//     compare when a single entry passes). Case-sensitive contains,
+//     starts_with and ends_with on plain strings read the offsets and data
+//     buffers directly; contains over many remaining rows searches the
+//     whole data buffer once and maps matches to rows.
+//   - Only passing rows are copied, and only the columns the plan reads
+//     after the filter (a Project above it is fused in). An Aggregate
+//     without group keys whose aggregates are all count(*) / count(col)
+//     counts the mask (and validity) bits without copying rows; under a
+//     lone is_null / is_not_null filter, count(*) comes from null counts.
+//     A top-k Sort (k up to one batch) takes the filter's batches with
+//     their passing rows and copies only the winners.
 //
 // # Expressions
 //
@@ -61,8 +79,10 @@
 //     order. Without group keys there is exactly one output row (count 0,
 //     count_distinct 0 and null for everything else on empty input).
 //   - count(*) counts rows, count(col) non-null values; count_distinct(col)
-//     counts distinct non-null values exactly (hash set; NaNs count once,
-//     -0 and +0 are one value).
+//     counts distinct non-null values exactly (values are numbered
+//     query-wide, dictionary entries once per dictionary, and the distinct
+//     (group, value) pairs kept in a hash set; NaNs count once, -0 and +0
+//     are one value).
 //   - sum of integers is an exact int64 and fails with
 //     qerr.CodeInvalidAggregate on overflow (also for uint64 values above
 //     MaxInt64); sum of floats and avg are float64 sums in input order (NaN
@@ -70,9 +90,11 @@
 //   - min and max ignore nulls and NaN; a group whose non-null values are
 //     all NaN yields NaN. Strings compare bytewise, false < true.
 //   - median and quantile(q) are exact: every non-null, non-NaN value of
-//     the group is kept (as float64) and sorted; the result interpolates
-//     linearly between the two closest ranks, like numpy's default
-//     ("linear"): position q*(n-1), v[lo] + (v[lo+1]-v[lo])*frac.
+//     the group is kept (as float64) and the two closest ranks are found by
+//     selection (the result is the one sorting would give); the result
+//     interpolates linearly between them, like numpy's default ("linear"):
+//     with v the sorted values, position q*(n-1),
+//     v[lo] + (v[lo+1]-v[lo])*frac.
 //     Interpolating toward ±Inf gives that infinity (between -Inf and +Inf:
 //     NaN). NaN values are ignored (a group of only NaNs yields NaN).
 //     Aggregates on the same column share one copy of the values.

@@ -135,8 +135,25 @@ type groupTable struct {
 	dcache []int32
 	ddata  arrow.ArrayData
 
+	// chained ids (up to maxChainKeys columns): each column's values are
+	// numbered by vids; a single column's value id is the group id, and
+	// several columns combine pairwise, (id so far, next column's id) ->
+	// dense id, through pairs. Every level hands out ids in first-seen row
+	// order, so the last level's ids are the group ids.
+	chain bool
+	vids  []*valueIDs
+	pairs []*u64Map
+	pair2 *pairDense // two columns: pairs[0] behind a direct table
+	idbuf [][]int32
+
 	gids []int32
 }
+
+// maxChainKeys is the most key columns grouped through chained value ids;
+// wider keys are encoded as byte strings (chaining would keep one table per
+// column and per pair of levels, more memory than one table of tuples when
+// rows are mostly distinct).
+const maxChainKeys = 3
 
 func newGroupTable(types []arrow.DataType, store bool, a *acct) *groupTable {
 	t := &groupTable{store: store, acct: a, nullID: -1}
@@ -145,6 +162,22 @@ func newGroupTable(types []arrow.DataType, store bool, a *acct) *groupTable {
 		dict := isDictStr(dt)
 		t.cols = append(t.cols, &keyCol{dt: planner.Decoded(dt), str: isStringType(id) || dict, dict: dict,
 			float: id == arrow.FLOAT32 || id == arrow.FLOAT64})
+	}
+	if len(types) <= maxChainKeys {
+		t.chain = true
+		for _, dt := range types {
+			t.vids = append(t.vids, newValueIDs(dt, true, a))
+		}
+		if len(types) == 2 {
+			t.pair2 = newPairDense(a)
+			t.pairs = []*u64Map{t.pair2.m}
+		} else {
+			for range len(types) - 1 {
+				t.pairs = append(t.pairs, newU64Map(a))
+			}
+		}
+		t.idbuf = make([][]int32, len(types))
+		return t
 	}
 	if len(t.cols) == 1 && !t.cols[0].str {
 		t.single = true
@@ -172,6 +205,9 @@ func (t *groupTable) newGroup(i int, keyBytes int) int32 {
 // assign returns the group id of every row of cols (the key columns of one
 // batch, n rows). The slice is reused by the next call.
 func (t *groupTable) assign(cols []arrow.Array, n int) []int32 {
+	if t.chain {
+		return t.assignChain(cols, n)
+	}
 	for i, c := range t.cols {
 		c.load(cols[i])
 	}
@@ -339,10 +375,107 @@ func (t *groupTable) encode(n int) {
 	}
 }
 
+// assignChain is assign through chained value ids (see groupTable.chain).
+func (t *groupTable) assignChain(cols []arrow.Array, n int) []int32 {
+	for c, v := range t.vids {
+		t.idbuf[c] = v.assign(cols[c])
+	}
+	var gids []int32
+	switch len(t.vids) {
+	case 1:
+		gids = t.idbuf[0] // value ids are group ids
+		for i, g := range gids {
+			if int(g) == t.n {
+				t.newChainGroup(cols, i)
+			}
+		}
+		return gids
+	case 2:
+		if cap(t.gids) < n {
+			t.gids = make([]int32, n)
+		}
+		gids = t.gids[:n]
+		a, b, p := t.idbuf[0][:n], t.idbuf[1][:n], t.pairs[0]
+		if d := t.pair2; d.fit(t.vids[0].n, t.vids[1].n) {
+			tab, shift := d.tab, d.bShift
+			for i := range gids {
+				x := uint64(a[i])<<shift | uint64(b[i])
+				g := tab[x]
+				if g < 0 {
+					g, _ = p.getOrAdd(uint64(uint32(a[i]))<<32|uint64(uint32(b[i])), int32(p.n))
+					tab[x] = g
+				}
+				gids[i] = g
+				if int(g) == t.n {
+					t.newChainGroup(cols, i)
+				}
+			}
+			return gids
+		}
+		for i := range gids {
+			g, _ := p.getOrAdd(uint64(uint32(a[i]))<<32|uint64(uint32(b[i])), int32(p.n))
+			gids[i] = g
+			if int(g) == t.n {
+				t.newChainGroup(cols, i)
+			}
+		}
+		return gids
+	}
+	if cap(t.gids) < n {
+		t.gids = make([]int32, n)
+	}
+	gids = t.gids[:n]
+	for i := range gids {
+		acc := t.idbuf[0][i]
+		for l, p := range t.pairs {
+			acc, _ = p.getOrAdd(uint64(uint32(acc))<<32|uint64(uint32(t.idbuf[l+1][i])), int32(p.n))
+		}
+		gids[i] = acc
+		if int(acc) == t.n {
+			t.newChainGroup(cols, i)
+		}
+	}
+	return gids
+}
+
+// newChainGroup registers row i of cols as group t.n (chained ids).
+func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
+	t.n++
+	if !t.store {
+		return
+	}
+	var cost int64
+	for c, kc := range t.cols {
+		arr, v := cols[c], t.vids[c]
+		ok := arr.IsValid(i)
+		kc.gvalid = append(kc.gvalid, ok)
+		if kc.str {
+			s := ""
+			if ok {
+				s = v.value(t.idbuf[c][i]) // the interned copy
+			}
+			kc.gstrs = append(kc.gstrs, s)
+			cost += 17
+			continue
+		}
+		var bits uint64
+		if ok {
+			bits = rawAt(arr, i)
+		}
+		kc.gbits = append(kc.gbits, bits)
+		cost += 9
+	}
+	t.acct.charge(cost)
+}
+
 // reset drops all state (the caller releases the charged bytes).
 func (t *groupTable) reset() {
 	t.m, t.m64, t.buf, t.offs, t.pos, t.gids = nil, nil, nil, nil, nil, nil
 	t.dcache, t.ddata = nil, nil
+	for _, v := range t.vids {
+		v.reset()
+	}
+	t.vids, t.pairs, t.pair2, t.idbuf = nil, nil, nil, nil
 	for _, c := range t.cols {
 		c.raw, c.norm, c.strs, c.gbits, c.gstrs, c.gvalid = nil, nil, nil, nil, nil, nil
 		c.codes, c.cbuf, c.ddata = nil, nil, nil

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// valueIDs numbers the distinct values of one column across a whole query:
+// dense ids 0, 1, ... in the order the values are first seen. Group keys
+// and count_distinct work on these small integers instead of the values.
+//
+// Values compare as group keys do: strings bytewise (plain and
+// dictionary-encoded strings alike), fixed-width values by their bits with
+// floats normalized (every NaN equal, -0 == +0). With nulls set, null is a
+// value with an id of its own; otherwise null rows get id -1.
+//
+// Dictionary-encoded strings are resolved once per dictionary entry: each
+// batch's dictionary gets a code → id table filled on first use, so the
+// strings are hashed per distinct entry and batch, not per row. A
+// dictionary much larger than its batch is resolved per row instead (a
+// table would cost more than the rows).
+type valueIDs struct {
+	str    bool // plain or dictionary-encoded strings
+	dict   bool // dictionary-encoded strings
+	nulls  bool // null is a value (group keys)
+	nullID int32
+	n      int32 // ids handed out
+
+	// strings: id of each value and value of each id (copies)
+	smap map[string]int32
+	strs []string
+
+	// dictionary: id per entry of the last dictionary seen (-1: unresolved)
+	ddata arrow.ArrayData
+	dmap  []int32
+	cbuf  []int32
+
+	// fixed width: id per normalized bit pattern
+	fmap *u64Map
+	bits []uint64
+
+	out  []int32
+	acct *acct
+}
+
+func newValueIDs(dt arrow.DataType, nulls bool, a *acct) *valueIDs {
+	v := &valueIDs{nulls: nulls, nullID: -1, acct: a}
+	v.dict = isDictStr(dt)
+	v.str = v.dict || isStringType(dt.ID())
+	if v.str {
+		v.smap = map[string]int32{}
+	} else {
+		v.fmap = newU64Map(a)
+	}
+	return v
+}
+
+// strID returns the id of s (a view into Arrow memory), copying s when it
+// is new.
+func (v *valueIDs) strID(s string) int32 {
+	if id, ok := v.smap[s]; ok {
+		return id
+	}
+	id := v.n
+	v.n++
+	s = strings.Clone(s)
+	v.smap[s] = id
+	v.strs = append(v.strs, s)
+	v.acct.charge(int64(len(s)) + 64) // copy, map entry, strs slot
+	return id
+}
+
+// null returns the id of null rows: -1 unless nulls is set.
+func (v *valueIDs) null() int32 {
+	if !v.nulls {
+		return -1
+	}
+	if v.nullID < 0 {
+		v.nullID = v.n
+		v.n++
+		if v.str {
+			v.strs = append(v.strs, "")
+			v.acct.charge(16)
+		}
+	}
+	return v.nullID
+}
+
+// assign returns the id of every row of arr. The slice is reused by the
+// next call.
+func (v *valueIDs) assign(arr arrow.Array) []int32 {
+	n := arr.Len()
+	if cap(v.out) < n {
+		v.out = make([]int32, n)
+	}
+	out := v.out[:n]
+	valid := validityOf(arr)
+	switch {
+	case v.dict:
+		v.assignDict(arr, out, valid)
+	case v.str:
+		src := strSrcOf(arr)
+		for i := range out {
+			if !valid.ok(i) {
+				out[i] = v.null()
+				continue
+			}
+			out[i] = v.strID(src.at(i))
+		}
+	default:
+		var bits []uint64
+		if id := arr.DataType().ID(); fixedWidth(arr.DataType()) == 8 && id != arrow.FLOAT64 {
+			bits = values[uint64](arr) // the raw bits are the key: no copy
+		} else {
+			if cap(v.bits) < n {
+				v.bits = make([]uint64, n)
+			}
+			bits = v.bits[:n]
+			rawBits(arr, bits, true)
+		}
+		m := v.fmap
+		for i, k := range bits {
+			if !valid.ok(i) {
+				out[i] = v.null()
+				continue
+			}
+			id, added := m.getOrAdd(k, v.n)
+			if added {
+				v.n++
+			}
+			out[i] = id
+		}
+	}
+	return out
+}
+
+func (v *valueIDs) assignDict(arr arrow.Array, out []int32, valid validity) {
+	n := len(out)
+	if n == 0 {
+		return
+	}
+	codes := dictCodes(arr, v.cbuf)
+	if arr.DataType().(*arrow.DictionaryType).IndexType.ID() != arrow.INT32 {
+		v.cbuf = codes
+	}
+	dict := dictValues(arr)
+	src := strSrcOf(dict)
+	nd := src.n
+	// A code outside the dictionary reads as "" (as dictRowViews does).
+	at := func(c int32) string {
+		if c < 0 || int(c) >= nd {
+			return ""
+		}
+		return src.at(int(c))
+	}
+	if nd > 2*n+4096 {
+		for i, c := range codes {
+			if !valid.ok(i) {
+				out[i] = v.null()
+				continue
+			}
+			out[i] = v.strID(at(c))
+		}
+		return
+	}
+	if dd := dict.Data(); dd != v.ddata {
+		v.dmap = growTo(v.dmap[:0], nd)[:nd]
+		for i := range v.dmap {
+			v.dmap[i] = -1
+		}
+		v.ddata = dd
+	}
+	dmap := v.dmap
+	for i, c := range codes {
+		if valid.bits != nil && !valid.ok(i) {
+			out[i] = v.null()
+			continue
+		}
+		if uint(c) < uint(nd) {
+			id := dmap[c]
+			if id < 0 {
+				id = v.strID(src.at(int(c)))
+				dmap[c] = id
+			}
+			out[i] = id
+			continue
+		}
+		out[i] = v.strID(at(c))
+	}
+}
+
+// value returns the string of id (strings only; "" for null).
+func (v *valueIDs) value(id int32) string { return v.strs[id] }
+
+// reset drops all state (the caller releases the charged bytes).
+func (v *valueIDs) reset() {
+	v.smap, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out = nil, nil, nil, nil, nil, nil, nil, nil
+	v.n, v.nullID = 0, -1
+}
+
+// rawAt returns the raw bits of row i of a fixed-width or boolean array,
+// zero-extended (as rawBits writes them).
+func rawAt(arr arrow.Array, i int) uint64 {
+	if arr.DataType().ID() == arrow.BOOL {
+		d := arr.Data()
+		if b := d.Buffers()[1]; b != nil {
+			return uint64(getBit(b.Bytes(), d.Offset()+i))
+		}
+		return 0
+	}
+	switch fixedWidth(arr.DataType()) {
+	case 1:
+		return uint64(values[uint8](arr)[i])
+	case 2:
+		return uint64(values[uint16](arr)[i])
+	case 4:
+		return uint64(values[uint32](arr)[i])
+	}
+	return values[uint64](arr)[i]
+}
