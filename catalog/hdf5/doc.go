@@ -73,8 +73,13 @@
 // native memory type straight into freshly allocated Arrow buffers
 // (compound columns read just their member through a one-member memory
 // compound); 2-D tables read one row block per batch for all projected
-// columns (bounded to 32 MiB) and split it into columns. Memory is bounded
-// by the batch, not the file; the context is checked before every batch;
+// columns (bounded to 32 MiB) and split it into columns. Numeric
+// datasets compressed only with deflate, shuffle and fletcher32 (the
+// common h5py/PyTables pipelines) are read through h5.ChunkReader (see
+// internal/h5): raw chunks come out of the library one call each and are
+// decoded and copied on every core, outside the library's lock; anything
+// else, and any surprise on that path, goes through H5Dread. ReadSlice uses
+// the same reader. Memory is bounded by the batch, not the file; the context is checked before every batch;
 // every buffer comes from ScanOptions.Alloc. A dataset whose filter the
 // library lacks (H5Zfilter_avail false, e.g. LZO 305 or Blosc 32001) fails
 // with unsupported_filter before any read, naming the filter; a dataset

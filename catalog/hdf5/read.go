@@ -22,6 +22,22 @@ type leafReader struct {
 	elemSize int   // bytes per element of mem
 	children []*leafReader
 	trueVal  int64
+	// chunks decodes the dataset's compressed chunks itself, in parallel
+	// (nil: every read goes through H5Dread); see useChunkReader.
+	chunks *h5.ChunkReader
+}
+
+// useChunkReader lets numeric reads of dset decode its chunks directly
+// (h5.ChunkReader) when the dataset qualifies: chunked, compressed or
+// checksummed with deflate, shuffle and fletcher32 only, stored in the
+// native type. Otherwise, or when asking fails, reads stay on H5Dread.
+func (r *leafReader) useChunkReader(dset h5.ID, info h5.DatasetInfo) {
+	if r.lf.kind != kindNumeric || info.Layout != h5.LayoutChunked || len(info.Filters) == 0 {
+		return
+	}
+	if cr, _, err := h5.NewChunkReader(dset, r.mem); err == nil {
+		r.chunks = cr
+	}
 }
 
 // newLeafReader builds the reader of leaf lf; member is the compound
@@ -71,6 +87,7 @@ func (r *leafReader) close() {
 	}
 	_ = h5.Close(r.mem)
 	r.mem = h5.Invalid
+	r.chunks = nil
 	for _, c := range r.children {
 		c.close()
 	}
@@ -128,12 +145,22 @@ func (r *leafReader) readBuffer(dset h5.ID, sel h5.Hyperslab, n int, alloc memor
 	buf := memory.NewResizableBuffer(alloc)
 	buf.Resize(n * r.elemSize)
 	if n > 0 {
-		if err := h5.Read(dset, r.mem, sel, unsafe.Pointer(&buf.Bytes()[0])); err != nil {
+		if err := r.readInto(dset, sel, unsafe.Pointer(&buf.Bytes()[0])); err != nil {
 			buf.Release()
 			return nil, readErr(err)
 		}
 	}
 	return buf, nil
+}
+
+// readInto reads sel of dset with the memory type into p, through the
+// chunk reader when there is one.
+func (r *leafReader) readInto(dset h5.ID, sel h5.Hyperslab, p unsafe.Pointer) error {
+	if r.chunks != nil {
+		_, err := r.chunks.Read(sel, p)
+		return err
+	}
+	return h5.Read(dset, r.mem, sel, p)
 }
 
 func readErr(err error) error {

@@ -108,6 +108,7 @@ type reader struct {
 	alloc  memory.Allocator
 	file   *h5.File
 	dsets  map[string]h5.ID
+	infos  map[string]h5.DatasetInfo
 	cols   []scanCol
 	rows   int64
 	pos    int64
@@ -172,6 +173,11 @@ func (r *reader) setup(s *source, proj []int, batchSize int) error {
 			lr, err := newLeafReader(lf, c.member)
 			if err != nil {
 				return err
+			}
+			if len(c.member) == 0 {
+				// Whole-element columns decode compressed chunks on every
+				// core (members of compounds keep H5Dread and its cache).
+				lr.useChunkReader(did, r.infos[c.dset])
 			}
 			sc.lr = lr
 			if t.kind == table2D {
@@ -290,6 +296,10 @@ func (r *reader) openDataset(p string, t *table, chunkRows *int64, batchSize int
 		}
 	}
 	r.dsets[p] = did
+	if r.infos == nil {
+		r.infos = map[string]h5.DatasetInfo{}
+	}
+	r.infos[p] = info
 	return nil
 }
 
@@ -457,7 +467,7 @@ func (r *reader) readBlock(start int64, n int) (*memory.Buffer, error) {
 	buf.Resize(n * r.blockWidth * r.blockElemLen)
 	if n > 0 {
 		sel := h5.Hyperslab{Start: []int64{start, int64(r.blockC0)}, Count: []int64{int64(n), int64(r.blockWidth)}}
-		if err := h5.Read(r.blockDset, r.blockReader.mem, sel, unsafe.Pointer(&buf.Bytes()[0])); err != nil {
+		if err := r.blockReader.readInto(r.blockDset, sel, unsafe.Pointer(&buf.Bytes()[0])); err != nil {
 			buf.Release()
 			return nil, readErr(err)
 		}

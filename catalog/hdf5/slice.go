@@ -115,6 +115,7 @@ func (f *Format) ReadSlice(ctx context.Context, absFile, internalPath, slice str
 		return nil, err
 	}
 	defer lr.close()
+	lr.useChunkReader(did, info)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -50,6 +50,18 @@
 // captures the error stack (H5Ewalk2) into the returned Error within the
 // same cgo call.
 //
+// Parallel chunk decoding: ChunkReader reads the raw chunks a selection
+// touches with H5Dread_chunk (one locked library call per chunk) and undoes
+// the filter pipeline itself on up to GOMAXPROCS goroutines that hold no
+// HDF5 lock: fletcher32 verified, deflate inflated with libdeflate when
+// libdeflate.so.0 can be loaded at run time (dlopen; not a build
+// dependency) and zlib otherwise, shuffle undone. It applies only to
+// integer and float datasets stored in native byte order whose pipeline
+// is made of those three filters; unallocated chunks yield the fill
+// value, and a failed read, a bad checksum or stream, or a chunk that does
+// not decode to its exact size falls back to H5Dread for the whole
+// selection, so results and errors equal H5Dread's.
+//
 // Robustness: libhdf5 itself is not hardened against malicious files; the
 // package checks every return value and bounds what it allocates, but a
 // crafted file can still crash or stall the library (documented limitation).

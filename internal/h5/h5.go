@@ -2,6 +2,7 @@ package h5
 
 /*
 #cgo pkg-config: hdf5
+#cgo LDFLAGS: -lz -ldl
 #cgo CFLAGS: -DH5_USE_110_API
 #include "shim.h"
 */

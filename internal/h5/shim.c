@@ -1,6 +1,9 @@
 // C helpers over libhdf5; see shim.h.
 #include <stdio.h>
 #include <string.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <zlib.h>
 #include "shim.h"
 
 // H5Pset_file_locking exists from 1.10.7 (and 1.12.1).
@@ -1062,6 +1065,400 @@ int qh5_unregister_filter(int id, qh5_err *e) {
 	qh5_quiet();
 	if (H5Zunregister((H5Z_filter_t)id) < 0) {
 		qh5_capture(e, "H5Zunregister");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Direct chunk reads (see chunk.go). The planning and raw-read helpers call
+ * libhdf5 and run under the package's locking discipline; the decoding and
+ * scattering helpers below them call only zlib and libc, never libhdf5, so
+ * Go runs them on several threads at once with no HDF5 lock held.
+ * --------------------------------------------------------------------- */
+
+static int qh5_plan_reject(qh5_chunkplan *p, const char *why) {
+	snprintf(p->reason, sizeof p->reason, "%s", why);
+	return 0;
+}
+
+int qh5_chunk_plan(hid_t dset, hid_t memtype, qh5_chunkplan *p, qh5_err *e) {
+	hid_t dcpl = -1, ftype = -1, space = -1;
+	H5T_class_t cls;
+	H5D_fill_time_t ft;
+	H5D_fill_value_t fs;
+	unsigned opts = 0;
+	int i, r = 0, nf;
+	size_t es;
+	hsize_t elems = 1;
+	qh5_quiet();
+	memset(p, 0, sizeof *p);
+	dcpl = H5Dget_create_plist(dset);
+	if (dcpl < 0) {
+		qh5_capture(e, "H5Dget_create_plist");
+		return -1;
+	}
+	if (H5Pget_layout(dcpl) != H5D_CHUNKED) {
+		r = qh5_plan_reject(p, "not chunked");
+		goto out;
+	}
+	if (H5Pget_chunk_opts(dcpl, &opts) < 0 || (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
+		r = qh5_plan_reject(p, "partial edge chunks are stored unfiltered");
+		goto out;
+	}
+	nf = H5Pget_nfilters(dcpl);
+	if (nf <= 0) {
+		r = qh5_plan_reject(p, "no filters (the library reads the selected bytes directly)");
+		goto out;
+	}
+	if (nf > QH5_MAX_FILTERS) {
+		r = qh5_plan_reject(p, "too many filters");
+		goto out;
+	}
+	for (i = 0; i < nf; i++) {
+		unsigned flags = 0, cd[8], config = 0;
+		size_t ncd = 8;
+		char name[64];
+		H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
+		if (f < 0) {
+			qh5_capture(e, "H5Pget_filter2");
+			r = -1;
+			goto out;
+		}
+		p->filter_id[i] = (int)f;
+		if (f == H5Z_FILTER_SHUFFLE) {
+			if (ncd < 1 || cd[0] == 0) {
+				r = qh5_plan_reject(p, "shuffle filter without an element size");
+				goto out;
+			}
+			p->filter_cd[i] = cd[0];
+		} else if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_FLETCHER32) {
+			r = qh5_plan_reject(p, "a filter other than deflate, shuffle and fletcher32");
+			goto out;
+		}
+	}
+	p->nfilters = nf;
+	ftype = H5Dget_type(dset);
+	if (ftype < 0) {
+		qh5_capture(e, "H5Dget_type");
+		r = -1;
+		goto out;
+	}
+	cls = H5Tget_class(ftype);
+	if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+		r = qh5_plan_reject(p, "not an integer or float type");
+		goto out;
+	}
+	if (H5Tequal(ftype, memtype) <= 0) {
+		r = qh5_plan_reject(p, "the file type differs from the memory type (conversion needed)");
+		goto out;
+	}
+	es = H5Tget_size(ftype);
+	if (es == 0 || es > sizeof p->fill) {
+		r = qh5_plan_reject(p, "unsupported element size");
+		goto out;
+	}
+	p->elem_size = es;
+	if (H5Pget_fill_time(dcpl, &ft) < 0 || ft == H5D_FILL_TIME_NEVER) {
+		r = qh5_plan_reject(p, "fill time never: unallocated chunks are left unwritten");
+		goto out;
+	}
+	if (H5Pfill_value_defined(dcpl, &fs) < 0 || (fs != H5D_FILL_VALUE_DEFAULT && fs != H5D_FILL_VALUE_USER_DEFINED)) {
+		r = qh5_plan_reject(p, "undefined fill value");
+		goto out;
+	}
+	if (H5Pget_fill_value(dcpl, memtype, p->fill) < 0) {
+		qh5_capture(e, "H5Pget_fill_value");
+		r = -1;
+		goto out;
+	}
+	space = H5Dget_space(dset);
+	if (space < 0) {
+		qh5_capture(e, "H5Dget_space");
+		r = -1;
+		goto out;
+	}
+	p->rank = H5Sget_simple_extent_ndims(space);
+	if (p->rank < 1 || p->rank > QH5_MAX_RANK || H5Sget_simple_extent_dims(space, p->dims, NULL) < 0 ||
+	    H5Pget_chunk(dcpl, QH5_MAX_RANK, p->chunk) != p->rank) {
+		r = qh5_plan_reject(p, "unexpected dataspace or chunk rank");
+		goto out;
+	}
+	for (i = 0; i < p->rank; i++) {
+		if (p->chunk[i] == 0) {
+			r = qh5_plan_reject(p, "zero chunk dimension");
+			goto out;
+		}
+		elems *= p->chunk[i];
+		if (elems > ((hsize_t)1 << 31)) break;
+	}
+	if (elems * es > QH5_MAX_CHUNK_BYTES) {
+		r = qh5_plan_reject(p, "chunks too large for a direct read");
+		goto out;
+	}
+	p->chunk_bytes = (size_t)(elems * es);
+	r = 1;
+out:
+	if (space >= 0) H5Sclose(space);
+	if (ftype >= 0) H5Tclose(ftype);
+	H5Pclose(dcpl);
+	H5Eclear2(H5E_DEFAULT);
+	return r;
+}
+
+int qh5_chunk_raw(hid_t dset, const hsize_t *offset, void *buf, size_t cap, unsigned long long *size,
+                  unsigned *mask, qh5_err *e) {
+	haddr_t addr = HADDR_UNDEF;
+	hsize_t sz = 0;
+	unsigned fm = 0;
+	uint32_t filters = 0;
+	qh5_quiet();
+	if (H5Dget_chunk_info_by_coord(dset, offset, &fm, &addr, &sz) < 0) {
+		qh5_capture(e, "H5Dget_chunk_info_by_coord");
+		return -1;
+	}
+	if (addr == HADDR_UNDEF || sz == 0) return 2;
+	*size = (unsigned long long)sz;
+	if (sz > cap) return 1;
+	if (H5Dread_chunk(dset, H5P_DEFAULT, offset, &filters, buf) < 0) {
+		qh5_capture(e, "H5Dread_chunk");
+		return -1;
+	}
+	*mask = (unsigned)filters;
+	return 0;
+}
+
+/* libdeflate (Debian's libdeflate0, present on most systems as a dependency
+ * of libtiff) inflates zlib streams 2-3x faster than zlib. It is loaded at
+ * run time when available, so it is not a build dependency; without it, or
+ * when it rejects a stream, zlib decodes the chunk. Any valid zlib stream
+ * has exactly one decoding, so both give the same bytes. */
+typedef void *(*qh5_ld_alloc_fn)(void);
+typedef void (*qh5_ld_free_fn)(void *);
+typedef int (*qh5_ld_zlib_fn)(void *, const void *, size_t, void *, size_t, size_t *, size_t *);
+static qh5_ld_alloc_fn qh5_ld_alloc;
+static qh5_ld_free_fn qh5_ld_free;
+static qh5_ld_zlib_fn qh5_ld_zlib;
+static pthread_once_t qh5_ld_once = PTHREAD_ONCE_INIT;
+static volatile int qh5_ld_off;
+
+static void qh5_ld_load(void) {
+	void *h = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) return;
+	qh5_ld_alloc = (qh5_ld_alloc_fn)dlsym(h, "libdeflate_alloc_decompressor");
+	qh5_ld_free = (qh5_ld_free_fn)dlsym(h, "libdeflate_free_decompressor");
+	qh5_ld_zlib = (qh5_ld_zlib_fn)dlsym(h, "libdeflate_zlib_decompress_ex");
+	if (qh5_ld_alloc == NULL || qh5_ld_free == NULL || qh5_ld_zlib == NULL) {
+		qh5_ld_alloc = NULL;
+		qh5_ld_free = NULL;
+		qh5_ld_zlib = NULL;
+	}
+}
+
+int qh5_have_libdeflate(void) {
+	pthread_once(&qh5_ld_once, qh5_ld_load);
+	return qh5_ld_zlib != NULL;
+}
+
+void qh5_libdeflate_off(int off) { qh5_ld_off = off; }
+
+typedef struct {
+	z_stream z;
+	int z_ready;
+	void *ld;
+} qh5_inflater;
+
+void *qh5_inflater_new(void) {
+	qh5_inflater *f = (qh5_inflater *)calloc(1, sizeof(qh5_inflater));
+	if (f == NULL) return NULL;
+	if (!qh5_ld_off && qh5_have_libdeflate()) f->ld = qh5_ld_alloc();
+	return f;
+}
+
+void qh5_inflater_free(void *p) {
+	qh5_inflater *f = (qh5_inflater *)p;
+	if (f == NULL) return;
+	if (f->z_ready) inflateEnd(&f->z);
+	if (f->ld) qh5_ld_free(f->ld);
+	free(f);
+}
+
+/* Inflates the zlib stream in[0:n] into out (cap bytes); returns the
+ * decoded length or -1 when the stream is invalid or does not fit. */
+static long long qh5_inflate(qh5_inflater *f, const unsigned char *in, size_t n, unsigned char *out, size_t cap) {
+	int zr;
+	if (f->ld) {
+		size_t used = 0, got = 0;
+		if (qh5_ld_zlib(f->ld, in, n, out, cap, &used, &got) == 0) return (long long)got;
+	}
+	if (n > (size_t)UINT32_MAX || cap > (size_t)UINT32_MAX) return -1;
+	if (!f->z_ready) {
+		if (inflateInit(&f->z) != Z_OK) return -1;
+		f->z_ready = 1;
+	} else if (inflateReset(&f->z) != Z_OK) {
+		return -1;
+	}
+	f->z.next_in = (Bytef *)in;
+	f->z.avail_in = (uInt)n;
+	f->z.next_out = (Bytef *)out;
+	f->z.avail_out = (uInt)cap;
+	zr = inflate(&f->z, Z_FINISH);
+	if (zr != Z_STREAM_END) return -1;
+	return (long long)(cap - f->z.avail_out);
+}
+
+/* Fletcher-32 as HDF5 computes it (16-bit big-endian words, sums started at
+ * zero, an odd trailing byte as the high byte of a last word). */
+static uint32_t qh5_fletcher32(const unsigned char *d, size_t len) {
+	size_t words = len / 2;
+	uint32_t s1 = 0, s2 = 0;
+	while (words) {
+		size_t n = words > 360 ? 360 : words;
+		words -= n;
+		while (n--) {
+			s1 += ((uint32_t)d[0] << 8) | d[1];
+			s2 += s1;
+			d += 2;
+		}
+		s1 = (s1 & 0xffff) + (s1 >> 16);
+		s2 = (s2 & 0xffff) + (s2 >> 16);
+	}
+	if (len % 2) {
+		s1 += (uint32_t)d[0] << 8;
+		s2 += s1;
+		s1 = (s1 & 0xffff) + (s1 >> 16);
+		s2 = (s2 & 0xffff) + (s2 >> 16);
+	}
+	s1 = (s1 & 0xffff) + (s1 >> 16);
+	s2 = (s2 & 0xffff) + (s2 >> 16);
+	return (s2 << 16) | s1;
+}
+
+static int qh5_fletcher_ok(const unsigned char *d, size_t n) {
+	uint32_t sum, stored, swapped;
+	const unsigned char *t = d + n;
+	stored = (uint32_t)t[0] | ((uint32_t)t[1] << 8) | ((uint32_t)t[2] << 16) | ((uint32_t)t[3] << 24);
+	sum = qh5_fletcher32(d, n);
+	/* The library also accepts the byte-swapped sum that releases before
+	 * 1.6.3 wrote on little-endian machines. */
+	swapped = ((sum & 0x00ff00ffu) << 8) | ((sum & 0xff00ff00u) >> 8);
+	return stored == sum || stored == swapped;
+}
+
+static void qh5_unshuffle(const unsigned char *src, unsigned char *dst, size_t n, size_t size) {
+	size_t elems = n / size, i, j;
+	if (size <= 1 || elems <= 1) {
+		memcpy(dst, src, n);
+		return;
+	}
+	for (i = 0; i < size; i++) {
+		const unsigned char *s = src + i * elems;
+		unsigned char *d = dst + i;
+		for (j = 0; j < elems; j++) d[j * size] = s[j];
+	}
+	if (n % size) memcpy(dst + elems * size, src + elems * size, n % size);
+}
+
+const void *qh5_chunk_decode(const qh5_chunkplan *p, void *inflater, const void *raw, size_t n, unsigned mask,
+                             void *a, void *b, size_t cap, int *failure) {
+	const unsigned char *cur = (const unsigned char *)raw;
+	int i;
+	*failure = 0;
+	for (i = p->nfilters - 1; i >= 0; i--) {
+		unsigned char *next = (cur == (const unsigned char *)a) ? (unsigned char *)b : (unsigned char *)a;
+		if (i < 32 && (mask & (1u << i))) continue;
+		switch (p->filter_id[i]) {
+		case H5Z_FILTER_FLETCHER32:
+			if (n < 4 || !qh5_fletcher_ok(cur, n - 4)) {
+				*failure = 1;
+				return NULL;
+			}
+			n -= 4;
+			break;
+		case H5Z_FILTER_SHUFFLE:
+			if (n > cap) {
+				*failure = 2;
+				return NULL;
+			}
+			qh5_unshuffle(cur, next, n, p->filter_cd[i]);
+			cur = next;
+			break;
+		case H5Z_FILTER_DEFLATE: {
+			long long got = qh5_inflate((qh5_inflater *)inflater, cur, n, next, cap);
+			if (got < 0) {
+				*failure = 3;
+				return NULL;
+			}
+			n = (size_t)got;
+			cur = next;
+			break;
+		}
+		default:
+			*failure = 4;
+			return NULL;
+		}
+	}
+	if (n != p->chunk_bytes) {
+		*failure = 5;
+		return NULL;
+	}
+	return cur;
+}
+
+void qh5_chunk_scatter(const void *src, const qh5_chunkplan *p, const unsigned long long *lo,
+                       const unsigned long long *step, const unsigned long long *count, void *dst,
+                       const unsigned long long *dstride) {
+	size_t es = p->elem_size;
+	int rank = p->rank, last = rank - 1, d;
+	unsigned long long sstride[QH5_MAX_RANK], idx[QH5_MAX_RANK];
+	unsigned long long inner = count[last], sstep;
+	for (d = 0; d < rank; d++) idx[d] = 0;
+	sstride[last] = es;
+	for (d = last - 1; d >= 0; d--) sstride[d] = sstride[d + 1] * p->chunk[d + 1];
+	for (d = 0; d < rank; d++) {
+		if (count[d] == 0) return;
+	}
+	sstep = step[last] * es;
+	for (;;) {
+		const unsigned char *s = (const unsigned char *)src + lo[last] * es;
+		unsigned char *o = (unsigned char *)dst;
+		unsigned long long k;
+		for (d = 0; d < last; d++) {
+			s += (lo[d] + idx[d] * step[d]) * sstride[d];
+			o += idx[d] * dstride[d];
+		}
+		if (step[last] == 1) {
+			memcpy(o, s, inner * es);
+		} else {
+			switch (es) {
+			case 8:
+				for (k = 0; k < inner; k++, s += sstep) memcpy(o + k * 8, s, 8);
+				break;
+			case 4:
+				for (k = 0; k < inner; k++, s += sstep) memcpy(o + k * 4, s, 4);
+				break;
+			case 2:
+				for (k = 0; k < inner; k++, s += sstep) memcpy(o + k * 2, s, 2);
+				break;
+			case 1:
+				for (k = 0; k < inner; k++, s += sstep) o[k] = *s;
+				break;
+			default:
+				for (k = 0; k < inner; k++, s += sstep) memcpy(o + k * es, s, es);
+			}
+		}
+		for (d = last - 1; d >= 0; d--) {
+			if (++idx[d] < count[d]) break;
+			idx[d] = 0;
+		}
+		if (d < 0) return;
+	}
+}
+
+int qh5_write_raw_chunk(hid_t dset, const hsize_t *offset, unsigned mask, const void *buf, size_t n, qh5_err *e) {
+	qh5_quiet();
+	if (H5Dwrite_chunk(dset, H5P_DEFAULT, (uint32_t)mask, offset, n, buf) < 0) {
+		qh5_capture(e, "H5Dwrite_chunk");
 		return -1;
 	}
 	return 0;

@@ -152,6 +152,53 @@ int qh5_lcreate_hard(hid_t loc, const char *target, const char *name, qh5_err *e
 // Test support: registers a pass-through-with-XOR filter under id / unregisters a filter.
 int qh5_register_xor_filter(int id, qh5_err *e);
 int qh5_unregister_filter(int id, qh5_err *e);
+// Test support: writes one raw (already filtered) chunk with a filter mask.
+int qh5_write_raw_chunk(hid_t dset, const hsize_t *offset, unsigned mask, const void *buf, size_t n, qh5_err *e);
 int qh5_write_obj_ref(hid_t loc, const char *name, const char *target, qh5_err *e);
+
+// Direct chunk reads (chunk.go).
+#define QH5_MAX_FILTERS 32
+// Larger chunks go through H5Dread (each decoding goroutine holds three
+// chunk-sized buffers).
+#define QH5_MAX_CHUNK_BYTES ((hsize_t)16 << 20)
+typedef struct {
+	int rank;
+	hsize_t dims[QH5_MAX_RANK];
+	hsize_t chunk[QH5_MAX_RANK];
+	int nfilters;
+	int filter_id[QH5_MAX_FILTERS];
+	unsigned filter_cd[QH5_MAX_FILTERS]; // shuffle: the element size
+	size_t elem_size;
+	size_t chunk_bytes;
+	unsigned char fill[32]; // one element, in the memory type
+	char reason[128];       // why the dataset does not qualify
+} qh5_chunkplan;
+// Returns 1 when dset's chunks can be decoded by Quarry for memtype, 0 when
+// not (reason set), -1 on error.
+int qh5_chunk_plan(hid_t dset, hid_t memtype, qh5_chunkplan *p, qh5_err *e);
+// Reads the raw (filtered) chunk at offset: 0 read (size, mask set), 1 buf
+// smaller than the chunk (size set), 2 chunk not allocated, -1 error.
+int qh5_chunk_raw(hid_t dset, const hsize_t *offset, void *buf, size_t cap, unsigned long long *size,
+                  unsigned *mask, qh5_err *e);
+// No libhdf5 calls below: safe on any thread without the HDF5 lock.
+// 1 when libdeflate was found (loaded once, at first use).
+int qh5_have_libdeflate(void);
+// Test support: 1 makes new inflaters use zlib only.
+void qh5_libdeflate_off(int off);
+void *qh5_inflater_new(void);
+void qh5_inflater_free(void *z);
+// Undoes the filter pipeline on raw (n bytes; filters whose bit is set in
+// mask were skipped on write) using scratch buffers a and b of cap bytes.
+// Returns the decoded chunk (raw, a or b; chunk_bytes long) or NULL with
+// *failure set.
+const void *qh5_chunk_decode(const qh5_chunkplan *p, void *inflater, const void *raw, size_t n, unsigned mask,
+                             void *a, void *b, size_t cap, int *failure);
+// Copies the selected part of a decoded chunk into dst: per dimension lo is
+// the first selected index inside the chunk, step the stride and count the
+// number of selected elements; dst points at the first destination element
+// and dstride holds the destination's byte strides.
+void qh5_chunk_scatter(const void *src, const qh5_chunkplan *p, const unsigned long long *lo,
+                       const unsigned long long *step, const unsigned long long *count, void *dst,
+                       const unsigned long long *dstride);
 
 #endif
