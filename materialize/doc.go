@@ -23,7 +23,8 @@
 //     column by column (EncodeRecords, Preview), with a byte budget so a page
 //     fit stops as soon as the cap is reached;
 //   - the writers: WriteParquet (typed columns, zstd, statistics, page index,
-//     row groups encoded in parallel), WriteCSV (RFC 4180) and WriteArrow
+//     row groups encoded in parallel; WriteParquetWith takes a codec: zstd
+//     by default, snappy or none), WriteCSV (RFC 4180) and WriteArrow
 //     (Arrow IPC file).
 //
 // Table is the collected result (schema + record batches, or a spill file;

@@ -8,14 +8,12 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding"
 )
 
@@ -29,9 +27,17 @@ const (
 )
 
 // WriteParquet writes batches (all of schema's fields) to w as one Parquet
-// file: zstd compression, row groups of ParquetRowGroupRows rows, page and
-// column-chunk statistics, column names from ColumnNames(schema) in schema
-// order, every column OPTIONAL (nullable). Types:
+// file with the default options (zstd); see WriteParquetWith.
+func WriteParquet(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch) error {
+	return WriteParquetWith(ctx, w, schema, batches, ParquetOptions{})
+}
+
+// WriteParquetWith writes batches (all of schema's fields) to w as one
+// Parquet file: pages compressed with opts.Codec (zstd by default), row
+// groups of ParquetRowGroupRows rows, column-chunk statistics and a page
+// index (every page's min, max and null count), column names from
+// ColumnNames(schema) in schema order, every column OPTIONAL (nullable).
+// Types:
 //
 //	bool                      BOOLEAN
 //	int8/16/32, uint8/16/32   INT32 with INT(bits, signed) logical type
@@ -57,10 +63,15 @@ const (
 //	(list, struct, map, ...)  the value's JSON encoding (see RecordEncoder)
 //
 // The values are written column by column from the Arrow arrays (no
-// reflection, no per-row Go structs); row groups are encoded in parallel
-// and written in order. The context is checked between chunks.
-func WriteParquet(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch) error {
-	pw := newParquetWriter(w, schema)
+// reflection, no per-row Go structs; dictionary entries are converted once
+// per batch); row groups are encoded in parallel and written in order. The
+// context is checked between chunks.
+func WriteParquetWith(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch, opts ParquetOptions) error {
+	codec, err := opts.Codec.codec()
+	if err != nil {
+		return err
+	}
+	pw := newParquetWriterCodec(w, schema, codec)
 	for _, b := range batches {
 		if err := pw.write(ctx, b); err != nil {
 			pw.abort()
@@ -71,7 +82,7 @@ func WriteParquet(ctx context.Context, w io.Writer, schema *arrow.Schema, batche
 }
 
 // parquetWriter writes record batches to one Parquet file as they come (see
-// WriteParquet for the format). Rows are grouped into row groups of
+// WriteParquetWith for the format). Rows are grouped into row groups of
 // ParquetRowGroupRows rows; each full row group is encoded and compressed
 // on its own goroutine (parquet-go's ConcurrentRowGroupWriter, up to
 // GOMAXPROCS at a time, at most 4) and the row groups are committed to the
@@ -96,7 +107,13 @@ type rowGroupJob struct {
 	err  error
 }
 
+// newParquetWriter returns a writer of the default format (zstd).
 func newParquetWriter(w io.Writer, schema *arrow.Schema) *parquetWriter {
+	return newParquetWriterCodec(w, schema, zstdCodec)
+}
+
+// newParquetWriterCodec returns a writer compressing its pages with codec.
+func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Codec) *parquetWriter {
 	names := ColumnNames(schema)
 	p := &parquetWriter{names: names, cols: make([]parquetColumn, len(names)), limit: min(max(runtime.GOMAXPROCS(0), 1), 4)}
 	group := &orderedGroup{fields: make([]parquet.Field, len(names))}
@@ -110,8 +127,12 @@ func newParquetWriter(w io.Writer, schema *arrow.Schema) *parquetWriter {
 	}
 	p.pw = parquet.NewGenericWriter[any](w,
 		parquet.NewSchema("quarry", group),
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
-		parquet.DataPageStatistics(true),
+		parquet.Compression(codec),
+		// Page statistics live in the page index (the column index has
+		// every page's min, max and null count); repeating them in the
+		// data page headers would compute every page's bounds twice, a
+		// tenth of the write time for string columns.
+		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("quarry", "", ""),
 	)
 	return p
@@ -268,6 +289,11 @@ type parquetColumn struct {
 	// element i (non-null) and an extra null test (nil: the validity bitmap
 	// is enough).
 	value func(arr arrow.Array) (func(i int) parquet.Value, func(i int) bool)
+	// dict is the mapping of the value type of a dictionary type (nil for
+	// other types): dictionary arrays convert their entries once.
+	dict *parquetColumn
+	// generic disables the specialised loops (tests compare both paths).
+	generic bool
 }
 
 // bind returns the appender of arr's values for leaf column col.
@@ -275,8 +301,14 @@ func (pc parquetColumn) bind(arr arrow.Array, col int) valueAppender {
 	if ext, ok := arr.(array.ExtensionArray); ok {
 		arr = ext.Storage()
 	}
-	if fast := fastAppender(arr, col); fast != nil {
-		return fast
+	if !pc.generic {
+		if d, ok := arr.(*array.Dictionary); ok && pc.dict != nil {
+			if fast := dictionaryAppender(d, *pc.dict, col); fast != nil {
+				return fast
+			}
+		} else if fast := fastAppender(arr, col); fast != nil {
+			return fast
+		}
 	}
 	value, isNull := pc.value(arr)
 	hasNulls := arr.NullN() > 0
@@ -286,100 +318,10 @@ func (pc parquetColumn) bind(arr arrow.Array, col int) valueAppender {
 				dst = append(dst, parquet.NullValue().Level(0, 0, col))
 				continue
 			}
-			dst = append(dst, value(i).Level(0, 1, col))
+			dst = append(dst, present(value(i), col))
 		}
 		return dst
 	}
-}
-
-// fastAppender returns a loop specialised for the most common column
-// types (no function call per value), producing exactly the values
-// parquetColumnOf's mapping would; nil for the other types.
-func fastAppender(arr arrow.Array, col int) valueAppender {
-	hasNulls := arr.NullN() > 0
-	null := parquet.NullValue().Level(0, 0, col)
-	switch a := arr.(type) {
-	case *array.Int64:
-		v := a.Int64Values()
-		return func(dst []parquet.Value, lo, hi int) []parquet.Value {
-			for i := lo; i < hi; i++ {
-				if hasNulls && a.IsNull(i) {
-					dst = append(dst, null)
-				} else {
-					dst = append(dst, parquet.Int64Value(v[i]).Level(0, 1, col))
-				}
-			}
-			return dst
-		}
-	case *array.Int32:
-		v := a.Int32Values()
-		return func(dst []parquet.Value, lo, hi int) []parquet.Value {
-			for i := lo; i < hi; i++ {
-				if hasNulls && a.IsNull(i) {
-					dst = append(dst, null)
-				} else {
-					dst = append(dst, parquet.Int32Value(v[i]).Level(0, 1, col))
-				}
-			}
-			return dst
-		}
-	case *array.Float64:
-		v := a.Float64Values()
-		return func(dst []parquet.Value, lo, hi int) []parquet.Value {
-			for i := lo; i < hi; i++ {
-				if hasNulls && a.IsNull(i) {
-					dst = append(dst, null)
-				} else {
-					dst = append(dst, parquet.DoubleValue(v[i]).Level(0, 1, col))
-				}
-			}
-			return dst
-		}
-	case *array.Date32:
-		v := a.Date32Values()
-		return func(dst []parquet.Value, lo, hi int) []parquet.Value {
-			for i := lo; i < hi; i++ {
-				if hasNulls && a.IsNull(i) {
-					dst = append(dst, null)
-				} else {
-					dst = append(dst, parquet.Int32Value(int32(v[i])).Level(0, 1, col))
-				}
-			}
-			return dst
-		}
-	case *array.Timestamp:
-		_, scale := parquetTimeUnit(a.DataType().(*arrow.TimestampType).Unit)
-		v := a.TimestampValues()
-		return func(dst []parquet.Value, lo, hi int) []parquet.Value {
-			for i := lo; i < hi; i++ {
-				if hasNulls && a.IsNull(i) {
-					dst = append(dst, null)
-				} else {
-					dst = append(dst, parquet.Int64Value(int64(v[i])*scale).Level(0, 1, col))
-				}
-			}
-			return dst
-		}
-	case *array.String:
-		offs := a.ValueOffsets()
-		data := a.ValueBytes()
-		base := offs[0]
-		return func(dst []parquet.Value, lo, hi int) []parquet.Value {
-			for i := lo; i < hi; i++ {
-				if hasNulls && a.IsNull(i) {
-					dst = append(dst, null)
-					continue
-				}
-				b := data[offs[i]-base : offs[i+1]-base : offs[i+1]-base]
-				if !utf8.Valid(b) {
-					b = stringBytes(toValidUTF8(string(b)))
-				}
-				dst = append(dst, parquet.ByteArrayValue(b).Level(0, 1, col))
-			}
-			return dst
-		}
-	}
-	return nil
 }
 
 func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
@@ -494,8 +436,12 @@ func parquetColumnOf(dt arrow.DataType) parquetColumn {
 			return parquet.FixedLenByteArrayValue(b[:])
 		})
 	case *arrow.DictionaryType:
+		// Written like the value type (same node and page encoding):
+		// parquet-go's dictionary encoding (RLE_DICTIONARY) re-hashes every
+		// value and measured ~15% slower to write with snappy, and no
+		// smaller with zstd.
 		inner := parquetColumnOf(t.ValueType)
-		return parquetColumn{node: inner.node, value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
+		return parquetColumn{node: inner.node, dict: &inner, value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
 			d := arr.(*array.Dictionary)
 			dict := d.Dictionary()
 			value, innerNull := inner.value(dict)
