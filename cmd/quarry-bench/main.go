@@ -14,13 +14,22 @@
 // Queries are planner.Specs built here, the same JSON an MCP client would
 // send; nothing in the engine knows about them. A query whose knobs the
 // planner or engine does not support yet reports "error" in its RESULT
-// line. The HDF5 queries (H1-H8) are not implemented yet and report errors.
+// line.
+//
+// The HDF5 queries H1-H8 (see h5.go) read the file given by --h5 through
+// hdf5.Format.ReadSlice, the read path of the read_dataset_slice tool: the
+// timing runs from issuing the read to the selection materialized as an
+// Arrow array. cold: each rep opens the file inside the timing (a fresh
+// Format, closed before the clock stops), as h5py's cold runner does;
+// warm: one Format opens the file once (LOAD) and keeps it open. rows is
+// the length of the first dimension read and the first rows follow
+// runners/h5py_runner.py (H2, H3 and H6 lead with the total sum). A run
+// with only H queries needs no --csv.
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -63,11 +72,11 @@ func main() {
 	var o options
 	fs := flag.NewFlagSet("quarry-bench", flag.ExitOnError)
 	fs.StringVar(&o.mode, "mode", "cold", "cold or warm")
-	fs.StringVar(&o.queries, "queries", "all", "comma-separated queries (Q1-Q8, H1-H8) or all")
+	fs.StringVar(&o.queries, "queries", "all", "comma-separated queries (Q1-Q8, H1-H8) or all (H1-H8 only with --h5)")
 	fs.StringVar(&o.queries, "query", "all", "alias of --queries")
 	fs.IntVar(&o.reps, "reps", 1, "repetitions of each query")
-	fs.StringVar(&o.csv, "csv", "", "the sales CSV (required)")
-	fs.StringVar(&o.h5, "h5", "", "the sales HDF5 file")
+	fs.StringVar(&o.csv, "csv", "", "the sales CSV (required for Q1-Q8)")
+	fs.StringVar(&o.h5, "h5", "", "the sales HDF5 file (required for H1-H8)")
 	fs.StringVar(&o.outdir, "outdir", os.TempDir(), "where Q6 writes its Parquet file")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.StringVar(&o.trace, "trace", "", "write an execution trace of the whole run to this file")
@@ -78,8 +87,26 @@ func main() {
 	if o.mode != "cold" && o.mode != "warm" {
 		fail("--mode must be cold or warm")
 	}
-	if o.csv == "" {
+	queries := strings.Split(o.queries, ",")
+	if o.queries == "all" {
+		queries = []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}
+		if o.h5 != "" {
+			queries = append(queries, h5QueryNames...)
+		}
+	}
+	var csvQueries, hQueries []string
+	for _, q := range queries {
+		if isH5Query(q) {
+			hQueries = append(hQueries, q)
+		} else {
+			csvQueries = append(csvQueries, q)
+		}
+	}
+	if o.csv == "" && len(csvQueries) > 0 {
 		fail("--csv PATH is required")
+	}
+	if o.h5 == "" && len(hQueries) > 0 {
+		fail("--h5 PATH is required for H1-H8")
 	}
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
@@ -107,20 +134,21 @@ func main() {
 	if err := os.MkdirAll(o.outdir, 0o755); err != nil {
 		fail(err.Error())
 	}
-	root, id, cleanup, err := dataRoot(o.csv)
-	if err != nil {
-		fail(err.Error())
+	if len(csvQueries) > 0 {
+		root, id, cleanup, err := dataRoot(o.csv)
+		if err != nil {
+			fail(err.Error())
+		}
+		defer cleanup()
+		r := &runner{o: o, root: root, id: id}
+		if o.mode == "warm" {
+			r.warm(csvQueries)
+		} else {
+			r.cold(csvQueries)
+		}
 	}
-	defer cleanup()
-	queries := strings.Split(o.queries, ",")
-	if o.queries == "all" {
-		queries = []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}
-	}
-	r := &runner{o: o, root: root, id: id}
-	if o.mode == "warm" {
-		r.warm(queries)
-	} else {
-		r.cold(queries)
+	if len(hQueries) > 0 {
+		runH5(o, hQueries)
 	}
 	emit("MEM", map[string]any{"peak_rss_bytes": peakRSS(), "csv_bytes": fileSize(o.csv)})
 }
@@ -321,9 +349,6 @@ func spec(q string) (planner.Spec, error) {
 			Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: "n"}},
 		}, nil
 	}
-	if strings.HasPrefix(q, "H") {
-		return planner.Spec{}, errors.New("HDF5 queries are not implemented in quarry-bench yet")
-	}
 	return planner.Spec{}, fmt.Errorf("unknown query %q", q)
 }
 
@@ -369,7 +394,7 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 			return err
 		}
 		rec["rows"] = n
-		rec["compression"] = "zstd"
+		rec["compression"] = "snappy"
 		return nil
 	}
 	rec["secs"] = time.Since(t0).Seconds()
@@ -397,14 +422,14 @@ func collect(rr array.RecordReader) ([]arrow.RecordBatch, int64, error) {
 	return out, rows, rr.Err()
 }
 
-// writeParquet writes the batches with materialize.WriteParquet (zstd: the
-// writer has no codec option).
+// writeParquet writes the batches with materialize.WriteParquetWith,
+// snappy-compressed like the peers' Q6 files (see the harness README).
 func writeParquet(ctx context.Context, path string, schema *arrow.Schema, batches []arrow.RecordBatch) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := materialize.WriteParquet(ctx, f, schema, batches); err != nil {
+	if err := materialize.WriteParquetWith(ctx, f, schema, batches, materialize.ParquetOptions{Codec: materialize.ParquetSnappy}); err != nil {
 		f.Close()
 		return err
 	}
