@@ -135,6 +135,13 @@ type Config struct {
 	// buffers is spilled likewise. 0 means DefaultSpillBytes (256 MiB);
 	// negative means never by size.
 	SpillBytes int64
+	// ParquetCodec compresses the pages of Parquet artifacts (result files
+	// and pages switched to parquet). "" means ParquetZstd, the default;
+	// ParquetSnappy writes several times faster and bigger files;
+	// ParquetUncompressed stores pages as they are. Spill files (internal)
+	// always use zstd. An unknown codec fails every Parquet write with
+	// invalid_argument: check flags with ParseParquetCodec.
+	ParquetCodec ParquetCodec
 }
 
 // Materializer enforces the caps and picks how a result is delivered
@@ -148,6 +155,7 @@ type Materializer struct {
 	filePaths   bool
 	spillRows   int64
 	spillBytes  int64
+	codec       ParquetCodec // of Parquet artifacts
 }
 
 // New returns a Materializer for cfg.
@@ -166,6 +174,7 @@ func New(cfg Config) *Materializer {
 		hard: cfg.Hard.withDefaults(), store: cfg.Artifacts, handles: cfg.Handles, previewRows: max(pr, 0),
 		arrowIPC: cfg.EnableArrowIPC, filePaths: cfg.ExposeFilePaths,
 		spillRows: def(cfg.SpillRows, DefaultSpillRows), spillBytes: def(cfg.SpillBytes, DefaultSpillBytes),
+		codec: cfg.ParquetCodec,
 	}
 }
 
@@ -621,10 +630,14 @@ type batchWriter interface {
 	abort()
 }
 
-func newBatchWriter(format string, w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+func (m *Materializer) newBatchWriter(format string, w io.Writer, schema *arrow.Schema) (batchWriter, error) {
 	switch format {
 	case FormatParquet:
-		return newParquetWriter(w, schema), nil
+		codec, err := m.codec.codec()
+		if err != nil {
+			return nil, err
+		}
+		return newParquetWriterCodec(w, schema, codec), nil
 	case FormatCSV:
 		return newCSVWriter(w, schema)
 	case FormatArrow:
@@ -701,7 +714,7 @@ func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64,
 	if t.spill != nil {
 		schema, chunk = t.spill.schema, fileChunkRows
 	}
-	bw, err := newBatchWriter(format, w, schema)
+	bw, err := m.newBatchWriter(format, w, schema)
 	if err != nil {
 		return fail(err)
 	}

@@ -49,6 +49,9 @@ type Config struct {
 	// (longer values are shortened with a marker; files keep them whole);
 	// 0 => 2,000.
 	MaxCellChars int64
+	// ParquetCodec compresses Parquet artifacts: "zstd" (the default, also
+	// for ""), "snappy" (faster to write, bigger) or "none".
+	ParquetCodec string
 	// EnableArrowIPC allows output_format=arrow (Arrow IPC files); false =>
 	// arrow is refused with a hint naming --enable-arrow-ipc.
 	EnableArrowIPC bool
@@ -99,6 +102,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.HandleTTL, "handle-ttl", 15*time.Minute, "idle lifetime of a result handle")
 	fs.IntVar(&c.MaxHandles, "max-handles", 256, "result handles kept at once (least recently used evicted)")
 	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", 2000, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
+	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
 	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
 	fs.BoolVar(&c.ExposeFilePaths, "expose-file-paths", false, "include file_path (absolute artifact path) in file results, for clients on this machine")
 	fs.Int64Var(&c.HandleMemory, "handle-memory", 512<<20, "bytes of in-memory results kept behind result handles (least recently used evicted; negative: unlimited)")
@@ -161,6 +165,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("data directory %q is not a directory", root)
 	}
+	codec, err := materialize.ParseParquetCodec(cfg.ParquetCodec)
+	if err != nil {
+		return nil, fmt.Errorf("--parquet-codec: %w", err)
+	}
 	h5 := hdf5.NewFormat(hdf5.WithRoot(root))
 	cache := colcache.New(colcache.Options{Budget: cacheBudget(cfg.CacheMemory)})
 	var keeper catalog.ColumnKeeper // cataloging a CSV file fills the cache
@@ -191,7 +199,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Artifacts:      store,
 		Handles:        reg,
 		EnableArrowIPC: cfg.EnableArrowIPC, ExposeFilePaths: cfg.ExposeFilePaths,
-		SpillRows: cfg.SpillRows, SpillBytes: cfg.SpillBytes,
+		SpillRows: cfg.SpillRows, SpillBytes: cfg.SpillBytes, ParquetCodec: codec,
 	})
 	svc, err := service.New(service.Config{
 		HDF5:    h5,
