@@ -147,12 +147,19 @@ func inferFast(ctx context.Context, path string, gz bool, defDelim rune, size in
 		toks[w] = newTokenizer(byte(h.delim), ncols, all)
 	}
 	noDict := make([]atomic.Bool, ncols) // keep: the column has too many distinct values
+	var dicts [][]workerDict             // keep: per worker, per column
+	if keep != nil {
+		dicts = make([][]workerDict, workers)
+		for w := range dicts {
+			dicts[w] = make([]workerDict, ncols)
+		}
+	}
 	p := startPipeline(cr, workers, func(w int, ch *csvChunk) (chunkKinds, error) {
 		t := toks[w]
 		if keep == nil {
 			return inferChunk(t, ch, &scratch[w])
 		}
-		return keepChunk(keep, t, ch, &scratch[w], noDict)
+		return keepChunk(keep, t, ch, &scratch[w], noDict, dicts[w])
 	}, chunkKinds.release)
 	defer p.close()
 	inf := &csvInference{names: h.names, kinds: make([]colKind, ncols), delim: h.delim}
@@ -237,7 +244,9 @@ type keepCol struct {
 // as kind k accepts exactly the cells widen keeps at k, so when every cell
 // parses, k is the chunk's kind). When a cell does not fit, the chunk is
 // tokenized again and classified first (keepChunkSlow).
-func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]byte, noDict []atomic.Bool) (chunkKinds, error) {
+//
+// dicts are the worker's dictionaries of the columns (workerDict).
+func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]byte, noDict []atomic.Bool, dicts []workerDict) (chunkKinds, error) {
 	ncols := t.ncols
 	ub := bytes.Count(ch.data, nl) + 1
 	cols := make([]keepCol, ncols)
@@ -251,7 +260,7 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 	t.flushRows = flushRowsFor(ncols)
 	t.flush = func(int) error {
 		for c := range cols {
-			if err := cols[c].add(mem, t.spansOf(ch.data, c), ub, scratch, &noDict[c]); err != nil {
+			if err := cols[c].add(mem, t.spansOf(ch.data, c), ub, scratch, &noDict[c], &dicts[c]); err != nil {
 				return err
 			}
 		}
@@ -262,7 +271,7 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 	if err != nil {
 		release()
 		if errors.Is(err, errKindChange) {
-			return keepChunkSlow(mem, t, ch, scratch, noDict)
+			return keepChunkSlow(mem, t, ch, scratch, noDict, dicts)
 		}
 		return chunkKinds{}, err
 	}
@@ -289,7 +298,7 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 
 var nl = []byte{'\n'}
 
-func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte, noDict *atomic.Bool) error {
+func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte, noDict *atomic.Bool, dict *workerDict) error {
 	if kc.b == nil {
 		first := -1
 		for r := range c.rows {
@@ -303,7 +312,10 @@ func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte
 			kc.nulls += c.rows
 			return nil
 		}
-		kc.b = newBuilder(mem, kc.kind, ub, true, kc.kind == kindString && !noDict.Load())
+		if kc.kind != kindString || noDict.Load() {
+			dict = nil
+		}
+		kc.b = newBuilder(mem, kc.kind, ub, true, dict)
 		if kc.nulls > 0 {
 			_ = kc.b.add(colSpans{sp: make([]uint32, 2*kc.nulls), rows: kc.nulls}, scratch)
 		}
@@ -318,7 +330,7 @@ func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte
 
 // keepChunkSlow is keepChunk for a chunk whose columns change kind: the
 // whole chunk is tokenized, each column classified, then parsed.
-func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]byte, noDict []atomic.Bool) (chunkKinds, error) {
+func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]byte, noDict []atomic.Bool, dicts []workerDict) (chunkKinds, error) {
 	if err := t.run(ch.data, ch.first); err != nil {
 		return chunkKinds{}, err
 	}
@@ -338,7 +350,11 @@ func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch 
 		if k == kindNull {
 			continue
 		}
-		b := newBuilder(mem, k, cs.rows, true, k == kindString && !noDict[c].Load())
+		var dict *workerDict
+		if k == kindString && !noDict[c].Load() {
+			dict = &dicts[c]
+		}
+		b := newBuilder(mem, k, cs.rows, true, dict)
 		if err := b.add(cs, scratch); err != nil {
 			b.release()
 			out.release()
@@ -597,7 +613,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 		ub := bytes.Count(ch.data, nl) + 1
 		builders := make([]colBuilder, len(proj))
 		for i, k := range kinds {
-			builders[i] = newBuilder(alloc, k, ub, false, false)
+			builders[i] = newBuilder(alloc, k, ub, false, nil)
 		}
 		release := func() {
 			for _, b := range builders {

@@ -41,24 +41,30 @@ func TestStructMask(t *testing.T) {
 			pat[i], pat[16+i], pat[32+i] = d, '\n', '"'
 		}
 		k64 := len(b) / 64
-		got, want, gotHi, wantHi := make([]uint64, k64), make([]uint64, k64), make([]uint64, k64), make([]uint64, k64)
-		structMask(b, &pat, got, gotHi)
+		mk := func() []uint64 { return make([]uint64, k64) }
+		got, gotNQ, gotHi := mk(), mk(), mk()
+		want, wantNQ, wantHi := mk(), mk(), mk()
+		structMask(b, &pat, got, gotNQ, gotHi)
 		for k := range want {
 			for i := range 64 {
-				if c := b[64*k+i]; c == pat[0] || c == '\n' || c == '"' {
+				c := b[64*k+i]
+				if c == pat[0] || c == '\n' || c == '"' {
 					want[k] |= 1 << i
 				}
-				if b[64*k+i] >= 0x80 {
+				if c == '\n' || c == '"' {
+					wantNQ[k] |= 1 << i
+				}
+				if c >= 0x80 {
 					wantHi[k] |= 1 << i
 				}
 			}
 		}
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotHi, wantHi) {
-			t.Fatalf("structMask %x %x, want %x %x", got, gotHi, want, wantHi)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotNQ, wantNQ) || !reflect.DeepEqual(gotHi, wantHi) {
+			t.Fatalf("structMask %x %x %x, want %x %x %x", got, gotNQ, gotHi, want, wantNQ, wantHi)
 		}
-		structMaskGo(b, &pat, got, gotHi)
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotHi, wantHi) {
-			t.Fatalf("structMaskGo %x %x, want %x %x", got, gotHi, want, wantHi)
+		structMaskGo(b, &pat, got, gotNQ, gotHi)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotNQ, wantNQ) || !reflect.DeepEqual(gotHi, wantHi) {
+			t.Fatalf("structMaskGo %x %x %x, want %x %x %x", got, gotNQ, gotHi, want, wantNQ, wantHi)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -121,9 +122,9 @@ type colBuilder interface {
 }
 
 // newBuilder returns the builder of kind k for up to ub rows. validate
-// makes string builders check UTF-8 (inference); dict makes a string
-// builder try dictionary encoding.
-func newBuilder(mem memory.Allocator, k colKind, ub int, validate, dict bool) colBuilder {
+// makes string builders check UTF-8 (inference); with dict, a string
+// builder tries dictionary encoding, looking values up in dict.
+func newBuilder(mem memory.Allocator, k colKind, ub int, validate bool, dict *workerDict) colBuilder {
 	switch k {
 	case kindInt:
 		return &int64Builder{fixed: newFixed(mem, ub, 8)}
@@ -136,8 +137,8 @@ func newBuilder(mem memory.Allocator, k colKind, ub int, validate, dict bool) co
 	case kindTSZoned, kindTSNaive:
 		return &tsBuilder{fixed: newFixed(mem, ub, 8), dt: k.arrowType(), zoned: k == kindTSZoned}
 	}
-	if dict {
-		return newDictBuilder(mem, ub)
+	if dict != nil {
+		return newDictBuilder(mem, ub, dict)
 	}
 	return newStringBuilder(mem, ub, validate)
 }
@@ -461,10 +462,14 @@ var dictStringType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32
 // dictBuilder builds a string column dictionary-encoded (int32 codes, the
 // chunk's distinct values in first-seen order; every value must be valid
 // UTF-8) while it has few distinct values, and turns into a plain
-// stringBuilder when it has too many.
+// stringBuilder when it has too many. The values are looked up in the
+// worker's dictionary of the column (workerDict), which outlives the
+// chunk, and numbered per chunk.
 type dictBuilder struct {
 	fixed
-	d     strDict
+	wd    *workerDict
+	gen   uint64         // this chunk's stamp in wd.local
+	order []int32        // the chunk's values (worker codes) in first-seen order
 	plain *stringBuilder // non-nil: gave up on the dictionary
 }
 
@@ -472,10 +477,9 @@ type dictBuilder struct {
 // at most half of the first dictProbe rows.
 const dictProbe = 4096
 
-func newDictBuilder(mem memory.Allocator, ub int) *dictBuilder {
-	b := &dictBuilder{fixed: newFixed(mem, ub, 4)}
-	b.d.init(64)
-	return b
+func newDictBuilder(mem memory.Allocator, ub int, wd *workerDict) *dictBuilder {
+	wd.start()
+	return &dictBuilder{fixed: newFixed(mem, ub, 4), wd: wd, gen: wd.gen, order: wd.order[:0]}
 }
 
 func (b *dictBuilder) add(c colSpans, scratch *[]byte) error {
@@ -485,6 +489,7 @@ func (b *dictBuilder) add(c colSpans, scratch *[]byte) error {
 	b.reserve(c.rows, 4)
 	codes := arrow.Int32Traits.CastFromBytes(b.vb.Bytes())
 	limit := max(b.ub/4, 64)
+	wd, gen := b.wd, b.gen
 	for r := range c.rows {
 		st, en := c.sp[2*r], c.sp[2*r+1]
 		var f []byte
@@ -498,21 +503,39 @@ func (b *dictBuilder) add(c colSpans, scratch *[]byte) error {
 			b.n++
 			continue
 		}
-		n0 := b.d.len()
-		codes[b.n] = b.d.code(f)
-		b.n++
-		if n := b.d.len(); n > n0 {
+		n0 := wd.d.len()
+		g := wd.d.code(f)
+		if wd.d.len() > n0 {
 			if !utf8.Valid(f) {
 				return errInvalidUTF8
 			}
-			if n > limit || (b.n >= dictProbe && n > b.n/2) {
-				b.toPlain()
-				rest := colSpans{b: c.b, sp: c.sp[2*(r+1):], rows: c.rows - r - 1}
-				return b.plain.add(rest, scratch)
-			}
+			wd.local = append(wd.local, 0)
+		}
+		e := wd.local[g]
+		if e>>32 == gen {
+			codes[b.n] = int32(uint32(e))
+			b.n++
+			continue
+		}
+		code := len(b.order)
+		wd.local[g] = gen<<32 | uint64(code)
+		b.order = append(b.order, g)
+		codes[b.n] = int32(code)
+		b.n++
+		if n := len(b.order); n > limit || (b.n >= dictProbe && n > b.n/2) {
+			b.toPlain()
+			rest := colSpans{b: c.b, sp: c.sp[2*(r+1):], rows: c.rows - r - 1}
+			return b.plain.add(rest, scratch)
 		}
 	}
 	return nil
+}
+
+// value returns the bytes of chunk code c.
+func (b *dictBuilder) value(c int32) []byte {
+	d := &b.wd.d
+	g := b.order[c]
+	return d.vals[d.offs[g]:d.offs[g+1]]
 }
 
 // toPlain replays the codes so far into a plain string builder.
@@ -524,22 +547,42 @@ func (b *dictBuilder) toPlain() {
 			p.addCell(nil)
 			continue
 		}
-		c := codes[i]
-		p.addCell(b.d.vals[b.d.offs[c]:b.d.offs[c+1]])
+		p.addCell(b.value(codes[i]))
 	}
 	b.fixed.release()
+	b.done()
 	b.plain = p
+}
+
+// done hands the order slice back to the worker's dictionary.
+func (b *dictBuilder) done() {
+	if b.wd != nil {
+		b.wd.order = b.order[:0]
+		b.wd, b.order = nil, nil
+	}
 }
 
 func (b *dictBuilder) finish() arrow.Array {
 	if b.plain != nil {
 		return b.plain.finish()
 	}
-	ob := newBuffer(b.mem, len(b.d.offs)*4)
-	copy(arrow.Int32Traits.CastFromBytes(ob.Bytes()), b.d.offs)
-	db := newBuffer(b.mem, len(b.d.vals))
-	copy(db.Bytes(), b.d.vals)
-	dict := makeArray(arrow.BinaryTypes.String, b.d.len(), &validity{}, ob, db)
+	size := 0
+	for c := range b.order {
+		size += len(b.value(int32(c)))
+	}
+	ob := newBuffer(b.mem, (len(b.order)+1)*4)
+	offs := arrow.Int32Traits.CastFromBytes(ob.Bytes())
+	db := newBuffer(b.mem, size)
+	data := db.Bytes()
+	at := 0
+	offs[0] = 0
+	for c := range b.order {
+		at += copy(data[at:], b.value(int32(c)))
+		offs[c+1] = int32(at)
+	}
+	n := len(b.order)
+	b.done()
+	dict := makeArray(arrow.BinaryTypes.String, n, &validity{}, ob, db)
 	defer dict.Release()
 	idx := b.array(arrow.PrimitiveTypes.Int32)
 	defer idx.Release()
@@ -550,6 +593,7 @@ func (b *dictBuilder) release() {
 	if b.plain != nil {
 		b.plain.release()
 	}
+	b.done()
 	b.fixed.release()
 }
 
@@ -584,25 +628,19 @@ func (d *strDict) init(n int) {
 func (d *strDict) len() int { return len(d.offs) - 1 }
 
 // keyWords packs f into two words that, with len(f), identify f exactly
-// when len(f) <= 16 (and its first 16 bytes otherwise).
+// when len(f) <= 16 (and its first 16 bytes otherwise): its first 16 bytes,
+// zero-padded, little-endian. With 16 readable bytes from f's start (the
+// usual case: f views a chunk buffer) they are two masked loads.
 func keyWords(f []byte) (w0, w1 uint64) {
 	n := len(f)
-	switch {
-	case n >= 16:
-		return load64(f, 0), load64(f, 8)
-	case n >= 8:
-		return load64(f, 0), load64(f, n-8)
-	case n >= 4:
-		return uint64(load32(f, 0)) | uint64(load32(f, n-4))<<32, 0
+	if cap(f) < 16 {
+		var pad [16]byte
+		copy(pad[:], f)
+		f = pad[:n:16]
 	}
-	for _, c := range f {
-		w0 = w0<<8 | uint64(c)
-	}
-	return w0, 0
-}
-
-func load32(b []byte, i int) uint32 {
-	return uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+	f = f[:16]
+	w0, w1 = load64(f, 0), load64(f, 8)
+	return w0 & (^uint64(0) >> (64 - 8*min(n, 8))), w1 & (^uint64(0) >> (64 - 8*min(max(n-8, 0), 8)))
 }
 
 func slotHash(w0, w1 uint64, n int) uint64 {
@@ -722,6 +760,9 @@ var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9
 // another shape (then it may still be a valid float).
 func parseDecimalFast(s []byte) (float64, bool) {
 	n := len(s)
+	if f, ok := parseDecimalWord(s); ok {
+		return f, true
+	}
 	if n == 0 || n > 17 {
 		return 0, false
 	}
@@ -762,6 +803,58 @@ func parseDecimalFast(s []byte) (float64, bool) {
 		return 0, false
 	}
 	f := float64(mant)
+	if frac > 0 {
+		f /= float64pow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// parseDecimalWord is parseDecimalFast for a cell of 1 to 8 bytes with 8
+// readable bytes from its start (cap(s) >= 8), in registers: the cell is
+// loaded as one word, its sign and its one '.' are cut out and the digits,
+// left-padded with '0', are converted by parse8Digits. It accepts a subset
+// of what parseDecimalFast accepts (at most 8 digits) with the same value;
+// ok is false for everything else.
+func parseDecimalWord(s []byte) (float64, bool) {
+	if len(s) == 0 || len(s) > 8 || cap(s) < 8 {
+		return 0, false
+	}
+	n := uint(len(s))
+	x := load64(s[:8], 0)
+	neg := false
+	if c := x & 0xFF; c == '-' || c == '+' {
+		neg = c == '-'
+		x >>= 8
+		n--
+		if n == 0 {
+			return 0, false
+		}
+	}
+	x &= ^uint64(0) >> (64 - 8*n)
+	frac := uint(0)
+	if dots := exactZero(x^('.'*lo8)) & (hi8 >> (64 - 8*n)); dots != 0 {
+		if dots&(dots-1) != 0 {
+			return 0, false
+		}
+		k := uint(bits.TrailingZeros64(dots)) >> 3
+		low := uint64(1)<<(8*k) - 1
+		x = x&low | x>>8&^low
+		n--
+		frac = n - k
+		if n == 0 {
+			return 0, false
+		}
+	}
+	sh := 8 * (8 - n)
+	x = x<<sh | 0x3030303030303030&(uint64(1)<<sh-1)
+	v, ok := parse8Digits(x)
+	if !ok {
+		return 0, false
+	}
+	f := float64(v)
 	if frac > 0 {
 		f /= float64pow10[frac]
 	}
@@ -823,6 +916,9 @@ func daysIn(m, y int) int {
 	}
 	return 31
 }
+
+// monthLen[m] is the length of month m (1-12) in a common year.
+var monthLen = [16]uint8{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
 func d2(s []byte, i int) (int, bool) {
 	a, b := s[i]-'0', s[i+1]-'0'
@@ -898,15 +994,21 @@ func parseNaiveTSFast(s []byte) (int64, bool) {
 	if !allDigits(a) || !allDigits(b) || !allDigits(c) {
 		return 0, false
 	}
+	// Digit pairs: byte i of x*10 + x>>8 is 10*digit(i) + digit(i+1) (at
+	// most 99, so bytes do not carry into each other).
 	a, b, c = a-zero, b-zero, c-zero
-	y := int(a&0xFF)*1000 + int(a>>8&0xFF)*100 + int(a>>16&0xFF)*10 + int(a>>24&0xFF)
-	mo := int(a>>40&0xFF)*10 + int(a>>48&0xFF)
-	d := int(b&0xFF)*10 + int(b>>8&0xFF)
-	h := int(b>>24&0xFF)*10 + int(b>>32&0xFF)
-	mi := int(b>>48&0xFF)*10 + int(b>>56&0xFF)
-	sec := int(c>>48&0xFF)*10 + int(c>>56&0xFF)
-	if mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 59 {
-		return 0, false
+	a = a*10 + a>>8
+	b = b*10 + b>>8
+	y := int(a&0xFF)*100 + int(a>>16&0xFF)
+	mo := int(a >> 40 & 0xFF)
+	d := int(b & 0xFF)
+	h := int(b >> 24 & 0xFF)
+	mi := int(b >> 48 & 0xFF)
+	sec := int(c>>48&0xFF)*10 + int(c>>56)
+	if uint(mo-1) > 11 || uint(d-1) >= uint(monthLen[mo]) || h > 23 || mi > 59 || sec > 59 {
+		if mo != 2 || d != 29 || daysIn(mo, y) != 29 || h > 23 || mi > 59 || sec > 59 {
+			return 0, false
+		}
 	}
 	return (epochDays(y, mo, d)*86400 + int64(h*3600+mi*60+sec)) * 1000, true
 }

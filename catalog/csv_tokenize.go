@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"math/bits"
 	"unicode/utf8"
 	"unsafe"
@@ -54,15 +53,23 @@ type csvTokenizer struct {
 	ncols  int     // fields per record
 	slot   []int32 // file column -> slot of its span pair in a row, -1 = skipped
 	nslots int
-	cols   [][]uint32 // per slot: start, end of the field in each row
-	rows   int
-	total  int // rows of the last run (with flush: across flushes)
+	// cols[s] holds the start and end of slot s's field in each row; the
+	// slots are regions of flat, capRows rows each, followed by a trash
+	// region that takes the fields of skipped columns (and of records
+	// with too many fields) so that recording a field never branches.
+	cols    [][]uint32
+	flat    []uint32
+	off     []int // per file column (+1 for "too many"), its region's offset in flat
+	capRows int
+	rows    int
+	total   int // rows of the last run (with flush: across flushes)
 	// flush, when set, receives the recorded rows every flushRows rows or
 	// so (at a window end) and at the end of the chunk; the spans are then
 	// reused. Without it every row of the chunk stays recorded.
 	flush     func(rows int) error
 	flushRows int
 	mask      []uint64 // structural bitmap of one window
+	nq        []uint64 // '\n' and '"' bitmap of one window
 	hi        []uint64 // non-ASCII bitmap of one window
 	utf8      bool     // check that the chunk is valid UTF-8
 	pat       [48]byte // delimiter, '\n', '"', 16 times each
@@ -78,6 +85,31 @@ func newTokenizer(delim byte, ncols int, record []int) *csvTokenizer {
 	}
 	t.nslots = len(record)
 	return t
+}
+
+// layout makes room for capRows rows of spans, keeping the first keep rows
+// of every slot.
+func (t *csvTokenizer) layout(capRows, keep int) {
+	if t.cols != nil && t.capRows >= capRows {
+		return
+	}
+	region := 2 * capRows
+	flat := make([]uint32, (t.nslots+1)*region)
+	cols := make([][]uint32, t.nslots)
+	for s := range cols {
+		cols[s] = flat[s*region : (s+1)*region : (s+1)*region]
+		if keep > 0 {
+			copy(cols[s], t.cols[s][:2*keep])
+		}
+	}
+	off := make([]int, t.ncols+1)
+	for c := range off {
+		off[c] = t.nslots * region // trash
+		if c < t.ncols && t.slot[c] >= 0 {
+			off[c] = int(t.slot[c]) * region
+		}
+	}
+	t.cols, t.flat, t.off, t.capRows = cols, flat, off, capRows
 }
 
 const (
@@ -98,35 +130,26 @@ var maskWindow = 16 << 10
 // skipFirst the first record (the header) is checked but not recorded.
 // Spans and rows are reset first.
 //
-// It works in two stages per window of maskWindow bytes: a bitmap of the
-// structural bytes (delimiter, '\n', '"'; SSE2 on amd64), then a walk
-// over the set bits. A quoted field is scanned with bytes.IndexByte and
-// the bits inside it are skipped.
+// It works in two stages per window of maskWindow bytes: bitmaps of the
+// structural bytes (delimiter, '\n', '"') and of the '\n' and '"' among
+// them (SSE2 on amd64), then a walk over the set bits in which a
+// delimiter, the common case, is told apart in registers. A quoted field
+// is scanned with bytes.IndexByte and the bits inside it are cleared.
 func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 	n := len(b)
 	if n >= spanQuoted {
 		return &errMalformed{0, "chunk too large"}
 	}
 	t.rows, t.total = 0, 0
-	if len(t.cols) != t.nslots {
-		t.cols = make([][]uint32, t.nslots)
-	}
 	capRows := max(n/48, 16)
 	if t.flush != nil {
 		capRows = t.flushRows + maskWindow/2 + 2 // a window adds at most maskWindow/2 rows
 	}
-	for s := range t.cols {
-		if len(t.cols[s]) < 2*capRows {
-			t.cols[s] = make([]uint32, 2*capRows)
-		}
-	}
-	capRows = math.MaxInt
-	for s := range t.cols {
-		capRows = min(capRows, len(t.cols[s])/2)
-	}
-	cols := t.cols
+	t.layout(capRows, 0)
+	capRows = t.capRows
 	if len(t.mask) < maskWindow/64 {
 		t.mask = make([]uint64, maskWindow/64)
+		t.nq = make([]uint64, maskWindow/64)
 		t.hi = make([]uint64, maskWindow/64)
 	}
 	uni := -1 // start of a run of blocks holding non-ASCII bytes (UTF-8 check)
@@ -136,7 +159,7 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 	}
 	delim := t.delim
 	ncols := t.ncols
-	slot := t.slot
+	sp, off := t.flat, t.off[:ncols+1]
 	rows := 0      // committed rows; the current record's fields go to row rows
 	fs, rs := 0, 0 // current field and record start
 	col := 0
@@ -147,19 +170,22 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 	for w0 := 0; w0 < n; w0 += maskWindow {
 		w1 := min(w0+maskWindow, n)
 		full := w0 + (w1-w0)&^63
-		mask, hi := t.mask, t.hi
-		structMask(b[w0:full], pat, mask, hi)
+		mask, nqm, hi := t.mask, t.nq, t.hi
+		structMask(b[w0:full], pat, mask, nqm, hi)
 		nw := (full - w0) >> 6
 		if full < w1 {
-			var m, h uint64
+			var m, q, h uint64
 			for i := full; i < w1; i++ {
-				if c := b[i]; c == delim || c == '\n' || c == '"' {
+				if c := b[i]; c == '\n' || c == '"' {
+					m |= 1 << uint(i-full)
+					q |= 1 << uint(i-full)
+				} else if c == delim {
 					m |= 1 << uint(i-full)
 				} else if c >= 0x80 {
 					h = 1
 				}
 			}
-			mask[nw], hi[nw] = m, h
+			mask[nw], nqm[nw], hi[nw] = m, q, h
 			nw++
 		}
 		if t.utf8 {
@@ -178,45 +204,49 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 		}
 		for wi := 0; wi < nw; wi++ {
 			m := mask[wi]
-			for m != 0 {
-				p := w0 + wi<<6 + bits.TrailingZeros64(m)
-				m &= m - 1
-				if p < skipTo {
+			base := w0 + wi<<6
+			if skipTo > base {
+				if skipTo-base >= 64 {
 					continue
 				}
-				switch b[p] {
-				case delim:
-					if col < ncols {
-						if s := slot[col]; s >= 0 {
-							c := cols[s]
-							if qf {
-								c[2*rows], c[2*rows+1] = qs, qe
-							} else {
-								c[2*rows], c[2*rows+1] = uint32(fs), uint32(p)
-							}
-						}
+				m &= ^uint64(0) << uint(skipTo-base)
+			}
+			nq := nqm[wi]
+			for m != 0 {
+				// The delimiters before the next '\n' or '"' first.
+				special := nq & m
+				if d := m & (special&-special - 1); d != 0 {
+					m ^= d
+					if qf {
+						p := base + bits.TrailingZeros64(d)
+						d &= d - 1
+						i := off[min(col, ncols)] + 2*rows
+						sp[i], sp[i+1] = qs, qe
+						qf = false
+						col++
+						fs = p + 1
 					}
-					qf = false
-					col++
-					fs = p + 1
-				case '\n':
+					col, fs = recordDelims(sp, off, d, base, col, fs, 2*rows)
+					if m == 0 {
+						break
+					}
+				}
+				p := base + bits.TrailingZeros64(m)
+				m &= m - 1
+				if b[p] == '\n' {
 					if col == 0 && !qf && fs == rs && (p == rs || (p == rs+1 && b[rs] == '\r')) {
 						fs, rs = p+1, p+1 // blank line
 						continue
 					}
-					if col < ncols {
-						if s := slot[col]; s >= 0 {
-							c := cols[s]
-							if qf {
-								c[2*rows], c[2*rows+1] = qs, qe
-							} else {
-								e := p
-								if e > fs && b[e-1] == '\r' {
-									e--
-								}
-								c[2*rows], c[2*rows+1] = uint32(fs), uint32(e)
-							}
+					i := off[min(col, ncols)] + 2*rows
+					if qf {
+						sp[i], sp[i+1] = qs, qe
+					} else {
+						e := p
+						if e > fs && b[e-1] == '\r' {
+							e--
 						}
+						sp[i], sp[i+1] = uint32(fs), uint32(e)
 					}
 					if col+1 != ncols {
 						return &errMalformed{p, fmt.Sprintf("record has %d fields, want %d", col+1, ncols)}
@@ -230,28 +260,30 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 					}
 					rows++
 					if rows == capRows {
-						capRows *= 2
-						for s := range cols {
-							nc := make([]uint32, 2*capRows)
-							copy(nc, cols[s][:2*rows])
-							cols[s] = nc
-						}
+						t.layout(2*capRows, rows)
+						capRows = t.capRows
+						sp, off = t.flat, t.off[:ncols+1]
 					}
-				default: // '"'
-					if p != fs {
-						return &errMalformed{p, "bare \" in non-quoted field"}
-					}
-					q, esc, err := quotedEnd(b, p, delim)
-					if err != nil {
-						return err
-					}
-					qf = true
-					qs, qe = uint32(p+1)|spanQuoted, uint32(q)
-					if esc {
-						qe |= spanEscaped
-					}
-					skipTo = q + 1
+					continue
 				}
+				// '"'
+				if p != fs {
+					return &errMalformed{p, "bare \" in non-quoted field"}
+				}
+				q, esc, err := quotedEnd(b, p, delim)
+				if err != nil {
+					return err
+				}
+				qf = true
+				qs, qe = uint32(p+1)|spanQuoted, uint32(q)
+				if esc {
+					qe |= spanEscaped
+				}
+				skipTo = q + 1
+				if skipTo-base >= 64 {
+					break // the following words clear their bits below skipTo
+				}
+				m &= ^uint64(0) << uint(skipTo-base)
 			}
 		}
 		if t.flush != nil && rows >= t.flushRows {
@@ -267,19 +299,15 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 	}
 	// A last record without a newline.
 	if rs < n && !(col == 0 && !qf && fs == rs && n == rs+1 && b[rs] == '\r') {
-		if col < ncols {
-			if s := slot[col]; s >= 0 {
-				c := cols[s]
-				if qf {
-					c[2*rows], c[2*rows+1] = qs, qe
-				} else {
-					e := n
-					if e > fs && b[e-1] == '\r' {
-						e--
-					}
-					c[2*rows], c[2*rows+1] = uint32(fs), uint32(e)
-				}
+		i := off[min(col, ncols)] + 2*rows
+		if qf {
+			sp[i], sp[i+1] = qs, qe
+		} else {
+			e := n
+			if e > fs && b[e-1] == '\r' {
+				e--
 			}
+			sp[i], sp[i+1] = uint32(fs), uint32(e)
 		}
 		if col+1 != ncols {
 			return &errMalformed{n, fmt.Sprintf("record has %d fields, want %d", col+1, ncols)}
@@ -297,6 +325,24 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 		t.rows = 0
 	}
 	return nil
+}
+
+// recordDelims records the fields ended by the delimiters whose positions
+// relative to base are the bits of d: the current field starts at fs and is
+// the col-th of row r2/2 of sp (see csvTokenizer.off). It returns the
+// following field's column and start. (A leaf function: its loop keeps
+// everything in registers.)
+func recordDelims(sp []uint32, off []int, d uint64, base, col, fs, r2 int) (int, int) {
+	last := len(off) - 1
+	for d != 0 {
+		p := base + bits.TrailingZeros64(d)
+		d &= d - 1
+		i := off[min(col, last)] + r2
+		sp[i], sp[i+1] = uint32(fs), uint32(p)
+		col++
+		fs = p + 1
+	}
+	return col, fs
 }
 
 // flushRecorded hands rows recorded rows to flush and moves the current
@@ -347,19 +393,22 @@ func quotedEnd(b []byte, p int, delim byte) (q int, esc bool, err error) {
 }
 
 // structMaskGo is the portable structMask.
-func structMaskGo(b []byte, pat *[48]byte, out, hi []uint64) {
+func structMaskGo(b []byte, pat *[48]byte, out, nq, hi []uint64) {
 	dm := uint64(pat[0]) * lo8
 	const nlm = uint64('\n') * lo8
 	const qm = uint64('"') * lo8
 	for k := 0; k+64 <= len(b); k += 64 {
-		var m, h uint64
+		var m, q, h uint64
 		for j := 0; j < 64; j += 8 {
 			x := load64(b, k+j)
-			z := exactZero(x^dm) | exactZero(x^nlm) | exactZero(x^qm)
+			zq := exactZero(x^nlm) | exactZero(x^qm)
+			z := exactZero(x^dm) | zq
 			m |= ((z >> 7) * 0x0102040810204080 >> 56) << uint(j)
+			q |= ((zq >> 7) * 0x0102040810204080 >> 56) << uint(j)
 			h |= ((x & hi8 >> 7) * 0x0102040810204080 >> 56) << uint(j)
 		}
 		out[k>>6] = m
+		nq[k>>6] = q
 		hi[k>>6] = h
 	}
 }
