@@ -26,6 +26,20 @@ type aggState interface {
 	groupBytes() int64
 }
 
+// finishingState is an aggState with work to do once the input has ended
+// (before the first build).
+type finishingState interface {
+	aggState
+	finish() error
+}
+
+// releasingState is an aggState holding memory the garbage collector does
+// not manage; release gives it back (the operator calls it when it closes).
+type releasingState interface {
+	aggState
+	release()
+}
+
 // ordered is the fixed-width types min/max compare natively.
 type ordered interface{ integer | float }
 
@@ -73,7 +87,7 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 			c = newCollector(dt, a)
 			colls[e.Index] = c
 		}
-		return &quantState{c: c, q: q, owner: !ok}, arrow.PrimitiveTypes.Float64, nil
+		return &quantState{c: c, k: c.addQuantile(q), owner: !ok}, arrow.PrimitiveTypes.Float64, nil
 	case planner.AggStddev:
 		var s aggState
 		switch id {
@@ -578,7 +592,14 @@ func (a *aggOp) consume() error {
 	}
 	a.in.close()
 	a.consumed = true
-	return nil
+	for _, s := range a.states {
+		if f, ok := s.(finishingState); ok {
+			if err := f.finish(); err != nil {
+				return err
+			}
+		}
+	}
+	return a.acct.check()
 }
 
 func (a *aggOp) fold(b arrow.RecordBatch) error {
@@ -654,6 +675,11 @@ func (a *aggOp) emit(lo, hi int) (rec arrow.RecordBatch, err error) {
 func (a *aggOp) close() {
 	if a.in != nil {
 		a.in.close()
+	}
+	for _, s := range a.states {
+		if r, ok := s.(releasingState); ok {
+			r.release()
+		}
 	}
 	a.states = nil
 	if a.table != nil {

@@ -2,12 +2,15 @@ package engine
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // ---- count_distinct ----
@@ -80,38 +83,41 @@ func (s *distinctState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 
 // collector keeps every non-null, non-NaN value of one input column (as
 // float64) for the exact order statistics median and quantile. Aggregates
-// over the same column share one collector.
+// over the same column share one collector; it answers all of their
+// quantiles of a group at once.
 //
-// While the input streams in, values are appended in row order to chunks
-// (one per batch) together with their group ids; the first quantile asked
-// for scatters them into one flat array ordered by group (a counting sort:
-// count per group, then place), and each quantile is then an exact
-// selection within its group's slice (selectKth), not a sort.
+// While the input streams in, each value is appended to its group's chain
+// of off-heap blocks (valueChain, blockStore): 8 bytes per value, outside
+// the Go heap. When the results are built (groups in order, a range of
+// groups at a time), each group's values are taken out of their blocks (in
+// place for a one-block group, else copied into a scratch buffer the size
+// of the largest group), every quantile asked for is an exact selection
+// (selectKth, not a sort), and the group's blocks are given back right away:
+// the collector's memory shrinks while the results are built and is gone
+// when the last group is done.
 type collector struct {
-	chunks  []valueChunk
-	kept    int64  // values in chunks
-	nan     []bool // a NaN was seen (the result when no other value is)
-	ngroups int
-	load    func(arrow.Array, []float64) []float64
-	alias   bool // load aliases Arrow memory (float64 input): never keep its result
-	buf     []float64
+	load   func(arrow.Array, []float64) []float64
+	alias  bool // load aliases Arrow memory (float64 input): never keep its result
+	buf    []float64
+	qs     []float64 // the quantiles asked for, one per quantState
+	chains []valueChain
+	nan    []bool // a NaN was seen (the result when no other value is)
+	store  *blockStore
+	sealed bool
 
-	// after finish: the values of group g are flat[offs[g]:offs[g+1]]
-	done bool
-	flat []float64
-	offs []int64
+	// results of groups [resLo, resHi): quantile k of group resLo+i at
+	// res[k*(resHi-resLo)+i]; taken is the first group not yet taken out
+	// of its blocks
+	resLo, resHi int
+	res          []float64
+	resOK        []bool
+	taken        int
 
 	acct *acct
 }
 
-// valueChunk is the kept values of one batch and their groups.
-type valueChunk struct {
-	g []int32
-	v []float64
-}
-
 func newCollector(dt arrow.DataType, a *acct) *collector {
-	c := &collector{acct: a}
+	c := &collector{acct: a, store: newBlockStore(a)}
 	switch dt.ID() {
 	case arrow.INT8:
 		c.load = loadFloats[int8]
@@ -137,7 +143,24 @@ func newCollector(dt arrow.DataType, a *acct) *collector {
 	default:
 		return nil
 	}
+	// Backstop for a query that is never closed: its mappings would
+	// outlive it. (The cleanup holds only the store, which does not point
+	// back to the collector.)
+	runtime.AddCleanup(c, freeUnclosed, c.store)
 	return c
+}
+
+// freeUnclosed frees the store of a collector that became unreachable
+// without being released (its query's budget is gone: nothing is uncharged).
+var freeUnclosed = func(s *blockStore) {
+	s.acct = nil
+	s.free()
+}
+
+// addQuantile registers quantile q and returns its index for results.
+func (c *collector) addQuantile(q float64) int {
+	c.qs = append(c.qs, q)
+	return len(c.qs) - 1
 }
 
 func loadFloats[T integer | float](arr arrow.Array, buf []float64) []float64 {
@@ -152,22 +175,22 @@ func loadFloats[T integer | float](arr arrow.Array, buf []float64) []float64 {
 	return buf
 }
 
-// collectorGroupBytes is the per-group state of a collector (NaN flag and
-// the group's offset into the flat array).
-const collectorGroupBytes = 9
+// collectorGroupBytes is the Go memory a collector holds per group (its
+// value chain and NaN flag).
+const collectorGroupBytes = valueChainBytes + 1
 
 func (c *collector) grow(n int) {
-	if n > c.ngroups {
-		c.acct.charge(int64(n-c.ngroups) * collectorGroupBytes)
-		c.ngroups = n
+	if n > len(c.chains) {
+		c.acct.charge(int64(n-len(c.chains)) * collectorGroupBytes)
+		c.chains = growTo(c.chains, n)
 	}
 	c.nan = growTo(c.nan, n)
 }
 
-func (c *collector) update(col arrow.Array, gids []int32) {
+func (c *collector) update(col arrow.Array, gids []int32) error {
 	n := len(gids)
 	if n == 0 {
-		return
+		return nil
 	}
 	vs := c.load(col, c.buf)
 	if !c.alias {
@@ -175,94 +198,103 @@ func (c *collector) update(col arrow.Array, gids []int32) {
 	}
 	vs = vs[:n]
 	v := validityOf(col)
-	ch := valueChunk{g: make([]int32, n), v: make([]float64, n)}
-	k := 0
-	if v.bits == nil {
-		for i, x := range vs {
-			if x != x {
-				c.nan[gids[i]] = true
-				continue
-			}
-			ch.g[k], ch.v[k] = gids[i], x
-			k++
+	chains, store := c.chains, c.store
+	for i, x := range vs {
+		if v.bits != nil && !v.ok(i) {
+			continue
 		}
-	} else {
-		for i, x := range vs {
-			if !v.ok(i) {
-				continue
-			}
-			if x != x {
-				c.nan[gids[i]] = true
-				continue
-			}
-			ch.g[k], ch.v[k] = gids[i], x
-			k++
+		g := gids[i]
+		if x != x {
+			c.nan[g] = true
+			continue
 		}
+		ch := &chains[g]
+		if ch.room == 0 {
+			if err := store.extend(ch); err != nil {
+				return err
+			}
+		}
+		ch.push(x)
 	}
-	if k == 0 {
-		return
-	}
-	if k < n/2 { // mostly nulls/NaN: do not hold the slack
-		ch.g, ch.v = append([]int32(nil), ch.g[:k]...), append([]float64(nil), ch.v[:k]...)
-	} else {
-		ch.g, ch.v = ch.g[:k], ch.v[:k]
-	}
-	c.chunks = append(c.chunks, ch)
-	c.kept += int64(k)
-	c.acct.charge(int64(cap(ch.g))*4 + int64(cap(ch.v))*8)
+	return nil
 }
 
-// finish scatters the chunks into flat, grouped (counting sort by group;
-// within a group values keep their row order).
-func (c *collector) finish() {
-	if c.done {
-		return
+// finish ends the input: no more values are added, and the scratch buffer
+// for selecting within multi-block groups is mapped.
+func (c *collector) finish() error {
+	if c.sealed {
+		return nil
 	}
-	c.done = true
-	offs := make([]int64, c.ngroups+1)
-	for _, ch := range c.chunks {
-		for _, g := range ch.g {
-			offs[g+1]++
+	c.sealed = true
+	var most int64
+	for i := range c.chains {
+		if ch := &c.chains[i]; ch.nblk > 1 {
+			most = max(most, ch.count())
 		}
 	}
-	for g := 1; g <= c.ngroups; g++ {
-		offs[g] += offs[g-1]
-	}
-	c.acct.charge(int64(len(offs))*8 + c.kept*8)
-	flat := make([]float64, c.kept)
-	pos := make([]int64, c.ngroups)
-	copy(pos, offs)
-	var freed int64
-	for i, ch := range c.chunks {
-		vs := ch.v[:len(ch.g)]
-		for j, g := range ch.g {
-			flat[pos[g]] = vs[j]
-			pos[g]++
-		}
-		freed += int64(cap(ch.g))*4 + int64(cap(ch.v))*8
-		c.chunks[i] = valueChunk{}
-	}
-	c.chunks = nil
-	c.acct.charge(-freed)
-	c.flat, c.offs = flat, offs
+	return c.store.seal(most)
 }
 
-// quantile returns the q-quantile of group g with linear interpolation
-// between the closest ranks (numpy's default "linear" method): with the n
-// values sorted, position q*(n-1) between ranks lo and lo+1 gives
-// v[lo] + (v[lo+1]-v[lo])*frac. Interpolating toward an infinite value gives
-// that infinity (between -Inf and +Inf: NaN). ok is false for a group
-// without values (null result); a group whose only values are NaN gives NaN.
-func (c *collector) quantile(g int, q float64) (float64, bool) {
-	c.finish()
-	vs := c.flat[c.offs[g]:c.offs[g+1]]
+// results returns every registered quantile of groups [lo, hi) (see
+// quantile for the rules): value and validity of quantile k of group lo+i
+// are at index k*(hi-lo)+i. Ranges must come in order, each starting where
+// the previous ended (a range may be asked for again while it is the last
+// one); each group's values are dropped once its quantiles are known.
+func (c *collector) results(lo, hi int) ([]float64, []bool) {
+	if lo == c.resLo && hi == c.resHi && c.res != nil {
+		return c.res, c.resOK
+	}
+	if !c.sealed {
+		if err := c.finish(); err != nil {
+			panic(err) // unreachable in the engine: aggOp finishes every state before building
+		}
+	}
+	if lo != c.taken || hi > len(c.chains) || lo > hi {
+		panic(qerr.Internal(nil, "median/quantile: groups [%d, %d) requested after group %d was taken", lo, hi, c.taken))
+	}
+	n, nq := hi-lo, len(c.qs)
+	old := int64(cap(c.res))*8 + int64(cap(c.resOK))
+	c.res, c.resOK = growTo(c.res[:0], n*nq)[:n*nq], growTo(c.resOK[:0], n*nq)[:n*nq]
+	c.acct.charge(int64(cap(c.res))*8 + int64(cap(c.resOK)) - old)
+	for i := range n {
+		g := lo + i
+		vals, done := c.store.take(&c.chains[g])
+		for k, q := range c.qs {
+			c.res[k*n+i], c.resOK[k*n+i] = c.quantile(vals, c.nan[g], q)
+		}
+		done()
+	}
+	c.resLo, c.resHi, c.taken = lo, hi, hi
+	if c.taken == len(c.chains) {
+		c.store.freeScratch()
+	}
+	return c.res, c.resOK
+}
+
+// quantile returns the q-quantile of one group's values vs (reordering
+// them) with linear interpolation between the closest ranks (numpy's
+// default "linear" method): with the n values sorted, position q*(n-1)
+// between ranks lo and lo+1 gives v[lo] + (v[lo+1]-v[lo])*frac.
+// Interpolating toward an infinite value gives that infinity (between -Inf
+// and +Inf: NaN). ok is false for a group without values (null result); a
+// group whose only values are NaN (nan) gives NaN.
+func (c *collector) quantile(vs []float64, nan bool, q float64) (float64, bool) {
 	if len(vs) == 0 {
-		if c.nan[g] {
+		if nan {
 			return math.NaN(), true
 		}
 		return 0, false
 	}
 	return quantileSelect(vs, q), true
+}
+
+// release unmaps the collector's blocks and scratch buffer and drops its
+// state; the results can no longer be built.
+func (c *collector) release() {
+	c.store.free()
+	c.chains, c.nan, c.res, c.resOK, c.buf = nil, nil, nil, nil, nil
+	c.sealed, c.taken = true, 0
+	c.resLo, c.resHi = 0, 0
 }
 
 // quantileSelect is the interpolated q-quantile of NaN-free, non-empty
@@ -300,10 +332,10 @@ func interpolate(a, b, frac float64) float64 {
 }
 
 // quantState is median (q = 0.5) or quantile over a shared collector; only
-// the owner (the first aggregate on the column) feeds it.
+// the owner (the first aggregate on the column) feeds and releases it.
 type quantState struct {
 	c     *collector
-	q     float64
+	k     int // index of this quantile among the collector's
 	owner bool
 }
 
@@ -317,18 +349,28 @@ func (s *quantState) groupBytes() int64 { return 0 } // charged by the collector
 
 func (s *quantState) update(col arrow.Array, gids []int32) error {
 	if s.owner {
-		s.c.update(col, gids)
+		return s.c.update(col, gids)
 	}
 	return nil
 }
 
-func (s *quantState) build(mem memory.Allocator, lo, hi int) arrow.Array {
-	out := make([]float64, hi-lo)
-	valid := make([]bool, hi-lo)
-	for i := range out {
-		out[i], valid[i] = s.c.quantile(lo+i, s.q)
+func (s *quantState) finish() error {
+	if s.owner {
+		return s.c.finish()
 	}
-	return buildFixed(mem, arrow.PrimitiveTypes.Float64, out, valid)
+	return nil
+}
+
+func (s *quantState) release() {
+	if s.owner {
+		s.c.release()
+	}
+}
+
+func (s *quantState) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	res, ok := s.c.results(lo, hi)
+	n := hi - lo
+	return buildFixed(mem, arrow.PrimitiveTypes.Float64, res[s.k*n:(s.k+1)*n], ok[s.k*n:(s.k+1)*n])
 }
 
 // ---- stddev ----
