@@ -71,11 +71,14 @@
 // dataset's chunk rows when the batch is at least one chunk (so every read
 // covers whole chunks). Each batch is one hyperslab read per column with a
 // native memory type straight into freshly allocated Arrow buffers
-// (compound columns read just their member through a one-member memory
-// compound); 2-D tables read one row block per batch for all projected
-// columns (bounded to 32 MiB) and split it into columns. Numeric
-// datasets compressed only with deflate, shuffle and fletcher32 (the
-// common h5py/PyTables pipelines) are read through h5.ChunkReader (see
+// (compound tables read every projected member in one read per batch into
+// a packed record buffer, split into columns by typed copies on every core;
+// variable-length string members are read on their own); 2-D tables read one row block per batch for all projected
+// columns (bounded to 32 MiB) and split it into columns. Datasets of
+// fixed-size types (numbers, fixed strings, enums, arrays, compounds of
+// those) in native layout compressed only with deflate, shuffle and
+// fletcher32 (the common h5py/PyTables pipelines) are read through
+// h5.ChunkReader (see
 // internal/h5): raw chunks come out of the library one call each and are
 // decoded and copied on every core, outside the library's lock; anything
 // else, and any surprise on that path, goes through H5Dread. ReadSlice uses

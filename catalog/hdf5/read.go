@@ -3,6 +3,8 @@ package hdf5
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,14 +27,32 @@ type leafReader struct {
 	// chunks decodes the dataset's compressed chunks itself, in parallel
 	// (nil: every read goes through H5Dread); see useChunkReader.
 	chunks *h5.ChunkReader
+	// whole: the leaf is the dataset's whole element (no member path).
+	whole bool
+	// rec reads every member of a whole compound element at once (nil:
+	// one read per member); see useChunkReader.
+	rec *recordReader
 }
 
-// useChunkReader lets numeric reads of dset decode its chunks directly
-// (h5.ChunkReader) when the dataset qualifies: chunked, compressed or
-// checksummed with deflate, shuffle and fletcher32 only, stored in the
-// native type. Otherwise, or when asking fails, reads stay on H5Dread.
+// useChunkReader prepares the reads of dset. Elements of a fixed size
+// (numbers, booleans, enums, fixed-length strings, arrays of numbers) are
+// decoded straight from their chunks (h5.ChunkReader) when the dataset
+// qualifies: chunked, compressed or checksummed with deflate, shuffle and
+// fletcher32 only, stored in the native type. Whole compound elements are read with
+// one read per selection for all their members (recordReader, itself
+// decoding chunks directly when it can). Otherwise, or when preparing
+// fails, reads stay on H5Dread, member by member for compounds.
 func (r *leafReader) useChunkReader(dset h5.ID, info h5.DatasetInfo) {
-	if r.lf.kind != kindNumeric || info.Layout != h5.LayoutChunked || len(info.Filters) == 0 {
+	if r.lf.kind == kindStruct && r.whole {
+		var paths [][]string
+		var leaves []*leaf
+		structLeaves(r.lf, nil, &paths, &leaves)
+		if rr, err := newRecordReader(dset, info, r.lf.t, paths, leaves); err == nil {
+			r.rec = rr
+		}
+		return
+	}
+	if !packedKind(r.lf.kind) || info.Layout != h5.LayoutChunked || len(info.Filters) == 0 {
 		return
 	}
 	if cr, _, err := h5.NewChunkReader(dset, r.mem); err == nil {
@@ -40,10 +60,48 @@ func (r *leafReader) useChunkReader(dset h5.ID, info h5.DatasetInfo) {
 	}
 }
 
+// structLeaves lists the non-compound fields under the struct leaf lf,
+// depth first in member order, with their member paths below path.
+func structLeaves(lf *leaf, path []string, paths *[][]string, leaves *[]*leaf) {
+	for i, f := range lf.fields {
+		p := append(path[:len(path):len(path)], lf.names[i])
+		if f.kind == kindStruct {
+			structLeaves(f, p, paths, leaves)
+			continue
+		}
+		*paths = append(*paths, p)
+		*leaves = append(*leaves, f)
+	}
+}
+
+// assembleStruct builds the struct array of leaf lf from the arrays of its
+// non-compound fields in structLeaves order, starting at arrs[*k]. The
+// result holds its own references.
+func assembleStruct(lf *leaf, n int, arrs []arrow.Array, k *int) arrow.Array {
+	children := make([]arrow.ArrayData, 0, len(lf.fields))
+	var nested []arrow.Array
+	defer func() {
+		for _, a := range nested {
+			a.Release()
+		}
+	}()
+	for _, f := range lf.fields {
+		if f.kind == kindStruct {
+			a := assembleStruct(f, n, arrs, k)
+			nested = append(nested, a)
+			children = append(children, a.Data())
+			continue
+		}
+		children = append(children, arrs[*k].Data())
+		*k++
+	}
+	return makeArray(lf.dt, n, []*memory.Buffer{nil}, children)
+}
+
 // newLeafReader builds the reader of leaf lf; member is the compound
 // member path inside the dataset element (nil for the whole element).
 func newLeafReader(lf *leaf, member []string) (*leafReader, error) {
-	r := &leafReader{lf: lf, mem: h5.Invalid}
+	r := &leafReader{lf: lf, mem: h5.Invalid, whole: len(member) == 0}
 	switch lf.kind {
 	case kindUnsupported:
 		return r, nil
@@ -59,11 +117,7 @@ func newLeafReader(lf *leaf, member []string) (*leafReader, error) {
 		}
 		return r, nil
 	case kindBool:
-		for _, m := range lf.t.Enum {
-			if m.Name == "TRUE" || m.Name == "true" || m.Name == "True" {
-				r.trueVal = m.Value
-			}
-		}
+		r.trueVal = boolTrueValue(lf.t)
 	}
 	mt, size, err := h5.MemType(lf.t)
 	if err != nil {
@@ -88,6 +142,8 @@ func (r *leafReader) close() {
 	_ = h5.Close(r.mem)
 	r.mem = h5.Invalid
 	r.chunks = nil
+	r.rec.close()
+	r.rec = nil
 	for _, c := range r.children {
 		c.close()
 	}
@@ -102,6 +158,9 @@ func (r *leafReader) read(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.Allo
 	case kindUnsupported:
 		return array.NewNull(n), nil
 	case kindStruct:
+		if r.rec != nil {
+			return r.readRecords(dset, sel, n, alloc)
+		}
 		return r.readStruct(dset, sel, n, alloc)
 	case kindNumeric:
 		buf, err := r.readBuffer(dset, sel, n, alloc)
@@ -236,17 +295,75 @@ func (r *leafReader) readFixed(dset h5.ID, sel h5.Hyperslab, n int, alloc memory
 	if int64(n)*int64(r.elemSize) > maxStringBytes {
 		return nil, qerr.Limit(qerr.CodeOversizeResult, "%d strings of %d bytes exceed one Arrow string array; read fewer rows", n, r.elemSize)
 	}
-	data, err := r.readBuffer(dset, sel, n, alloc)
-	if err != nil {
-		return nil, err
-	}
+	data := memory.NewResizableBuffer(alloc)
 	defer data.Release()
+	data.Resize(n * r.elemSize)
 	offs := memory.NewResizableBuffer(alloc)
 	defer offs.Release()
 	offs.Resize((n + 1) * 4)
-	used := h5.PackFixedStrings(data.Bytes(), n, r.elemSize, r.lf.t.Pad, arrow.Int32Traits.CastFromBytes(offs.Bytes()))
-	data.Resize(used)
+	packer := h5.NewFixedPacker(data.Bytes(), r.elemSize, r.lf.t.Pad, arrow.Int32Traits.CastFromBytes(offs.Bytes()))
+	if err := r.readBlocks(dset, sel, n, data.Bytes(), packer.Pack); err != nil {
+		return nil, readErr(err)
+	}
+	data.Resize(packer.Finish())
 	return makeArray(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, offs, data}, nil), nil
+}
+
+// pipelineBlockElems is the size, in elements, of the blocks a large read
+// is split into so that each block is post-processed (while still in the
+// CPU caches) as the next one is read.
+const pipelineBlockElems = 1 << 17
+
+// readBlocks reads the n elements of sel into buf (n elements of the
+// memory type) in blocks of whole rows of the first dimension, calling
+// done(k) on another goroutine once elements [0, k) are in buf (with
+// increasing k, the last call with n). done must touch no byte of buf at
+// or past element k. Small reads, and reads on a single core, read
+// everything and call done once.
+func (r *leafReader) readBlocks(dset h5.ID, sel h5.Hyperslab, n int, buf []byte, done func(int)) error {
+	if n == 0 {
+		done(0)
+		return nil
+	}
+	inner := int64(1)
+	for _, c := range sel.Count[min(1, len(sel.Count)):] {
+		inner *= c
+	}
+	rows := max(1, int64(pipelineBlockElems)/max(inner, 1))
+	if len(sel.Count) == 0 || sel.Count[0] <= rows || runtime.GOMAXPROCS(0) < 2 {
+		if err := r.readInto(dset, sel, unsafe.Pointer(&buf[0])); err != nil {
+			return err
+		}
+		done(n)
+		return nil
+	}
+	ready := make(chan int, sel.Count[0]/rows+1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for k := range ready {
+			done(k)
+		}
+	}()
+	var err error
+	block := sel
+	block.Start = slices.Clone(sel.Start)
+	block.Count = slices.Clone(sel.Count)
+	step := int64(1)
+	if sel.Stride != nil {
+		step = sel.Stride[0]
+	}
+	for r0 := int64(0); r0 < sel.Count[0]; r0 += rows {
+		block.Start[0] = sel.Start[0] + r0*step
+		block.Count[0] = min(rows, sel.Count[0]-r0)
+		if err = r.readInto(dset, block, unsafe.Pointer(&buf[int(r0*inner)*r.elemSize])); err != nil {
+			break
+		}
+		ready <- int((r0 + block.Count[0]) * inner)
+	}
+	close(ready)
+	<-finished
+	return err
 }
 
 func (r *leafReader) readVar(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.Allocator) (arrow.Array, error) {
@@ -272,6 +389,23 @@ func (r *leafReader) readVar(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.A
 	return makeArray(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, offs, data}, nil), nil
 }
 
+// readRecords reads a whole compound element with one read for all its
+// members (see recordReader).
+func (r *leafReader) readRecords(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.Allocator) (arrow.Array, error) {
+	arrs, err := r.rec.read(dset, sel, n, alloc)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, a := range arrs {
+			a.Release()
+		}
+	}()
+	k := 0
+	return assembleStruct(r.lf, n, arrs, &k), nil
+}
+
+// readStruct reads a compound element one member at a time.
 func (r *leafReader) readStruct(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.Allocator) (arrow.Array, error) {
 	children := make([]arrow.ArrayData, 0, len(r.children))
 	defer func() {

@@ -116,6 +116,9 @@ type reader struct {
 	cur    arrow.RecordBatch
 	err    error
 	done   bool
+	// rec reads every projected column of a compound table with one read
+	// per batch (nil for other tables).
+	rec *recordReader
 	// 2-D multi-column block reads.
 	block        bool
 	blockDset    h5.ID
@@ -151,6 +154,8 @@ func (r *reader) setup(s *source, proj []int, batchSize int) error {
 	// Re-derive every column's type from the live file; the schema was
 	// built at discovery and the file may have been rewritten since.
 	types := map[string]*h5.Type{}
+	var recPaths [][]string
+	var recLeaves []*leaf
 	for i, ci := range proj {
 		c := t.cols[ci]
 		did := r.dsets[c.dset]
@@ -167,7 +172,10 @@ func (r *reader) setup(s *source, proj []int, batchSize int) error {
 			return changedErr(c.dset)
 		}
 		sc := scanCol{dset: did, kind: t.kind, index: c.index}
-		if t.kind == table2D && r.blockReader != nil {
+		if t.kind == tableCompound {
+			recPaths = append(recPaths, c.member)
+			recLeaves = append(recLeaves, lf)
+		} else if t.kind == table2D && r.blockReader != nil {
 			sc.lr = r.blockReader
 		} else {
 			lr, err := newLeafReader(lf, c.member)
@@ -176,7 +184,7 @@ func (r *reader) setup(s *source, proj []int, batchSize int) error {
 			}
 			if len(c.member) == 0 {
 				// Whole-element columns decode compressed chunks on every
-				// core (members of compounds keep H5Dread and its cache).
+				// core when they can.
 				lr.useChunkReader(did, r.infos[c.dset])
 			}
 			sc.lr = lr
@@ -185,6 +193,14 @@ func (r *reader) setup(s *source, proj []int, batchSize int) error {
 			}
 		}
 		r.cols = append(r.cols, sc)
+	}
+	if t.kind == tableCompound && len(r.cols) > 0 {
+		p := t.cols[proj[0]].dset
+		rr, err := newRecordReader(r.dsets[p], r.infos[p], types[p], recPaths, recLeaves)
+		if err != nil {
+			return err
+		}
+		r.rec = rr
 	}
 	// 2-D tables with several projected columns read one row block per batch.
 	width := 1
@@ -235,8 +251,9 @@ func memberLeaf(t *h5.Type, member []string) *leaf {
 }
 
 func (r *reader) openDataset(p string, t *table, chunkRows *int64, batchSize int) error {
-	// A compound table reads each member separately: give the dataset a
-	// chunk cache large enough to hold one batch of chunks.
+	// A compound table read through H5Dread touches the chunks at batch
+	// boundaries twice when batches do not line up with chunks: give the
+	// dataset a chunk cache large enough to hold one batch of chunks.
 	cache := 0
 	did, err := h5.OpenDataset(r.file.ID(), p, 0)
 	if err != nil {
@@ -361,6 +378,8 @@ func (r *reader) closeFile() {
 		}
 	}
 	r.cols = nil
+	r.rec.close()
+	r.rec = nil
 	if r.blockReader != nil && !seen[r.blockReader] {
 		r.blockReader.close()
 	}
@@ -424,6 +443,9 @@ func (r *reader) Next() bool {
 }
 
 func (r *reader) readBatch(start int64, n int) ([]arrow.Array, error) {
+	if r.rec != nil {
+		return r.rec.read(r.cols[0].dset, h5.Hyperslab{Start: []int64{start}, Count: []int64{int64(n)}}, n, r.alloc)
+	}
 	cols := make([]arrow.Array, 0, len(r.cols))
 	fail := func(err error) ([]arrow.Array, error) {
 		for _, c := range cols {

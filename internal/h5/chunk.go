@@ -35,6 +35,8 @@ import (
 type ChunkReader struct {
 	dset, mem ID
 	plan      C.qh5_chunkplan
+	// fillElem is one element of the fill value in the memory type.
+	fillElem []byte
 	// fill is one chunk of the fill value, built on first use (for
 	// chunks that were never written).
 	fillOnce sync.Once
@@ -45,16 +47,27 @@ type ChunkReader struct {
 // type memType, or nil and the reason when the dataset does not qualify.
 // It qualifies when it is chunked with a non-empty filter pipeline made
 // only of deflate, shuffle and fletcher32 (partial edge chunks filtered
-// like the others), its element type is an integer or float type equal to
-// memType (same size, order, precision: no conversion), and unallocated
-// chunks read as a defined fill value (fill time not "never"); chunks are
-// at most 16 MiB. Datasets without filters do not qualify: for them H5Dread already reads just the
-// selected bytes. memType must stay open as long as the reader is used.
+// like the others), its element type is made only of integers, floats,
+// fixed-length strings, enums, arrays and compounds of those (no
+// variable-length data, no references) and equals memType (same sizes,
+// orders, members and offsets: H5Dread would convert nothing, so the
+// decoded bytes are exactly what it returns), and unallocated chunks read
+// as a defined fill value (fill time not "never"); chunks are at most 16
+// MiB. Datasets without filters do not qualify: for them H5Dread already
+// reads just the selected bytes. memType must stay open as long as the
+// reader is used.
 func NewChunkReader(dset, memType ID) (*ChunkReader, string, error) {
 	r := &ChunkReader{dset: dset, mem: memType}
+	lock()
+	size := int(C.qh5_type_size(C.hid_t(memType)))
+	unlock()
+	if size <= 0 || size > int(C.QH5_MAX_CHUNK_BYTES) {
+		return nil, "unsupported element size", nil
+	}
+	r.fillElem = make([]byte, size)
 	var e C.qh5_err
 	lock()
-	ok := C.qh5_chunk_plan(C.hid_t(dset), C.hid_t(memType), &r.plan, &e)
+	ok := C.qh5_chunk_plan_fixed(C.hid_t(dset), C.hid_t(memType), &r.plan, unsafe.Pointer(&r.fillElem[0]), C.size_t(size), &e)
 	unlock()
 	switch {
 	case ok < 0:
@@ -64,6 +77,9 @@ func NewChunkReader(dset, memType ID) (*ChunkReader, string, error) {
 	}
 	return r, "", nil
 }
+
+// ElemSize is the size in bytes of one element of the memory type.
+func (r *ChunkReader) ElemSize() int { return len(r.fillElem) }
 
 // HaveLibdeflate reports whether libdeflate was found at run time; chunk
 // decoding then inflates with it (2-3x faster than zlib, same bytes).
@@ -288,11 +304,10 @@ func (w *chunkWorker) do(s cslab, runs [][]dimRun, j int64, buf unsafe.Pointer, 
 // fillChunk returns one chunk holding the fill value in every element.
 func (r *ChunkReader) fillChunk() []byte {
 	r.fillOnce.Do(func() {
-		es := int(r.plan.elem_size)
+		es := len(r.fillElem)
 		r.fill = make([]byte, int(r.plan.chunk_bytes))
-		one := C.GoBytes(unsafe.Pointer(&r.plan.fill[0]), C.int(es))
 		for i := 0; i < len(r.fill); i += es {
-			copy(r.fill[i:i+es], one)
+			copy(r.fill[i:i+es], r.fillElem)
 		}
 	})
 	return r.fill

@@ -419,20 +419,17 @@ func (v *VarStrings) Free() {
 // to back in data into Arrow layout in place: each string is trimmed
 // according to pad (NULLTERM: cut at the first NUL; NULLPAD: trailing NULs
 // removed; SPACEPAD: trailing spaces and NULs removed), offsets (len n+1)
-// are written, and the number of data bytes used is returned.
+// are written, and the number of data bytes used is returned. Large inputs
+// are packed on several cores.
 func PackFixedStrings(data []byte, n, size int, pad StrPad, offsets []int32) int {
 	if len(offsets) < n+1 || len(data) < n*size {
 		panic("h5: PackFixedStrings buffers too small")
 	}
-	if n == 0 {
-		offsets[0] = 0
+	if n == 0 || size == 0 {
+		clear(offsets[:n+1])
 		return 0
 	}
-	var dp *C.char
-	if len(data) > 0 {
-		dp = (*C.char)(unsafe.Pointer(&data[0]))
-	}
-	return int(C.qh5_pack_fixed(dp, C.size_t(n), C.size_t(size), C.int(pad), (*C.int32_t)(unsafe.Pointer(&offsets[0]))))
+	return packFixedParallel(data, data, n, size, size, pad, offsets)
 }
 
 // Reclaim frees variable-length data the library stored in buf (n elements

@@ -55,12 +55,17 @@
 // the filter pipeline itself on up to GOMAXPROCS goroutines that hold no
 // HDF5 lock: fletcher32 verified, deflate inflated with libdeflate when
 // libdeflate.so.0 can be loaded at run time (dlopen; not a build
-// dependency) and zlib otherwise, shuffle undone. It applies only to
-// integer and float datasets stored in native byte order whose pipeline
-// is made of those three filters; unallocated chunks yield the fill
+// dependency) and zlib otherwise, shuffle undone. It applies to datasets
+// whose pipeline is made of those three filters and whose type is made
+// only of integers, floats, fixed-length strings, enums, arrays and
+// compounds of those (no variable-length data, no references) and equals
+// the memory type (so H5Dread would convert nothing); unallocated chunks yield the fill
 // value, and a failed read, a bad checksum or stream, or a chunk that does
 // not decode to its exact size falls back to H5Dread for the whole
-// selection, so results and errors equal H5Dread's.
+// selection, so results and errors equal H5Dread's. Fixed-length strings
+// become Arrow strings through PackFixedStringsFrom / FixedPacker (NUL or
+// space padding trimmed 8 bytes at a time, large inputs split across
+// cores).
 //
 // Robustness: libhdf5 itself is not hardened against malicious files; the
 // package checks every return value and bounds what it allocates, but a

@@ -793,25 +793,6 @@ void qh5_vstr_free(hid_t memtype, char **p, size_t n) {
 	free(p);
 }
 
-long long qh5_pack_fixed(char *data, size_t n, size_t size, int mode, int32_t *offsets) {
-	size_t i, w = 0;
-	for (i = 0; i < n; i++) {
-		char *src = data + i * size;
-		size_t len = size;
-		if (mode == H5T_STR_NULLTERM) {
-			char *z = (char *)memchr(src, 0, size);
-			if (z) len = (size_t)(z - src);
-		} else {
-			while (len > 0 && (src[len - 1] == 0 || (mode == H5T_STR_SPACEPAD && src[len - 1] == ' '))) len--;
-		}
-		if (w != i * size && len > 0) memmove(data + w, src, len);
-		offsets[i] = (int32_t)w;
-		w += len;
-	}
-	offsets[n] = (int32_t)w;
-	return (long long)w;
-}
-
 static herr_t qh5_attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
 	qh5_members *m = (qh5_members *)data;
 	(void)loc; (void)info;
@@ -1082,130 +1063,6 @@ static int qh5_plan_reject(qh5_chunkplan *p, const char *why) {
 	return 0;
 }
 
-int qh5_chunk_plan(hid_t dset, hid_t memtype, qh5_chunkplan *p, qh5_err *e) {
-	hid_t dcpl = -1, ftype = -1, space = -1;
-	H5T_class_t cls;
-	H5D_fill_time_t ft;
-	H5D_fill_value_t fs;
-	unsigned opts = 0;
-	int i, r = 0, nf;
-	size_t es;
-	hsize_t elems = 1;
-	qh5_quiet();
-	memset(p, 0, sizeof *p);
-	dcpl = H5Dget_create_plist(dset);
-	if (dcpl < 0) {
-		qh5_capture(e, "H5Dget_create_plist");
-		return -1;
-	}
-	if (H5Pget_layout(dcpl) != H5D_CHUNKED) {
-		r = qh5_plan_reject(p, "not chunked");
-		goto out;
-	}
-	if (H5Pget_chunk_opts(dcpl, &opts) < 0 || (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
-		r = qh5_plan_reject(p, "partial edge chunks are stored unfiltered");
-		goto out;
-	}
-	nf = H5Pget_nfilters(dcpl);
-	if (nf <= 0) {
-		r = qh5_plan_reject(p, "no filters (the library reads the selected bytes directly)");
-		goto out;
-	}
-	if (nf > QH5_MAX_FILTERS) {
-		r = qh5_plan_reject(p, "too many filters");
-		goto out;
-	}
-	for (i = 0; i < nf; i++) {
-		unsigned flags = 0, cd[8], config = 0;
-		size_t ncd = 8;
-		char name[64];
-		H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
-		if (f < 0) {
-			qh5_capture(e, "H5Pget_filter2");
-			r = -1;
-			goto out;
-		}
-		p->filter_id[i] = (int)f;
-		if (f == H5Z_FILTER_SHUFFLE) {
-			if (ncd < 1 || cd[0] == 0) {
-				r = qh5_plan_reject(p, "shuffle filter without an element size");
-				goto out;
-			}
-			p->filter_cd[i] = cd[0];
-		} else if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_FLETCHER32) {
-			r = qh5_plan_reject(p, "a filter other than deflate, shuffle and fletcher32");
-			goto out;
-		}
-	}
-	p->nfilters = nf;
-	ftype = H5Dget_type(dset);
-	if (ftype < 0) {
-		qh5_capture(e, "H5Dget_type");
-		r = -1;
-		goto out;
-	}
-	cls = H5Tget_class(ftype);
-	if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
-		r = qh5_plan_reject(p, "not an integer or float type");
-		goto out;
-	}
-	if (H5Tequal(ftype, memtype) <= 0) {
-		r = qh5_plan_reject(p, "the file type differs from the memory type (conversion needed)");
-		goto out;
-	}
-	es = H5Tget_size(ftype);
-	if (es == 0 || es > sizeof p->fill) {
-		r = qh5_plan_reject(p, "unsupported element size");
-		goto out;
-	}
-	p->elem_size = es;
-	if (H5Pget_fill_time(dcpl, &ft) < 0 || ft == H5D_FILL_TIME_NEVER) {
-		r = qh5_plan_reject(p, "fill time never: unallocated chunks are left unwritten");
-		goto out;
-	}
-	if (H5Pfill_value_defined(dcpl, &fs) < 0 || (fs != H5D_FILL_VALUE_DEFAULT && fs != H5D_FILL_VALUE_USER_DEFINED)) {
-		r = qh5_plan_reject(p, "undefined fill value");
-		goto out;
-	}
-	if (H5Pget_fill_value(dcpl, memtype, p->fill) < 0) {
-		qh5_capture(e, "H5Pget_fill_value");
-		r = -1;
-		goto out;
-	}
-	space = H5Dget_space(dset);
-	if (space < 0) {
-		qh5_capture(e, "H5Dget_space");
-		r = -1;
-		goto out;
-	}
-	p->rank = H5Sget_simple_extent_ndims(space);
-	if (p->rank < 1 || p->rank > QH5_MAX_RANK || H5Sget_simple_extent_dims(space, p->dims, NULL) < 0 ||
-	    H5Pget_chunk(dcpl, QH5_MAX_RANK, p->chunk) != p->rank) {
-		r = qh5_plan_reject(p, "unexpected dataspace or chunk rank");
-		goto out;
-	}
-	for (i = 0; i < p->rank; i++) {
-		if (p->chunk[i] == 0) {
-			r = qh5_plan_reject(p, "zero chunk dimension");
-			goto out;
-		}
-		elems *= p->chunk[i];
-		if (elems > ((hsize_t)1 << 31)) break;
-	}
-	if (elems * es > QH5_MAX_CHUNK_BYTES) {
-		r = qh5_plan_reject(p, "chunks too large for a direct read");
-		goto out;
-	}
-	p->chunk_bytes = (size_t)(elems * es);
-	r = 1;
-out:
-	if (space >= 0) H5Sclose(space);
-	if (ftype >= 0) H5Tclose(ftype);
-	H5Pclose(dcpl);
-	H5Eclear2(H5E_DEFAULT);
-	return r;
-}
-
 int qh5_chunk_raw(hid_t dset, const hsize_t *offset, void *buf, size_t cap, unsigned long long *size,
                   unsigned *mask, qh5_err *e) {
 	haddr_t addr = HADDR_UNDEF;
@@ -1462,4 +1319,170 @@ int qh5_write_raw_chunk(hid_t dset, const hsize_t *offset, unsigned mask, const 
 		return -1;
 	}
 	return 0;
+}
+
+// qh5_fixed_plain reports whether t is made only of integers, floats,
+// fixed-length strings, enums, arrays and compounds of those: types whose
+// elements are plain bytes with no pointers (no variable-length data, no
+// references), so a no-op conversion leaves the file bytes as they are.
+static int qh5_fixed_plain(hid_t t, int depth) {
+	hid_t m;
+	int i, n, ok = 1;
+	if (depth > QH5_MAX_RANK) return 0;
+	switch (H5Tget_class(t)) {
+	case H5T_INTEGER:
+	case H5T_FLOAT:
+		return 1;
+	case H5T_STRING:
+		return H5Tis_variable_str(t) == 0;
+	case H5T_ENUM:
+	case H5T_ARRAY:
+		m = H5Tget_super(t);
+		if (m < 0) return 0;
+		ok = qh5_fixed_plain(m, depth + 1);
+		H5Tclose(m);
+		return ok;
+	case H5T_COMPOUND:
+		n = H5Tget_nmembers(t);
+		if (n <= 0) return 0;
+		for (i = 0; i < n && ok; i++) {
+			m = H5Tget_member_type(t, (unsigned)i);
+			if (m < 0) return 0;
+			ok = qh5_fixed_plain(m, depth + 1);
+			H5Tclose(m);
+		}
+		return ok;
+	default:
+		return 0;
+	}
+}
+
+int qh5_chunk_plan_fixed(hid_t dset, hid_t memtype, qh5_chunkplan *p, void *fill, size_t fill_size, qh5_err *e) {
+	hid_t dcpl = -1, ftype = -1, space = -1;
+	H5D_fill_time_t ft;
+	H5D_fill_value_t fs;
+	unsigned opts = 0;
+	int i, r = 0, nf;
+	size_t es;
+	hsize_t elems = 1;
+	qh5_quiet();
+	memset(p, 0, sizeof *p);
+	dcpl = H5Dget_create_plist(dset);
+	if (dcpl < 0) {
+		qh5_capture(e, "H5Dget_create_plist");
+		return -1;
+	}
+	if (H5Pget_layout(dcpl) != H5D_CHUNKED) {
+		r = qh5_plan_reject(p, "not chunked");
+		goto out;
+	}
+	if (H5Pget_chunk_opts(dcpl, &opts) < 0 || (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
+		r = qh5_plan_reject(p, "partial edge chunks are stored unfiltered");
+		goto out;
+	}
+	nf = H5Pget_nfilters(dcpl);
+	if (nf <= 0) {
+		r = qh5_plan_reject(p, "no filters (the library reads the selected bytes directly)");
+		goto out;
+	}
+	if (nf > QH5_MAX_FILTERS) {
+		r = qh5_plan_reject(p, "too many filters");
+		goto out;
+	}
+	for (i = 0; i < nf; i++) {
+		unsigned flags = 0, cd[8], config = 0;
+		size_t ncd = 8;
+		char name[64];
+		H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
+		if (f < 0) {
+			qh5_capture(e, "H5Pget_filter2");
+			r = -1;
+			goto out;
+		}
+		p->filter_id[i] = (int)f;
+		if (f == H5Z_FILTER_SHUFFLE) {
+			if (ncd < 1 || cd[0] == 0) {
+				r = qh5_plan_reject(p, "shuffle filter without an element size");
+				goto out;
+			}
+			p->filter_cd[i] = cd[0];
+		} else if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_FLETCHER32) {
+			r = qh5_plan_reject(p, "a filter other than deflate, shuffle and fletcher32");
+			goto out;
+		}
+	}
+	p->nfilters = nf;
+	ftype = H5Dget_type(dset);
+	if (ftype < 0) {
+		qh5_capture(e, "H5Dget_type");
+		r = -1;
+		goto out;
+	}
+	if (!qh5_fixed_plain(ftype, 0)) {
+		r = qh5_plan_reject(p, "not a type of numbers, fixed-length strings, enums, arrays and compounds");
+		goto out;
+	}
+	if (H5Tequal(ftype, memtype) <= 0) {
+		r = qh5_plan_reject(p, "the file type differs from the memory type (conversion needed)");
+		goto out;
+	}
+	es = H5Tget_size(ftype);
+	if (es == 0 || es != fill_size) {
+		r = qh5_plan_reject(p, "unsupported element size");
+		goto out;
+	}
+	p->elem_size = es;
+	if (H5Pget_fill_time(dcpl, &ft) < 0 || ft == H5D_FILL_TIME_NEVER) {
+		r = qh5_plan_reject(p, "fill time never: unallocated chunks are left unwritten");
+		goto out;
+	}
+	if (H5Pfill_value_defined(dcpl, &fs) < 0 || (fs != H5D_FILL_VALUE_DEFAULT && fs != H5D_FILL_VALUE_USER_DEFINED)) {
+		r = qh5_plan_reject(p, "undefined fill value");
+		goto out;
+	}
+	if (H5Pget_fill_value(dcpl, memtype, fill) < 0) {
+		qh5_capture(e, "H5Pget_fill_value");
+		r = -1;
+		goto out;
+	}
+	space = H5Dget_space(dset);
+	if (space < 0) {
+		qh5_capture(e, "H5Dget_space");
+		r = -1;
+		goto out;
+	}
+	p->rank = H5Sget_simple_extent_ndims(space);
+	if (p->rank < 1 || p->rank > QH5_MAX_RANK || H5Sget_simple_extent_dims(space, p->dims, NULL) < 0 ||
+	    H5Pget_chunk(dcpl, QH5_MAX_RANK, p->chunk) != p->rank) {
+		r = qh5_plan_reject(p, "unexpected dataspace or chunk rank");
+		goto out;
+	}
+	for (i = 0; i < p->rank; i++) {
+		if (p->chunk[i] == 0) {
+			r = qh5_plan_reject(p, "zero chunk dimension");
+			goto out;
+		}
+		elems *= p->chunk[i];
+		if (elems > ((hsize_t)1 << 31)) break;
+	}
+	if (elems * es > QH5_MAX_CHUNK_BYTES) {
+		r = qh5_plan_reject(p, "chunks too large for a direct read");
+		goto out;
+	}
+	p->chunk_bytes = (size_t)(elems * es);
+	r = 1;
+out:
+	if (space >= 0) H5Sclose(space);
+	if (ftype >= 0) H5Tclose(ftype);
+	H5Pclose(dcpl);
+	H5Eclear2(H5E_DEFAULT);
+	return r;
+}
+
+size_t qh5_type_size(hid_t t) {
+	size_t n;
+	qh5_quiet();
+	n = H5Tget_size(t);
+	H5Eclear2(H5E_DEFAULT);
+	return n;
 }

@@ -114,7 +114,6 @@ int qh5_read(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *sta
 int qh5_read_vstr(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, size_t n, char ***out, long long *total, qh5_err *e);
 void qh5_vstr_fill(char **p, size_t n, int32_t *offsets, char *data);
 void qh5_vstr_free(hid_t memtype, char **p, size_t n);
-long long qh5_pack_fixed(char *data, size_t n, size_t size, int mode, int32_t *offsets);
 int qh5_reclaim(hid_t memtype, size_t n, void *buf);
 
 // Attributes.
@@ -170,12 +169,8 @@ typedef struct {
 	unsigned filter_cd[QH5_MAX_FILTERS]; // shuffle: the element size
 	size_t elem_size;
 	size_t chunk_bytes;
-	unsigned char fill[32]; // one element, in the memory type
 	char reason[128];       // why the dataset does not qualify
 } qh5_chunkplan;
-// Returns 1 when dset's chunks can be decoded by Quarry for memtype, 0 when
-// not (reason set), -1 on error.
-int qh5_chunk_plan(hid_t dset, hid_t memtype, qh5_chunkplan *p, qh5_err *e);
 // Reads the raw (filtered) chunk at offset: 0 read (size, mask set), 1 buf
 // smaller than the chunk (size set), 2 chunk not allocated, -1 error.
 int qh5_chunk_raw(hid_t dset, const hsize_t *offset, void *buf, size_t cap, unsigned long long *size,
@@ -200,5 +195,16 @@ const void *qh5_chunk_decode(const qh5_chunkplan *p, void *inflater, const void 
 void qh5_chunk_scatter(const void *src, const qh5_chunkplan *p, const unsigned long long *lo,
                        const unsigned long long *step, const unsigned long long *count, void *dst,
                        const unsigned long long *dstride);
+
+// Returns 1 when dset's chunks can be decoded by Quarry for memtype, 0 when
+// not (p->reason set), -1 on error. Qualifies: chunked datasets filtered
+// only by deflate, shuffle and fletcher32 (edge chunks filtered too) of a
+// type made only of integers, floats, fixed-length strings, enums, arrays
+// and compounds of those (no variable-length data, no references) that
+// equals memtype. The fill value (one element of memtype, fill_size bytes)
+// goes to fill.
+int qh5_chunk_plan_fixed(hid_t dset, hid_t memtype, qh5_chunkplan *p, void *fill, size_t fill_size, qh5_err *e);
+// H5Tget_size (0 on error).
+size_t qh5_type_size(hid_t t);
 
 #endif
