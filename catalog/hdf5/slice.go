@@ -158,11 +158,14 @@ func (s *Slice) AppendNestedJSON(dst []byte) []byte {
 		wg.Go(func() {
 			buf := make([]byte, 0, (r1-r0)*inner*20)
 			idx := int(r0 * inner)
-			for i := r0; i < r1; i++ {
+			if len(s.Shape) == 1 {
+				buf = appendRun(buf, s.Values, idx, int(r1-r0), s.lf)
+			}
+			for i := r0; i < r1 && len(s.Shape) > 1; i++ {
 				if i > r0 {
 					buf = append(buf, ',')
 				}
-				buf = s.appendRow(buf, &idx)
+				buf = s.appendDim(buf, 1, &idx)
 			}
 			bufs[p] = buf
 		})
@@ -182,32 +185,78 @@ func (s *Slice) AppendNestedJSON(dst []byte) []byte {
 // on all cores (below it the goroutines cost more than they save).
 const parallelJSONElems = 1 << 16
 
-// appendRow appends one element of the outermost dimension (a value for
-// 1-D slices, a nested list otherwise).
-func (s *Slice) appendRow(dst []byte, idx *int) []byte {
-	if len(s.Shape) == 1 {
-		dst = appendElem(dst, s.Values, *idx, s.lf)
-		*idx++
-		return dst
-	}
-	return s.appendDim(dst, 1, idx)
-}
-
 func (s *Slice) appendDim(dst []byte, d int, idx *int) []byte {
 	dst = append(dst, '[')
-	last := d == len(s.Shape)-1
+	if d == len(s.Shape)-1 {
+		n := int(s.Shape[d])
+		dst = appendRun(dst, s.Values, *idx, n, s.lf)
+		*idx += n
+		return append(dst, ']')
+	}
 	for i := int64(0); i < s.Shape[d]; i++ {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if last {
-			dst = appendElem(dst, s.Values, *idx, s.lf)
-			*idx++
-		} else {
-			dst = s.appendDim(dst, d+1, idx)
-		}
+		dst = s.appendDim(dst, d+1, idx)
 	}
 	return append(dst, ']')
+}
+
+// appendRun appends elements [start, start+n) of arr separated by commas,
+// as appendElem would, with one typed loop for the null-free numeric
+// arrays (the common case) instead of a type switch per element.
+func appendRun(dst []byte, arr arrow.Array, start, n int, lf *leaf) []byte {
+	if n == 0 {
+		return dst
+	}
+	if arr.NullN() == 0 {
+		switch a := arr.(type) {
+		case *array.Float64:
+			return appendFloats(dst, a.Float64Values()[start:start+n], 64)
+		case *array.Float32:
+			return appendFloats(dst, a.Float32Values()[start:start+n], 32)
+		case *array.Int32:
+			return appendInts(dst, a.Int32Values()[start:start+n])
+		case *array.Int16:
+			return appendInts(dst, a.Int16Values()[start:start+n])
+		case *array.Int8:
+			return appendInts(dst, a.Int8Values()[start:start+n])
+		case *array.Uint32:
+			return appendInts(dst, a.Uint32Values()[start:start+n])
+		case *array.Uint16:
+			return appendInts(dst, a.Uint16Values()[start:start+n])
+		case *array.Uint8:
+			return appendInts(dst, a.Uint8Values()[start:start+n])
+		}
+	}
+	for i := start; i < start+n; i++ {
+		if i > start {
+			dst = append(dst, ',')
+		}
+		dst = appendElem(dst, arr, i, lf)
+	}
+	return dst
+}
+
+func appendFloats[T float32 | float64](dst []byte, vs []T, bits int) []byte {
+	for i, v := range vs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonx.AppendFloat(dst, float64(v), bits)
+	}
+	return dst
+}
+
+// appendInts formats integers of at most 32 bits (always exact in JSON).
+func appendInts[T int8 | int16 | int32 | uint8 | uint16 | uint32](dst []byte, vs []T) []byte {
+	for i, v := range vs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, int64(v), 10)
+	}
+	return dst
 }
 
 // maxSafeInt is the largest integer a JSON (IEEE double) reader keeps exactly.

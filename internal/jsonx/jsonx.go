@@ -65,7 +65,6 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 }
 
 var pow10f = [...]float64{1, 1e1, 1e2, 1e3, 1e4}
-var pow10i = [...]int64{1, 1e1, 1e2, 1e3, 1e4}
 
 // appendShortDecimal appends f (1e-4 <= |f| < 1e11, not integral) with k
 // fraction digits for the smallest k in 1..4 such that the decimal m/10^k
@@ -74,30 +73,49 @@ var pow10i = [...]int64{1, 1e1, 1e2, 1e3, 1e4}
 // is below 10^-k and no other k-digit decimal rounds to f. ok is false when
 // f needs more than four fraction digits.
 func appendShortDecimal(dst []byte, f float64) ([]byte, bool) {
+	a, neg := f, false
+	if a < 0 {
+		a, neg = -a, true
+	}
 	for k := 1; k < len(pow10f); k++ {
-		m := math.Round(f * pow10f[k])
-		if math.Abs(m) >= 1<<50 || m/pow10f[k] != f {
-			continue
+		p := pow10f[k]
+		m := a * p
+		if m >= 1<<50 {
+			return dst, false
 		}
-		v := int64(m)
-		if v < 0 {
-			dst = append(dst, '-')
-			v = -v
+		// The decimal is round(m): m is within an ulp of it, so it is the
+		// truncation or the next integer (no math.Round, which is not a
+		// single instruction on every GOAMD64 level).
+		v := uint64(m)
+		if float64(v)/p != a {
+			if v++; float64(v)/p != a {
+				continue
+			}
 		}
-		dst = strconv.AppendInt(dst, v/pow10i[k], 10)
-		frac := v % pow10i[k]
-		digits := k
-		for digits > 1 && frac%10 == 0 { // cannot happen for the smallest k; kept for safety
-			frac /= 10
-			digits--
+		// v/10^k with exactly k fraction digits (the last one non-zero:
+		// otherwise a smaller k would have matched), written right to left.
+		var tmp [24]byte
+		i := len(tmp)
+		for j := 0; j < k; j++ {
+			i--
+			tmp[i] = byte('0' + v%10)
+			v /= 10
 		}
-		var tmp [4]byte
-		for j := digits - 1; j >= 0; j-- {
-			tmp[j] = byte('0' + frac%10)
-			frac /= 10
+		i--
+		tmp[i] = '.'
+		for {
+			i--
+			tmp[i] = byte('0' + v%10)
+			v /= 10
+			if v == 0 {
+				break
+			}
 		}
-		dst = append(dst, '.')
-		return append(dst, tmp[:digits]...), true
+		if neg {
+			i--
+			tmp[i] = '-'
+		}
+		return append(dst, tmp[i:]...), true
 	}
 	return dst, false
 }
