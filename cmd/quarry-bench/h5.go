@@ -113,7 +113,7 @@ func (r *h5Runner) warm(queries []string) {
 		}
 		return
 	}
-	emit("LOAD", map[string]any{"peer": "ours", "mode": "warm", "secs": time.Since(t0).Seconds(), "rows": nil})
+	emit("LOAD", map[string]any{"peer": "ours", "mode": "warm", "what": "h5", "secs": time.Since(t0).Seconds(), "rows": nil})
 	for _, q := range queries {
 		for rep := 1; rep <= r.o.reps; rep++ {
 			rec := map[string]any{"query": q, "rep": rep}
