@@ -15,7 +15,7 @@ import (
 func TestAppendRunMatchesAppendElem(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	floats := []float64{0, -0.0, 1.25, -3.5, 1e-7, 1e21, 123456.789, math.NaN(), math.Inf(1), math.Inf(-1), 0.1, 2.0 / 3, 1 << 53, -1e300}
+	floats := []float64{0, math.Copysign(0, -1), 1.25, -3.5, 1e-7, 1e21, 123456.789, math.NaN(), math.Inf(1), math.Inf(-1), 0.1, 2.0 / 3, 1 << 53, -1e300}
 	types := []arrow.DataType{arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16,
 		arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Int64}
 	for _, dt := range types {
