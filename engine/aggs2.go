@@ -87,11 +87,12 @@ func (s *distinctState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 // quantiles of a group at once.
 //
 // While the input streams in, each value is appended to its group's chain
-// of off-heap blocks (valueChain, blockStore): 8 bytes per value, outside
-// the Go heap. When the results are built (groups in order, a range of
-// groups at a time), each group's values are taken out of their blocks (in
-// place for a one-block group, else copied into a scratch buffer the size
-// of the largest group), every quantile asked for is an exact selection
+// of off-heap blocks (valueChain, blockStore): 8 bytes per value, or 4 in
+// compact blocks where that is exactly reversible, outside the Go heap.
+// When the results are built (groups in order, a range of groups at a
+// time), each group's values are taken out of their blocks (in place for a
+// group of one float64 block, else decoded into a scratch buffer the size
+// of the largest such group), every quantile asked for is an exact selection
 // (selectKth, not a sort), and the group's blocks are given back right away:
 // the collector's memory shrinks while the results are built and is gone
 // when the last group is done.
@@ -209,12 +210,18 @@ func (c *collector) update(col arrow.Array, gids []int32) error {
 			continue
 		}
 		ch := &chains[g]
-		if ch.room == 0 {
-			if err := store.extend(ch); err != nil {
-				return err
+		if ch.room != 0 { // ch.push, inlined by hand
+			if f := ch.tail.form(); f == formFloat {
+				ch.pushFloat(x)
+				continue
+			} else if k, ok := fitScale(x, int(f-formScale0)); ok {
+				ch.pushInt(k)
+				continue
 			}
 		}
-		ch.push(x)
+		if err := store.add(ch, x); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -228,9 +235,7 @@ func (c *collector) finish() error {
 	c.sealed = true
 	var most int64
 	for i := range c.chains {
-		if ch := &c.chains[i]; ch.nblk > 1 {
-			most = max(most, ch.count())
-		}
+		most = max(most, c.store.scratchNeed(&c.chains[i]))
 	}
 	return c.store.seal(most)
 }

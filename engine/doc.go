@@ -135,7 +135,8 @@
 // by the engine itself fail (before taking memory) once the limit would be
 // exceeded; allocations made by the source are counted and checked at the
 // next batch boundary, so the overshoot is bounded by about one batch.
-// Median/quantile values (8 bytes each) live outside the Go heap in
+// Median/quantile values (8 bytes each; 4 when a value is exactly k/10^d
+// for an int32 k and d <= 4, decoded back bit for bit) live outside the Go heap in
 // per-group chains of mapped blocks (mmap on Linux, the Go heap elsewhere),
 // charged to the budget like the rest and unmapped group by group as the
 // results are built, and on close, cancellation or error: the process's

@@ -36,16 +36,22 @@ var edge, full = int(chainCap(blockMaxShift)), blockVals(blockMaxShift)
 // multiset), every mapped byte is charged while held, and the regions go
 // away as their blocks are taken.
 func TestBlockStoreTake(t *testing.T) {
-	tests := []struct {
-		name  string
-		sizes []int // values per chain
-	}{
-		{"empty", nil},
-		{"no values", []int{0, 0}},
-		{"one block", []int{1, 3}},
-		{"block edges", []int{4, 11, 12, edge - 1, edge, edge + 1, edge + full, edge + full + 1}},
-		{"large", []int{50000, 0, 7, 130000}},
-		{"many small", slices.Repeat([]int{1, 2, 5, 9}, 5000)},
+	type test struct {
+		name    string
+		sizes   []int // values per chain
+		compact bool  // values with two decimals (compact blocks), else random doubles
+	}
+	var tests []test
+	for _, compact := range []bool{false, true} {
+		sfx := map[bool]string{false: "", true: " compact"}[compact]
+		tests = append(tests, []test{
+			{"empty" + sfx, nil, compact},
+			{"no values" + sfx, []int{0, 0}, compact},
+			{"one block" + sfx, []int{1, 3, 6}, compact},
+			{"block edges" + sfx, []int{4, 11, 12, 2*edge - 1, edge, edge + 1, 2 * (edge + full), 2*(edge+full) + 1}, compact},
+			{"large" + sfx, []int{50000, 0, 7, 130000}, compact},
+			{"many small" + sfx, slices.Repeat([]int{1, 2, 5, 9}, 5000), compact},
+		}...)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,23 +69,20 @@ func TestBlockStoreTake(t *testing.T) {
 			r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			for _, g := range order {
 				x := r.NormFloat64()
-				ch := &chains[g]
-				if ch.room == 0 {
-					if err := s.extend(ch); err != nil {
-						t.Fatal(err)
-					}
+				if tt.compact {
+					x = float64(r.IntN(200001)-100000) / 100
 				}
-				ch.push(x)
+				if err := s.add(&chains[g], x); err != nil {
+					t.Fatal(err)
+				}
 				want[g] = append(want[g], x)
 			}
 			var most int64
 			for g := range chains {
-				if got := chains[g].count(); got != int64(tt.sizes[g]) {
+				if got := s.count(&chains[g]); got != int64(tt.sizes[g]) {
 					t.Fatalf("chain %d: count %d, want %d", g, got, tt.sizes[g])
 				}
-				if chains[g].nblk > 1 {
-					most = max(most, chains[g].count())
-				}
+				most = max(most, s.scratchNeed(&chains[g]))
 			}
 			if b.live.Load() != s.mapped || a.n != s.mapped {
 				t.Fatalf("charged %d (acct %d), mapped %d", b.live.Load(), a.n, s.mapped)
