@@ -87,6 +87,12 @@ func appendShortDecimal(dst []byte, f float64) ([]byte, bool) {
 		// truncation or the next integer (no math.Round, which is not a
 		// single instruction on every GOAMD64 level).
 		v := uint64(m)
+		// Cheap rejection first: if v/10^k (or (v+1)/10^k) rounds to a, m
+		// lies within m*2^-52 of that integer, so a fraction of m farther
+		// than m*2^-51 from both rules k out without dividing.
+		if d, tol := m-float64(v), m*0x1p-51; d > tol && 1-d > tol {
+			continue
+		}
 		if float64(v)/p != a {
 			if v++; float64(v)/p != a {
 				continue

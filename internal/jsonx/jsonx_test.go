@@ -63,6 +63,9 @@ func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
 		}
 		checkFloat(t, f, 64)
 		checkFloat(t, f, 32)
+		// The neighbours of a short decimal need their long form.
+		checkFloat(t, math.Nextafter(f, math.Inf(1)), 64)
+		checkFloat(t, math.Nextafter(f, math.Inf(-1)), 64)
 		checkFloat(t, math.Float64frombits(r.Uint64()), 64)
 		checkFloat(t, float64(math.Float32frombits(r.Uint32())), 32)
 	}
