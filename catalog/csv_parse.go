@@ -802,6 +802,13 @@ func parseDecimalFast(s []byte) (float64, bool) {
 	if digits == 0 || digits > 15 {
 		return 0, false
 	}
+	return decimalValue(mant, uint(frac), neg), true
+}
+
+// decimalValue is ±mant/10^frac for mant < 2^53 and frac <= 15: one exact
+// conversion and one correctly rounded division, so it equals
+// strconv.ParseFloat of the decimal text.
+func decimalValue(mant uint64, frac uint, neg bool) float64 {
 	f := float64(mant)
 	if frac > 0 {
 		f /= float64pow10[frac]
@@ -809,7 +816,7 @@ func parseDecimalFast(s []byte) (float64, bool) {
 	if neg {
 		f = -f
 	}
-	return f, true
+	return f
 }
 
 // parseDecimalWord is parseDecimalFast for a cell of 1 to 8 bytes with 8
@@ -854,14 +861,7 @@ func parseDecimalWord(s []byte) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	f := float64(v)
-	if frac > 0 {
-		f /= float64pow10[frac]
-	}
-	if neg {
-		f = -f
-	}
-	return f, true
+	return decimalValue(v, frac, neg), true
 }
 
 // parseFloat64Bytes parses the cells isFloat accepts, like
