@@ -1,6 +1,7 @@
 package mcpapi_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,12 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/mcpapi"
 )
 
 // BenchmarkReadDatasetSliceMCP times the whole MCP round trip of
@@ -57,19 +60,34 @@ func BenchmarkReadDatasetSliceMCP(b *testing.B) {
 	} {
 		args, _ := json.Marshal(map[string]any{"uri": q.uri, "slice_str": q.slice})
 		msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_dataset_slice","arguments":` + string(args) + `}}`)
-		// server: what a transport does per request: parse the JSON-RPC
-		// message, run the tool, serialize the response.
+		// server: what the stdio transport does per request: parse the
+		// JSON-RPC message, run the tool, serialize the response.
 		b.Run(q.name+"/server", func(b *testing.B) {
-			first, err := json.Marshal(a.MCP.HandleMessage(ctx, msg))
+			first, err := mcpapi.AppendMessage(nil, a.MCP.HandleMessage(ctx, msg))
 			if err != nil || !bytes.Contains(first, []byte(`"method":"direct"`)) {
 				b.Fatalf("slice not inline: %v %.300s", err, first)
 			}
 			b.SetBytes(int64(len(first)))
+			var buf []byte
+			for b.Loop() {
+				if buf, err = mcpapi.AppendMessage(buf[:0], a.MCP.HandleMessage(ctx, msg)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// marshal: the same with json.Marshal, as mcp-go's own transports
+		// (and Quarry's HTTP transport) serialize responses.
+		b.Run(q.name+"/marshal", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := json.Marshal(a.MCP.HandleMessage(ctx, msg)); err != nil {
 					b.Fatal(err)
 				}
 			}
+		})
+		// stdio: the request written to and the response line read back
+		// from ServeStdio over pipes.
+		b.Run(q.name+"/stdio", func(b *testing.B) {
+			benchStdio(b, a, msg)
 		})
 		// client: the same call from mcp-go's in-process client, including
 		// the client decoding the result.
@@ -84,5 +102,42 @@ func BenchmarkReadDatasetSliceMCP(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchStdio times request/response pairs through mcpapi.ServeStdio.
+func benchStdio(b *testing.B, a *app.App, msg []byte) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpapi.ServeStdio(context.Background(), a.MCP, inR, outW, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		outW.Close()
+	}()
+	br := bufio.NewReaderSize(outR, 1<<20)
+	roundTrip := func(line []byte) []byte {
+		if _, err := inW.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := br.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return resp
+	}
+	roundTrip([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}` + "\n"))
+	if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		b.Fatal(err)
+	}
+	line := append(slices.Clone(msg), '\n')
+	if first := roundTrip(line); !bytes.Contains(first, []byte(`"method":"direct"`)) {
+		b.Fatalf("slice not inline: %.300s", first)
+	}
+	for b.Loop() {
+		roundTrip(line)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		b.Fatal(err)
 	}
 }

@@ -22,19 +22,30 @@ import (
 // Messages that are valid JSON but not valid JSON-RPC (batches, non-objects,
 // a non-string method, an object with neither method nor result) are
 // answered -32600 here, as over HTTP; mcp-go would report them as parse
-// errors or drop them.
+// errors or drop them. Tool calls are run here too (stdioCalls), so that
+// their results are written by appendMessage; everything else is served by
+// mcp-go's stdio server.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, logger *slog.Logger) error {
 	std := server.NewStdioServer(s)
-	// Enough workers that requests waiting on the user (elicitation on
-	// older protocol versions) or a slow query never block the others.
-	server.WithWorkerPoolSize(16)(std)
+	// Tool calls do not reach mcp-go's worker pool (stdioCalls runs them);
+	// a few workers are left for any that would.
+	server.WithWorkerPoolSize(4)(std)
 	server.WithQueueSize(256)(std)
 	std.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
 	lw := &lockedWriter{w: out}
+	calls := newStdioCalls(s, lw, logger)
+	// mcp-go builds the session's context (the client session that
+	// elicitation, logging and progress notifications need) when it
+	// starts listening; tool calls run under it.
+	std.SetContextFunc(func(c context.Context) context.Context {
+		calls.start(c)
+		return c
+	})
 	pr, pw := io.Pipe()
-	go filterStdio(in, pw, lw)
+	go filterStdio(in, pw, lw, calls)
 	err := std.Listen(ctx, pr, lw)
 	_ = pr.Close()
+	calls.stop()
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil
 	}
@@ -42,22 +53,25 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 }
 
 // filterStdio copies lines from in to pw, answering invalid JSON-RPC
-// envelopes itself on out.
-func filterStdio(in io.Reader, pw *io.PipeWriter, out io.Writer) {
+// envelopes itself on out and handing tool calls to calls.
+func filterStdio(in io.Reader, pw *io.PipeWriter, out io.Writer, calls *stdioCalls) {
 	br := bufio.NewReader(in)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			if id, msg, _ := checkEnvelope(line); msg != "" {
+			if id, msg, call := checkEnvelope(line); msg != "" {
 				if _, werr := out.Write(rpcErrorBody(id, rpcInvalidRequest, msg, nil)); werr != nil {
 					_ = pw.CloseWithError(werr)
 					return
 				}
-			} else if _, werr := pw.Write(line); werr != nil {
-				return // the server stopped reading
+			} else if !(call && calls.offer(line)) {
+				if _, werr := pw.Write(line); werr != nil {
+					return // the server stopped reading
+				}
 			}
 		}
 		if err != nil {
+			calls.inputClosed()
 			_ = pw.CloseWithError(err) // io.EOF reads as a clean close
 			return
 		}

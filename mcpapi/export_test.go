@@ -1,0 +1,4 @@
+package mcpapi
+
+// AppendMessage exposes appendMessage to the external benchmarks.
+var AppendMessage = appendMessage

@@ -1,0 +1,134 @@
+package mcpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// maxStdioCalls bounds the tool calls running at once over stdio; more
+// wait for a slot without blocking the input loop, so requests that wait
+// on the user (elicitation) or a slow query never hold up the others.
+const maxStdioCalls = 16
+
+// stdioCalls runs the tools/call requests of a stdio session and writes
+// their responses with appendMessage, in place of mcp-go's stdio worker
+// pool (which serializes every response with json.Marshal). Each call runs
+// on its own goroutine under the session context mcp-go's stdio server
+// built (so elicitation, logging, progress and notifications/cancelled
+// work as for its own calls); responses are whole-line writes on the
+// shared locked writer. Input ending cancels the calls still running, as
+// mcp-go does.
+type stdioCalls struct {
+	srv   *server.MCPServer
+	out   io.Writer
+	log   *slog.Logger
+	slots chan struct{}
+
+	ready  chan struct{} // closed by start
+	done   chan struct{} // closed by stop
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	startOnce sync.Once
+	mu        sync.Mutex // guards stopped against wg.Add after Wait began
+	stopped   bool
+	wg        sync.WaitGroup
+}
+
+func newStdioCalls(srv *server.MCPServer, out io.Writer, log *slog.Logger) *stdioCalls {
+	return &stdioCalls{srv: srv, out: out, log: log, slots: make(chan struct{}, maxStdioCalls),
+		ready: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start sets the session context the calls run under (once).
+func (c *stdioCalls) start(session context.Context) {
+	c.startOnce.Do(func() {
+		c.ctx, c.cancel = context.WithCancel(session)
+		close(c.ready)
+	})
+}
+
+// offer takes line if it is a tools/call request, reporting whether it did.
+func (c *stdioCalls) offer(line []byte) bool {
+	var env struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &env) != nil || env.Method != string(mcp.MethodToolsCall) || len(env.ID) == 0 {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return false
+	}
+	c.wg.Go(func() { c.run(line, env.ID) })
+	return true
+}
+
+// run serves one call once the session has started.
+func (c *stdioCalls) run(line []byte, id json.RawMessage) {
+	select {
+	case <-c.ready:
+	case <-c.done:
+		return // the server stopped before the session started
+	}
+	c.slots <- struct{}{}
+	defer func() { <-c.slots }()
+	msg := c.handle(line, id)
+	if msg == nil {
+		return
+	}
+	if _, err := c.out.Write(msg); err != nil {
+		c.log.Error("writing a tool call response", "err", err)
+	}
+}
+
+// handle runs the call and returns its response line (nil for none).
+func (c *stdioCalls) handle(line []byte, id json.RawMessage) (out []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("panic in a stdio tool call", "panic", fmt.Sprint(r))
+			out = rpcErrorBody(id, mcp.INTERNAL_ERROR, "internal error", nil)
+		}
+	}()
+	resp := c.srv.HandleMessage(c.ctx, line)
+	if resp == nil {
+		return nil
+	}
+	b, err := appendMessage(nil, resp)
+	if err != nil {
+		c.log.Error("encoding a tool call response", "err", err)
+		return rpcErrorBody(id, mcp.INTERNAL_ERROR, "internal error: the response could not be encoded", nil)
+	}
+	return append(b, '\n')
+}
+
+// inputClosed cancels the calls still running: the client is gone.
+func (c *stdioCalls) inputClosed() {
+	select {
+	case <-c.ready:
+		c.cancel()
+	default:
+	}
+}
+
+// stop refuses new calls and waits for the running ones to write their
+// responses.
+func (c *stdioCalls) stop() {
+	c.mu.Lock()
+	if !c.stopped {
+		c.stopped = true
+		close(c.done)
+	}
+	c.mu.Unlock()
+	c.inputClosed()
+	c.wg.Wait()
+}
