@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -17,6 +18,11 @@ import (
 // file order. Reading (and gzip decompression, which is sequential) happens
 // on one goroutine; the quote-parity scan that finds record boundaries runs
 // at memory speed there (bytes.IndexByte), everything else in the workers.
+//
+// Plain regular files are not read at all where the OS allows it: their
+// chunks are views of a read-only memory map (csv_mmap.go), so there is no
+// copy and no chunk buffer; gzip input, pipes and small files are read
+// into pooled buffers.
 
 // Chunk sizes. A chunk is the unit of parallel work and of one batch.
 const (
@@ -29,8 +35,9 @@ const (
 type csvChunk struct {
 	seq   int
 	data  []byte
-	first bool // holds the header record (the first chunk of the input)
-	buf   *[]byte
+	first bool    // holds the header record (the first chunk of the input)
+	buf   *[]byte // read input: the pooled buffer data lies in
+	off   int     // mapped input: offset of data in the mapping
 }
 
 // chunkReader produces chunks of complete records from an input stream.
@@ -41,7 +48,8 @@ type chunkReader struct {
 	carry  []byte // start of an incomplete record left over from the previous read
 	eof    bool
 	seq    int
-	bomOK  bool // BOM already checked
+	bomOK  bool         // BOM already checked
+	mm     *mappedInput // non-nil: chunks are views of a memory map (csv_mmap.go)
 }
 
 // openChunks opens a CSV file (gzip-decompressed if gz) for chunked reading.
@@ -57,6 +65,11 @@ func openChunks(path string, gz bool, size int) (*chunkReader, error) {
 			limit = 4*st.Size() + minChunkBytes
 		}
 		size = int(min(int64(size), max(limit, 4<<10)))
+		if !gz {
+			if cr := openMapped(f, st, size); cr != nil {
+				return cr, nil
+			}
+		}
 	}
 	cr := &chunkReader{r: f, closer: f, size: size}
 	if gz {
@@ -74,11 +87,17 @@ func openChunks(path string, gz bool, size int) (*chunkReader, error) {
 // bufPools recycle chunk buffers across readers, by power-of-two size class.
 var bufPools [48]sync.Pool
 
+// Close releases the input (for mapped input: unmaps it, so no chunk may
+// be in use any more). Idempotent.
 func (c *chunkReader) Close() error {
 	if c.closer == nil {
 		return nil
 	}
-	err := c.closer.Close()
+	var err error
+	if c.mm != nil {
+		err = c.mm.unmap()
+	}
+	err = errors.Join(err, c.closer.Close())
 	c.closer = nil
 	return err
 }
@@ -104,16 +123,24 @@ func putBuf(b *[]byte) {
 
 func (c *chunkReader) getBuf(n int) *[]byte { return getBuf(n) }
 
-// putBuf returns a chunk's buffer for reuse (safe from any goroutine).
+// putBuf returns a chunk's buffer for reuse, or for a mapped chunk drops
+// its pages from the process (safe from any goroutine).
 func (c *chunkReader) putBuf(ch *csvChunk) {
 	if ch.buf != nil {
 		putBuf(ch.buf)
 		ch.buf, ch.data = nil, nil
 	}
+	if c.mm != nil && ch.data != nil {
+		c.mm.release(ch.off, len(ch.data))
+		ch.data = nil
+	}
 }
 
 // next returns the next chunk, or io.EOF after the last.
 func (c *chunkReader) next() (*csvChunk, error) {
+	if c.mm != nil {
+		return c.nextMapped()
+	}
 	if c.eof && len(c.carry) == 0 {
 		return nil, io.EOF
 	}
@@ -171,6 +198,9 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 func (c *chunkReader) emit(bp *[]byte, data []byte) *csvChunk {
 	c.bomOK = true // only the very start of the stream may hold a BOM
 	ch := &csvChunk{seq: c.seq, data: data, first: c.seq == 0, buf: bp}
+	if c.mm != nil {
+		ch.off = c.mm.pos
+	}
 	c.seq++
 	return ch
 }
@@ -224,8 +254,14 @@ func startPipeline[R any](cr *chunkReader, workers int, work func(w int, ch *csv
 		out chan chunkResult[R]
 	}
 	jobs := make(chan job, workers)
+	// Goroutines touching a memory map turn a fault (the file was
+	// truncated under it) into a panic that becomes an error.
+	mapped := cr.mm != nil
 	for w := range workers {
 		p.wg.Go(func() {
+			if mapped {
+				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			}
 			for j := range jobs {
 				var r chunkResult[R]
 				select {
@@ -242,8 +278,11 @@ func startPipeline[R any](cr *chunkReader, workers int, work func(w int, ch *csv
 	p.wg.Go(func() {
 		defer close(jobs)
 		defer close(p.order)
+		if mapped {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		}
 		for {
-			ch, err := cr.next()
+			ch, err := cr.safeNext()
 			if err == io.EOF {
 				return
 			}
@@ -279,10 +318,32 @@ var errStopped = errors.New("pipeline stopped")
 func (p *pipeline[R]) safeWork(w int, ch *csvChunk) (r R, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if ferr := p.cr.faultError(v); ferr != nil {
+				err = ferr
+				return
+			}
 			err = fmt.Errorf("panic while parsing CSV: %v", v)
 		}
 	}()
 	return p.work(w, ch)
+}
+
+// safeNext is next with a fault on the memory map (the file shrank under
+// it) turned into an error; other panics go on.
+func (c *chunkReader) safeNext() (ch *csvChunk, err error) {
+	if c.mm == nil {
+		return c.next()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			ferr := c.faultError(v)
+			if ferr == nil {
+				panic(v)
+			}
+			ch, err = nil, ferr
+		}
+	}()
+	return c.next()
 }
 
 // next returns the next result in file order; ok is false at the end.
