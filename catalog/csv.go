@@ -44,7 +44,7 @@ type ColumnKeeper interface {
 	// arrays of schema field i in row order (RowCount rows together), or
 	// is nil when that column could not be kept. Keep owns one reference
 	// to every array. String columns may be dictionary-encoded
-	// (dictionary<int32, utf8>, one dictionary per array).
+	// (dictionary<int16, utf8>, one dictionary per array, at most 32,768 values).
 	Keep(ds *Dataset, cols [][]arrow.Array)
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -92,6 +93,99 @@ func TestWorkerDictStartsOver(t *testing.T) {
 		d.Release()
 		if wd.d.len() > workerDictValues+3000 {
 			t.Fatalf("worker dictionary grew to %d values", wd.d.len())
+		}
+	}
+}
+
+// TestDictBuilderInt16Cap: chunk dictionaries have int16 indices and at
+// most dictMaxValues entries, whatever the chunk size allows; a chunk with
+// more distinct values falls back to plain strings with the same values.
+func TestDictBuilderInt16Cap(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		distinct int
+		rows     int // the chunk's rows (its bound: a quarter may be distinct)
+		plain    bool
+	}{
+		{"small", 3, 10, false},
+		{"at quarter of rows", 1000, 4000, false},
+		{"over quarter of rows", 1001, 4000, true},
+		{"at int16 cap", dictMaxValues, 140000, false},
+		{"over int16 cap", dictMaxValues + 1, 140000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			// Value j/4 for the first 4*distinct rows (never more than half
+			// of the rows so far distinct), then repeats, with a few nulls.
+			cells := make([]string, tc.rows)
+			for j := range cells {
+				switch {
+				case j%97 == 5:
+					cells[j] = ""
+				case j < 4*tc.distinct:
+					cells[j] = fmt.Sprint("v", j/4)
+				default:
+					cells[j] = fmt.Sprint("v", j%tc.distinct)
+				}
+			}
+			if tc.distinct*4 > tc.rows { // make sure every value occurs
+				for v := range tc.distinct {
+					cells[tc.rows-tc.distinct+v] = fmt.Sprint("v", v)
+				}
+			}
+			b := []byte("h,h\nx," + strings.Join(cells, "\nx,") + "\n")
+			tok := newTokenizer(',', 2, []int{1})
+			if err := tok.run(b, true); err != nil {
+				t.Fatal(err)
+			}
+			var wd workerDict
+			db := newDictBuilder(mem, tok.rows, &wd)
+			defer db.release()
+			var scratch []byte
+			if err := db.add(tok.spansOf(b, 0), &scratch); err != nil {
+				t.Fatal(err)
+			}
+			a := db.finish()
+			defer a.Release()
+			var value func(int) string
+			if d, ok := a.(*array.Dictionary); ok {
+				if tc.plain {
+					t.Fatalf("kept a dictionary of %d values", d.Dictionary().Len())
+				}
+				if !arrow.TypeEqual(d.DataType(), dictStringType) || d.Indices().DataType().ID() != arrow.INT16 {
+					t.Fatalf("type %s, want dictionary<values=utf8, indices=int16>", d.DataType())
+				}
+				if d.Dictionary().Len() > dictMaxValues {
+					t.Fatalf("dictionary of %d values", d.Dictionary().Len())
+				}
+				vals := d.Dictionary().(*array.String)
+				value = func(i int) string { return vals.Value(d.GetValueIndex(i)) }
+			} else {
+				if !tc.plain {
+					t.Fatalf("went plain (%s)", a.DataType())
+				}
+				s := a.(*array.String)
+				value = s.Value
+			}
+			if a.Len() != len(cells) {
+				t.Fatalf("%d rows, want %d", a.Len(), len(cells))
+			}
+			for i, c := range cells {
+				if (c == "") != a.IsNull(i) || (c != "" && value(i) != c) {
+					t.Fatalf("row %d: wrong value, want %q", i, c)
+				}
+			}
+		})
+	}
+}
+
+func TestDictLimit(t *testing.T) {
+	for _, tc := range []struct{ ub, want int }{
+		{0, 64}, {100, 64}, {1000, 250}, {4 * dictMaxValues, dictMaxValues}, {1 << 20, dictMaxValues},
+	} {
+		if got := dictLimit(tc.ub); got != tc.want {
+			t.Errorf("dictLimit(%d) = %d, want %d", tc.ub, got, tc.want)
 		}
 	}
 }

@@ -8,7 +8,7 @@
 // A Source's batches have exactly the dataset schema's types. The one
 // exception is a CSV format with a ColumnKeeper (NewCSVFormatWith): the
 // columns it hands to the keeper while opening a file may have
-// low-cardinality string columns dictionary-encoded (dictionary<int32,
+// low-cardinality string columns dictionary-encoded (dictionary<int16,
 // utf8>), so a column cache keeps them small and the engine can filter and
 // group on codes. Such columns are still "string" in Dataset.Schema and
 // everywhere users see types (get_schema, JSON, CSV and Parquet results

@@ -190,9 +190,9 @@ func TestQuantileSelect(t *testing.T) {
 }
 
 // aggDiffTypes are the column types of the grouped-aggregate differential
-// test: dictionary strings with int32 and int8 indices, plain strings and
-// fixed-width types with nulls, NaN, ±Inf and ±0.
-var aggDiffTypes = []arrow.DataType{tDict, tDict8, tDict, tStr, tLStr, tInt64, tInt8, tF64, tF32, tBool, tDate}
+// test: dictionary strings with int32, int16 and int8 indices, plain
+// strings and fixed-width types with nulls, NaN, ±Inf and ±0.
+var aggDiffTypes = []arrow.DataType{tDict, tDict8, tDict16, tStr, tLStr, tInt64, tInt8, tF64, tF32, tBool, tDate}
 
 // dictBatchCol encodes vals (strings or nil) as a dictionary array of type
 // dt with a dictionary of its own: the used strings in random order, plus
@@ -209,7 +209,7 @@ func dictBatchCol(r *rand.Rand, mem memory.Allocator, dt *arrow.DictionaryType, 
 		}
 	}
 	extra := r.IntN(4)
-	if dt.IndexType.ID() == arrow.INT32 && r.IntN(5) == 0 {
+	if maxCode(dt) > 6000 && r.IntN(5) == 0 {
 		extra = 5000 + r.IntN(100) // larger than 2*rows+4096: resolved per row
 	}
 	for i := range extra {

@@ -136,19 +136,25 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 }
 
 func (v *valueIDs) assignDict(arr arrow.Array, out []int32, valid validity) {
-	n := len(out)
-	if n == 0 {
+	if len(out) == 0 {
 		return
 	}
-	codes := dictCodes(arr, v.cbuf)
-	if arr.DataType().(*arrow.DictionaryType).IndexType.ID() != arrow.INT32 {
-		v.cbuf = codes
+	if x := dictIndices(arr, &v.cbuf); x.i16 != nil {
+		assignCodes(v, arr, x.i16, out, valid)
+	} else {
+		assignCodes(v, arr, x.i32, out, valid)
 	}
+}
+
+// assignCodes is assignDict for one index width.
+func assignCodes[T codeType](v *valueIDs, arr arrow.Array, codes []T, out []int32, valid validity) {
+	n := len(out)
+	codes = codes[:n]
 	dict := dictValues(arr)
 	src := strSrcOf(dict)
 	nd := src.n
 	// A code outside the dictionary reads as "" (as dictRowViews does).
-	at := func(c int32) string {
+	at := func(c T) string {
 		if c < 0 || int(c) >= nd {
 			return ""
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,15 +60,57 @@ func (s strSrc) at(i int) string {
 	return unsafeString(s.data[s.offs32[i]:s.offs32[i+1]])
 }
 
-// dictCodes returns the indices of a dictionary array as int32, aliasing
-// Arrow memory for int32 indices and converting into buf otherwise. Null
+// codeType is the dictionary index types the hot kernels are instantiated
+// for: int16 (the catalog's CSV columns) and int32 (every other producer
+// the engine sees most). Other widths are converted to int32 (dictIndices).
+type codeType interface{ ~int16 | ~int32 }
+
+// dictIdx is the indices of a dictionary array (offset applied, one per
+// row). int16 and int32 indices alias Arrow memory in their own width
+// (exactly one of i16 and i32 is non-nil, unless the array is empty);
+// other widths are converted to int32, out-of-range values to -1. Null
 // slots hold arbitrary values.
-func dictCodes(arr arrow.Array, buf []int32) []int32 {
+type dictIdx struct {
+	i16 []int16
+	i32 []int32
+}
+
+// dictIndices returns the indices of a dictionary array. buf is scratch
+// the rare widths are converted into (grown as needed and kept for the
+// next call; nil: a new slice each time); it is untouched for int16 and
+// int32 indices.
+func dictIndices(arr arrow.Array, buf *[]int32) dictIdx {
+	switch arr.DataType().(*arrow.DictionaryType).IndexType.ID() {
+	case arrow.INT16:
+		return dictIdx{i16: values[int16](arr)}
+	case arrow.INT32:
+		return dictIdx{i32: values[int32](arr)}
+	}
+	var b []int32
+	if buf != nil {
+		b = *buf
+	}
+	b = convertCodes(arr, b)
+	if buf != nil {
+		*buf = b
+	}
+	return dictIdx{i32: b}
+}
+
+// at returns the code of row i.
+func (x dictIdx) at(i int) int32 {
+	if x.i16 != nil {
+		return int32(x.i16[i])
+	}
+	return x.i32[i]
+}
+
+// convertCodes returns the indices of a dictionary array of any index
+// width as int32 in buf (reallocated when too small); values that do not
+// fit become -1, never a valid code.
+func convertCodes(arr arrow.Array, buf []int32) []int32 {
 	dt := arr.DataType().(*arrow.DictionaryType)
 	n := arr.Len()
-	if dt.IndexType.ID() == arrow.INT32 {
-		return values[int32](arr)
-	}
 	if cap(buf) < n {
 		buf = make([]int32, n)
 	}
@@ -81,6 +124,8 @@ func dictCodes(arr arrow.Array, buf []int32) []int32 {
 		convCodes(values[int16](arr), buf)
 	case arrow.UINT16:
 		convCodes(values[uint16](arr), buf)
+	case arrow.INT32:
+		copy(buf, values[int32](arr))
 	case arrow.UINT32:
 		convCodes(values[uint32](arr), buf)
 	case arrow.INT64:
@@ -105,7 +150,8 @@ func convCodes[T integer](vs []T, out []int32) {
 func dictValues(arr arrow.Array) arrow.Array { return arr.(*array.Dictionary).Dictionary() }
 
 // dictRowViews returns every row's string value ("" for nulls), aliasing
-// the dictionary's memory, reusing buf.
+// the dictionary's memory, reusing buf (cbuf is dictIndices' scratch, may
+// be nil).
 func dictRowViews(arr arrow.Array, buf []string, cbuf *[]int32) []string {
 	n := arr.Len()
 	if cap(buf) < n {
@@ -115,20 +161,25 @@ func dictRowViews(arr arrow.Array, buf []string, cbuf *[]int32) []string {
 	if n == 0 {
 		return buf
 	}
-	codes := dictCodes(arr, *cbuf)
-	if arr.DataType().(*arrow.DictionaryType).IndexType.ID() != arrow.INT32 {
-		*cbuf = codes
-	}
 	src := strSrcOf(dictValues(arr))
 	v := validityOf(arr)
-	for i, c := range codes {
-		if v.ok(i) && c >= 0 && int(c) < src.n {
-			buf[i] = src.at(int(c))
-		} else {
-			buf[i] = ""
-		}
+	if x := dictIndices(arr, cbuf); x.i16 != nil {
+		rowViews(x.i16, src, v, buf)
+	} else {
+		rowViews(x.i32, src, v, buf)
 	}
 	return buf
+}
+
+func rowViews[T codeType](codes []T, src strSrc, v validity, out []string) {
+	out = out[:len(codes)]
+	for i, c := range codes {
+		if v.ok(i) && c >= 0 && int(c) < src.n {
+			out[i] = src.at(int(c))
+		} else {
+			out[i] = ""
+		}
+	}
 }
 
 // strViewsAny is strViews for plain strings and dictRowViews for
@@ -150,7 +201,7 @@ func normalizeDict(mem memory.Allocator, arr arrow.Array) arrow.Array {
 		return arr
 	}
 	n := arr.Len()
-	codes := dictCodes(arr, nil)
+	codes := dictIndices(arr, nil)
 	v := validityOf(arr)
 	dv := validityOf(dict)
 	buf := memory.NewResizableBuffer(mem)
@@ -159,8 +210,8 @@ func normalizeDict(mem memory.Allocator, arr arrow.Array) arrow.Array {
 	bits := buf.Bytes()
 	clear(bits)
 	nulls := 0
-	for i, c := range codes {
-		if v.ok(i) && c >= 0 && int(c) < dict.Len() && dv.ok(int(c)) {
+	for i := range n {
+		if c := codes.at(i); v.ok(i) && c >= 0 && int(c) < dict.Len() && dv.ok(int(c)) {
 			bitutil.SetBit(bits, i)
 		} else {
 			nulls++
@@ -243,6 +294,33 @@ func encodeDict(mem memory.Allocator, arr arrow.Array, to *arrow.DictionaryType)
 	return buildDict(mem, to, codes, vb, nulls, uniq)
 }
 
+// encodeFit returns how many leading rows of the string column arr (plain
+// or dictionary-encoded) encodeDict can encode as type to: all of them
+// unless they hold more distinct values than to's index type addresses
+// (then at least maxCode(to)+1 rows).
+func encodeFit(arr arrow.Array, to *arrow.DictionaryType) int {
+	n := arr.Len()
+	limit := maxCode(to) + 1
+	if int64(n) <= limit {
+		return n
+	}
+	strs := strViewsAny(arr, nil, nil)
+	v := validityOf(arr)
+	seen := map[string]struct{}{}
+	for i, s := range strs {
+		if !v.ok(i) {
+			continue
+		}
+		if _, ok := seen[s]; !ok {
+			if int64(len(seen)) == limit {
+				return i
+			}
+			seen[s] = struct{}{}
+		}
+	}
+	return n
+}
+
 // maxCode is the largest code the index type of dt can hold.
 func maxCode(dt *arrow.DictionaryType) int64 {
 	switch dt.IndexType.ID() {
@@ -266,9 +344,20 @@ func buildDict(mem memory.Allocator, dt *arrow.DictionaryType, codes []int32, va
 		return nil, qerr.Limit(qerr.CodeResourceExhausted, "a result batch holds %d distinct values, more than a %s dictionary index can address", len(uniq), dt.IndexType).
 			WithHint("select fewer rows per request")
 	}
+	ib := indexBuffer(mem, dt, codes)
+	defer ib.Release()
+	dict := buildStrings(mem, dt.ValueType, uniq, nil)
+	defer dict.Release()
+	nd := array.NewDataWithDictionary(dt, len(codes), []*memory.Buffer{validity, ib}, nulls, 0, dict.Data().(*array.Data))
+	defer nd.Release()
+	return array.MakeFromData(nd), nil
+}
+
+// indexBuffer writes codes (each within the range of dt's index type) as
+// the index buffer of a dictionary array of type dt.
+func indexBuffer(mem memory.Allocator, dt *arrow.DictionaryType, codes []int32) *memory.Buffer {
 	w := fixedWidth(dt.IndexType)
 	ib := memory.NewResizableBuffer(mem)
-	defer ib.Release()
 	ib.Resize(len(codes) * w)
 	b := ib.Bytes()
 	switch w {
@@ -290,11 +379,7 @@ func buildDict(mem memory.Allocator, dt *arrow.DictionaryType, codes []int32, va
 			out[i] = int64(c)
 		}
 	}
-	dict := buildStrings(mem, dt.ValueType, uniq, nil)
-	defer dict.Release()
-	nd := array.NewDataWithDictionary(dt, len(codes), []*memory.Buffer{validity, ib}, nulls, 0, dict.Data().(*array.Data))
-	defer nd.Release()
-	return array.MakeFromData(nd), nil
+	return ib
 }
 
 // sameDictData reports whether two arrays share one dictionary.
@@ -302,66 +387,73 @@ func sameDictData(a, b arrow.Array) bool {
 	return a.Data().Dictionary() == b.Data().Dictionary()
 }
 
-// gatherDict copies rows of dictionary-encoded string chunks. When every
-// chunk shares one dictionary the indices are copied and the dictionary is
-// shared; otherwise the referenced values are re-encoded into a new
-// dictionary (first-use order).
-func gatherDict(mem memory.Allocator, gc *gatherCol, refs []rowRef) (arrow.Array, error) {
+// gatherShared copies rows of dictionary-encoded string chunks that all
+// share one dictionary (gc.shared): the indices are copied and the
+// dictionary is shared.
+func gatherShared(mem memory.Allocator, gc *gatherCol, refs []rowRef) arrow.Array {
 	dt := gc.dt.(*arrow.DictionaryType)
 	valid, nulls := gc.gatherValidity(mem, refs)
 	defer releaseBufs(valid)
-	shared := len(gc.arrs) > 0
-	for i := 1; shared && i < len(gc.arrs); i++ {
-		shared = sameDictData(gc.arrs[0], gc.arrs[i])
-	}
 	codes := make([]int32, len(refs))
-	if shared {
-		for i, r := range refs {
-			if gc.valid[r.b].ok(int(r.r)) {
-				codes[i] = gc.codes[r.b][r.r]
-			}
+	for i, r := range refs {
+		if gc.valid[r.b].ok(int(r.r)) {
+			codes[i] = gc.codes[r.b].at(int(r.r))
 		}
-		w := fixedWidth(dt.IndexType)
-		ib := memory.NewResizableBuffer(mem)
-		defer ib.Release()
-		ib.Resize(len(codes) * w)
-		b := ib.Bytes()
-		switch w {
-		case 1:
-			for i, c := range codes {
-				b[i] = byte(c)
-			}
-		case 2:
-			out := arrow.GetData[uint16](b)[:len(codes)]
-			for i, c := range codes {
-				out[i] = uint16(c)
-			}
-		case 4:
-			copy(arrow.GetData[int32](b)[:len(codes)], codes)
-		case 8:
-			out := arrow.GetData[int64](b)[:len(codes)]
-			for i, c := range codes {
-				out[i] = int64(c)
-			}
-		}
-		nd := array.NewDataWithDictionary(dt, len(codes), []*memory.Buffer{valid, ib}, nulls, 0, gc.arrs[0].Data().Dictionary().(*array.Data))
-		defer nd.Release()
-		return array.MakeFromData(nd), nil
 	}
+	ib := indexBuffer(mem, dt, codes)
+	defer ib.Release()
+	nd := array.NewDataWithDictionary(dt, len(codes), []*memory.Buffer{valid, ib}, nulls, 0, gc.arrs[0].Data().Dictionary().(*array.Data))
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// dictEncoding is the re-encoding of gathered rows of dictionary chunks
+// with different dictionaries into one new dictionary: the referenced
+// values in first-use order (uniq; first[j] is the row where uniq[j] is
+// first used) and each row's code (0 for nulls). It covers the first rows
+// rows, as many as the index type of the column can address.
+type dictEncoding struct {
+	codes []int32
+	uniq  []string
+	first []int
+	rows  int
+}
+
+// encodeGathered re-encodes the rows refs of gc (chunks with different
+// dictionaries), stopping before the first row whose value would need a
+// code beyond the range of the column's index type.
+func encodeGathered(gc *gatherCol, refs []rowRef) *dictEncoding {
+	limit := maxCode(gc.dt.(*arrow.DictionaryType)) + 1
+	e := &dictEncoding{codes: make([]int32, len(refs)), rows: len(refs)}
 	index := map[string]int32{}
-	var uniq []string
 	for i, r := range refs {
 		if !gc.valid[r.b].ok(int(r.r)) {
 			continue
 		}
-		s := gc.dicts[r.b].at(int(gc.codes[r.b][r.r]))
+		s := gc.dicts[r.b].at(int(gc.codes[r.b].at(int(r.r))))
 		c, ok := index[s]
 		if !ok {
-			c = int32(len(uniq))
+			if int64(len(e.uniq)) == limit {
+				e.rows = i
+				e.codes = e.codes[:i]
+				break
+			}
+			c = int32(len(e.uniq))
 			index[s] = c
-			uniq = append(uniq, s)
+			e.uniq = append(e.uniq, s)
+			e.first = append(e.first, i)
 		}
-		codes[i] = c
+		e.codes[i] = c
 	}
-	return buildDict(mem, dt, codes, valid, nulls, uniq)
+	return e
+}
+
+// build makes the dictionary array of the first len(refs) rows of the
+// encoding (refs is a prefix of the rows encoded).
+func (e *dictEncoding) build(mem memory.Allocator, gc *gatherCol, refs []rowRef) (arrow.Array, error) {
+	valid, nulls := gc.gatherValidity(mem, refs)
+	defer releaseBufs(valid)
+	n := len(refs)
+	used := sort.SearchInts(e.first, n) // values first used before row n
+	return buildDict(mem, gc.dt.(*arrow.DictionaryType), e.codes[:n], valid, nulls, e.uniq[:used])
 }

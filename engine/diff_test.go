@@ -32,12 +32,13 @@ import (
 // in testdata/diff_seeds.txt and always run first.
 
 var (
-	tDict8 = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
-	tTsUs  = &arrow.TimestampType{Unit: arrow.Microsecond}
+	tDict8  = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	tDict16 = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String} // the CSV column cache's type
+	tTsUs   = &arrow.TimestampType{Unit: arrow.Microsecond}
 )
 
 var diffTypes = []arrow.DataType{
-	tInt64, tInt32, tInt8, tUint8, tUint64, tF64, tF32, tStr, tLStr, tBool, tDate, tTsUs, tDict, tDict8, tStr, tDict,
+	tInt64, tInt32, tInt8, tUint8, tUint64, tF64, tF32, tStr, tLStr, tBool, tDate, tTsUs, tDict, tDict8, tStr, tDict16,
 }
 
 var diffStrings = []string{"", "a", "ab", "b", "ba", "abc", "B", "bab", "A", "É", "é", "straße", "STRASSE", "ſ", "S", "s", "日本", "\u212a", "k", "AbC"}

@@ -682,7 +682,7 @@ func TestHardAllocationLimit(t *testing.T) {
 	for _, limit := range []int64{1, 64, 128, 200, 300} {
 		bud := &budget{limit: limit}
 		hard := &hardAlloc{b: bud, mem: alloc}
-		out, err := gatherBatch(hard, &softAlloc{b: bud, mem: alloc}, b.Schema(), []arrow.RecordBatch{b}, []rowRef{{0, 3}, {0, 1}, {0, 0}})
+		out, err := gatherBatch(hard, &softAlloc{b: bud, mem: alloc}, b.Schema(), b, []rowRef{{0, 3}, {0, 1}, {0, 0}})
 		if err != nil {
 			if !errors.Is(err, qerr.ErrLimitExceeded) {
 				t.Fatalf("limit %d: %v", limit, err)

@@ -12,10 +12,16 @@ import (
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
-// gatherBatch copies the rows refs (in that order) out of chunks into one new
-// batch with the given schema (see gatherer.gather).
-func gatherBatch(hard, soft memory.Allocator, schema *arrow.Schema, chunks []arrow.RecordBatch, refs []rowRef) (arrow.RecordBatch, error) {
-	return newGatherer(schema, chunks).gather(hard, soft, refs)
+// gatherBatch copies the rows refs (in that order) out of one chunk into a
+// new batch with the given schema (see gatherer.gather; with a single
+// chunk every row fits one batch).
+func gatherBatch(hard, soft memory.Allocator, schema *arrow.Schema, chunk arrow.RecordBatch, refs []rowRef) (arrow.RecordBatch, error) {
+	b, err := newGatherer(schema, []arrow.RecordBatch{chunk}).gather(hard, soft, refs)
+	if err == nil && int(b.NumRows()) != len(refs) {
+		b.Release()
+		return nil, qerr.Internal(nil, "gather: %d of %d rows of one chunk fit a batch", b.NumRows(), len(refs))
+	}
+	return b, err
 }
 
 // gatherer copies rows out of a fixed set of chunks. Everything that only
@@ -27,16 +33,17 @@ type gatherer struct {
 }
 
 type gatherCol struct {
-	dt    arrow.DataType
-	arrs  []arrow.Array
-	valid []validity
-	nulls bool
-	fixed any       // [][]uintN for fixed-width types (N = byte width)
-	bits  []bitsrc  // boolean values
-	offs  any       // [][]int32 or [][]int64 for string/binary types
-	data  [][]byte  // string/binary data buffers
-	codes [][]int32 // dictionary-encoded strings: indices
-	dicts []strSrc  // dictionary-encoded strings: dictionary values
+	dt     arrow.DataType
+	arrs   []arrow.Array
+	valid  []validity
+	nulls  bool
+	fixed  any       // [][]uintN for fixed-width types (N = byte width)
+	bits   []bitsrc  // boolean values
+	offs   any       // [][]int32 or [][]int64 for string/binary types
+	data   [][]byte  // string/binary data buffers
+	codes  []dictIdx // dictionary-encoded strings: indices
+	dicts  []strSrc  // dictionary-encoded strings: dictionary values
+	shared bool      // dictionary-encoded strings: every chunk has the same dictionary
 }
 
 type bitsrc struct {
@@ -59,13 +66,15 @@ func newGatherer(schema *arrow.Schema, chunks []arrow.RecordBatch) *gatherer {
 			gc.nulls = gc.nulls || gc.valid[i].bits != nil
 		}
 		if isDictStr(gc.dt) {
-			gc.codes = make([][]int32, len(chunks))
+			gc.codes = make([]dictIdx, len(chunks))
 			gc.dicts = make([]strSrc, len(chunks))
+			gc.shared = len(gc.arrs) > 0
 			for i, a := range gc.arrs {
 				if a.Len() > 0 {
-					gc.codes[i] = dictCodes(a, nil)
+					gc.codes[i] = dictIndices(a, nil)
 					gc.dicts[i] = strSrcOf(dictValues(a))
 				}
+				gc.shared = gc.shared && sameDictData(gc.arrs[0], a)
 			}
 			continue
 		}
@@ -129,12 +138,24 @@ func varData(arrs []arrow.Array) [][]byte {
 	return out
 }
 
-// gather copies the rows refs (in that order) into one new batch. hard
-// allocates the result: a budget overrun is returned as the budget error,
-// with everything built so far released. soft is used for the types copied
-// by Arrow's own Concatenate.
+// gather copies the rows refs (in that order) into one new batch. The
+// batch holds a prefix of refs, at least one row when refs is not empty:
+// all of them unless a dictionary-encoded column whose chunks have
+// different dictionaries (re-encoded into a new one of the schema's type)
+// needs more distinct values than its index type addresses; the batch then
+// ends before the first row that has no code left, and the caller gathers
+// the rest into further batches. hard allocates the result: a budget
+// overrun is returned as the budget error, with everything built so far
+// released. soft is used for the types copied by Arrow's own Concatenate.
 func (g *gatherer) gather(hard, soft memory.Allocator, refs []rowRef) (out arrow.RecordBatch, err error) {
 	defer catchBudget(&err)
+	encs := make([]*dictEncoding, len(g.cols))
+	for c := range g.cols {
+		if gc := &g.cols[c]; gc.codes != nil && !gc.shared {
+			encs[c] = encodeGathered(gc, refs)
+			refs = refs[:encs[c].rows]
+		}
+	}
 	cols := make([]arrow.Array, len(g.cols))
 	defer func() {
 		for _, c := range cols {
@@ -144,7 +165,12 @@ func (g *gatherer) gather(hard, soft memory.Allocator, refs []rowRef) (out arrow
 		}
 	}()
 	for c := range g.cols {
-		if cols[c], err = g.cols[c].gather(hard, soft, refs); err != nil {
+		if encs[c] != nil {
+			cols[c], err = encs[c].build(hard, &g.cols[c], refs)
+		} else {
+			cols[c], err = g.cols[c].gather(hard, soft, refs)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -152,8 +178,8 @@ func (g *gatherer) gather(hard, soft memory.Allocator, refs []rowRef) (out arrow
 }
 
 func (gc *gatherCol) gather(hard, soft memory.Allocator, refs []rowRef) (arrow.Array, error) {
-	if gc.codes != nil {
-		return gatherDict(hard, gc, refs)
+	if gc.codes != nil { // one shared dictionary (gatherer.gather re-encodes the others)
+		return gatherShared(hard, gc, refs), nil
 	}
 	switch f := gc.fixed.(type) {
 	case [][]uint8:

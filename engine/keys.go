@@ -13,11 +13,11 @@ import (
 // keyCol is one key column of a groupTable: the current batch's values in
 // hashable form, and (when the table stores keys) every group's key value.
 type keyCol struct {
-	dt    arrow.DataType // output type (decoded for dictionary strings)
-	str   bool           // string/large_string/dictionary string: strs; otherwise bits
-	dict  bool           // dictionary-encoded string
-	codes []int32        // dict: the current batch's indices
-	cbuf  []int32
+	dt    arrow.DataType  // output type (decoded for dictionary strings)
+	str   bool            // string/large_string/dictionary string: strs; otherwise bits
+	dict  bool            // dictionary-encoded string
+	codes dictIdx         // dict: the current batch's indices
+	cbuf  []int32         // dictIndices' scratch
 	ddata arrow.ArrayData // dict: the current batch's dictionary
 	float bool            // float32/64: hash normalized bits, store raw bits
 	// current batch
@@ -36,7 +36,7 @@ func (c *keyCol) load(arr arrow.Array) {
 	c.valid = validityOf(arr)
 	if c.dict {
 		c.strs = dictRowViews(arr, c.strs, &c.cbuf)
-		c.codes = dictCodes(arr, c.cbuf)
+		c.codes = dictIndices(arr, &c.cbuf)
 		c.ddata = dictValues(arr).Data()
 		return
 	}
@@ -287,7 +287,7 @@ func (t *groupTable) assignDict(gids []int32) []int32 {
 		return id
 	}
 	for i := range gids {
-		code := c.codes[i]
+		code := c.codes.at(i)
 		if useCache && c.valid.ok(i) && code >= 0 && int(code) < nd {
 			if id := t.dcache[code]; id >= 0 {
 				gids[i] = id
@@ -478,6 +478,6 @@ func (t *groupTable) reset() {
 	t.vids, t.pairs, t.pair2, t.idbuf = nil, nil, nil, nil
 	for _, c := range t.cols {
 		c.raw, c.norm, c.strs, c.gbits, c.gstrs, c.gvalid = nil, nil, nil, nil, nil, nil
-		c.codes, c.cbuf, c.ddata = nil, nil, nil
+		c.codes, c.cbuf, c.ddata = dictIdx{}, nil, nil
 	}
 }

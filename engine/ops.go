@@ -19,6 +19,7 @@ type scanOp struct {
 	dataset string
 	rdr     array.RecordReader
 	out     *arrow.Schema
+	rest    arrow.RecordBatch // the part of a source batch not yet handed out (see conformSplit)
 }
 
 func (ex *exec) buildScan(n *planner.Scan) (op, error) {
@@ -74,6 +75,15 @@ func sourceErr(dataset string, err error) error {
 }
 
 func (s *scanOp) next() (arrow.RecordBatch, error) {
+	if s.rest != nil {
+		if err := s.ex.ctx.Err(); err != nil {
+			return nil, err
+		}
+		b := s.rest
+		s.rest = nil
+		defer b.Release()
+		return s.conformSplit(b)
+	}
 	for {
 		if err := s.ex.ctx.Err(); err != nil {
 			return nil, err
@@ -99,8 +109,29 @@ func (s *scanOp) next() (arrow.RecordBatch, error) {
 		if err := sameTypes(s.dataset, b.Schema(), s.out); err != nil {
 			return nil, err
 		}
+		return s.conformSplit(b)
+	}
+}
+
+// conformSplit is conform for the longest prefix of b whose string columns
+// the plan wants dictionary-encoded fit the plan's index types (all of b
+// unless a column holds more distinct values than its index type
+// addresses); the rest of b is kept in s.rest for the next call.
+func (s *scanOp) conformSplit(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	n := int(b.NumRows())
+	fit := n
+	for i, c := range b.Columns() {
+		if want, ok := s.out.Field(i).Type.(*arrow.DictionaryType); ok && !arrow.TypeEqual(c.DataType(), want) {
+			fit = min(fit, encodeFit(c, want))
+		}
+	}
+	if fit == n {
 		return s.conform(b)
 	}
+	head := b.NewSlice(0, int64(fit))
+	defer head.Release()
+	s.rest = b.NewSlice(int64(fit), int64(n))
+	return s.conform(head)
 }
 
 // conform re-labels a source batch with the scan's schema. String columns
@@ -151,6 +182,10 @@ func (s *scanOp) conform(b arrow.RecordBatch) (out arrow.RecordBatch, err error)
 }
 
 func (s *scanOp) close() {
+	if s.rest != nil {
+		s.rest.Release()
+		s.rest = nil
+	}
 	if s.rdr != nil {
 		s.rdr.Release()
 		s.rdr = nil
@@ -218,7 +253,7 @@ func (f *filterOp) next() (arrow.RecordBatch, error) {
 		refs = append(refs, rowRef{0, r})
 	}
 	f.refs = refs
-	out, err := gatherBatch(f.ex.alloc, f.ex.soft, b.Schema(), []arrow.RecordBatch{b}, refs)
+	out, err := gatherBatch(f.ex.alloc, f.ex.soft, b.Schema(), b, refs)
 	b.Release()
 	return out, err
 }
@@ -425,7 +460,7 @@ func (d *distinctOp) next() (arrow.RecordBatch, error) {
 		case n:
 			return b, nil
 		}
-		out, err := gatherBatch(d.ex.alloc, d.ex.soft, b.Schema(), []arrow.RecordBatch{b}, refs)
+		out, err := gatherBatch(d.ex.alloc, d.ex.soft, b.Schema(), b, refs)
 		b.Release()
 		return out, err
 	}

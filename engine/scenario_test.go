@@ -40,7 +40,8 @@ import (
 //
 // Types: int8..int64, uint8..uint64, float32, float64, string,
 // large_string, dict (dictionary<int32, utf8>), bool, date (YYYY-MM-DD),
-// timestamp (ms, UTC, ISO-8601). Floats may be written "NaN", "Inf", "-Inf",
+// timestamp (ms, UTC, ISO-8601). Every case over string columns also runs
+// with them dictionary-encoded, with int32 and with int16 indices. Floats may be written "NaN", "Inf", "-Inf",
 // "-0". Expected floats match within a relative 1e-9.
 type scenarioFile struct {
 	Description string `json:"description"`
@@ -250,8 +251,9 @@ func loadScenario(t *testing.T, path string) scenarioFile {
 	return f
 }
 
-// scenarioData builds the dataset, with string columns dictionary-encoded when dict is set.
-func scenarioData(t *testing.T, f scenarioFile, dict bool) []tcol {
+// scenarioData builds the dataset, with string columns dictionary-encoded
+// as dict when it is not nil.
+func scenarioData(t *testing.T, f scenarioFile, dict *arrow.DictionaryType) []tcol {
 	t.Helper()
 	var cols []tcol
 	for c, spec := range f.Data.Columns {
@@ -259,8 +261,8 @@ func scenarioData(t *testing.T, f scenarioFile, dict bool) []tcol {
 		if !ok {
 			t.Fatalf("column %s: unknown type %q", spec.Name, spec.Type)
 		}
-		if dict && dt.ID() == arrow.STRING {
-			dt = tDict
+		if dict != nil && dt.ID() == arrow.STRING {
+			dt = dict
 		}
 		col := tcol{name: spec.Name, typ: dt, vals: []any{}}
 		for r, row := range f.Data.Rows {
@@ -306,8 +308,10 @@ func TestScenarios(t *testing.T) {
 				if err := dec.Decode(&spec); err != nil {
 					t.Fatalf("bad spec: %v", err)
 				}
-				for _, dict := range []bool{false, true} {
-					if dict && !hasStrings {
+				// plain strings, and dictionary-encoded with int32 and int16
+				// (the CSV column cache's) indices
+				for _, dict := range []*arrow.DictionaryType{nil, tDict, tDict16} {
+					if dict != nil && !hasStrings {
 						continue
 					}
 					runScenario(t, scenarioData(t, f, dict), spec, c, dict)
@@ -318,7 +322,7 @@ func TestScenarios(t *testing.T) {
 	t.Logf("%d scenarios in %d files", total, len(files))
 }
 
-func runScenario(t *testing.T, data []tcol, spec planner.Spec, c scenarioCase, dict bool) {
+func runScenario(t *testing.T, data []tcol, spec planner.Spec, c scenarioCase, dict *arrow.DictionaryType) {
 	t.Helper()
 	schema := schemaOf(data)
 	plan, err := planner.Build(spec, planner.Input{Dataset: "t", Schema: schema, RowCount: int64(len(data[0].vals)), RowCountExact: true})

@@ -105,8 +105,7 @@ func newSortKey(dt arrow.DataType, desc bool) sortKey {
 	case arrow.DICTIONARY:
 		if isDictStr(dt) { // compare the values, not the codes
 			return &ordKey[string]{desc: desc, size: 16, load: func(a arrow.Array) []string {
-				var cb []int32
-				return dictRowViews(a, nil, &cb)
+				return dictRowViews(a, nil, nil)
 			}}
 		}
 	}
@@ -116,8 +115,12 @@ func newSortKey(dt arrow.DataType, desc bool) sortKey {
 // sortOp sorts its whole input (stable: ties keep input order). With k >= 0
 // it is a top-k: it keeps only the first k rows of the order. Whenever its
 // buffered rows grow past max(2k, batch size) it compacts them (sort, keep
-// k, copy into one chunk); once it holds k rows, the k-th is a bound that
-// later rows must beat to be buffered at all.
+// k, copy into new chunks: one, unless a dictionary column re-encoded from
+// several dictionaries needs more distinct values than its index type
+// addresses); once it holds k rows, the k-th is a bound that later rows
+// must beat to be buffered at all. Output batches likewise end early where
+// a re-encoded dictionary would overflow, so every batch has the input's
+// types whatever the number of distinct values.
 type sortOp struct {
 	ex     *exec
 	in     op
@@ -129,7 +132,7 @@ type sortOp struct {
 	refs   []rowRef
 	acct   acct
 	held   int64 // rows in retained chunks
-	bound  bool  // top-k: refs[k-1] of the compacted chunk 0 is the bar to beat
+	bound  bool  // top-k: refs[k-1] (the last compacted row) is the bar to beat
 	sorted bool
 	gath   *gatherer
 	pos    int
@@ -185,7 +188,7 @@ func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) {
 	}
 	before := len(s.refs)
 	if s.bound {
-		bar := rowRef{0, int32(s.k - 1)}
+		bar := s.refs[s.k-1]
 		if sel == nil {
 			for i := range n {
 				if r := (rowRef{ci, int32(i)}); s.compare(r, bar) < 0 {
@@ -221,8 +224,9 @@ func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) {
 	s.acct.charge(charged + 8*int64(len(s.refs)-before))
 }
 
-// compact sorts the candidates, keeps the first k, and copies them into a
-// single new chunk, releasing the old ones.
+// compact sorts the candidates, keeps the first k, and copies them into
+// new chunks (one unless a re-encoded dictionary overflows, see gather),
+// releasing the old ones.
 func (s *sortOp) compact() error {
 	slices.SortFunc(s.refs, s.compare)
 	if int64(len(s.refs)) > s.k {
@@ -232,14 +236,25 @@ func (s *sortOp) compact() error {
 		s.dropChunks()
 		return nil
 	}
-	b, err := gatherBatch(s.ex.alloc, s.ex.soft, s.schema, s.chunks, s.refs)
-	if err != nil {
-		return err
+	g := newGatherer(s.schema, s.chunks)
+	var out []arrow.RecordBatch
+	for rest := s.refs; len(rest) > 0; {
+		b, err := g.gather(s.ex.alloc, s.ex.soft, rest)
+		if err != nil {
+			for _, b := range out {
+				b.Release()
+			}
+			return err
+		}
+		out = append(out, b)
+		rest = rest[b.NumRows():]
 	}
 	full := int64(len(s.refs)) == s.k
 	s.dropChunks()
 	s.refs = s.refs[:0]
-	s.addChunk(b, nil)
+	for _, b := range out {
+		s.addChunk(b, nil)
+	}
 	s.bound = full
 	return nil
 }
@@ -336,7 +351,7 @@ func (s *sortOp) next() (arrow.RecordBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pos = hi
+	s.pos += int(b.NumRows())
 	return b, nil
 }
 

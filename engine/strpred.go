@@ -237,29 +237,56 @@ func stringEval(k strKernel, pk *plainKernel) func(arrow.Array, []bool, *scratch
 			}
 			cache.data, cache.ok = dict.Data(), append(ok, false)
 		}
-		codes := dictCodes(col, sc.codes)
-		if col.DataType().(*arrow.DictionaryType).IndexType.ID() != arrow.INT32 {
-			sc.codes = codes
+		m := maskBytes(mask)
+		if x := dictIndices(col, &sc.codes); x.i16 != nil {
+			andCodes(m, x.i16[:len(m)], cache)
+		} else {
+			andCodes(m, x.i32[:len(m)], cache)
 		}
-		andCodes(maskBytes(mask), codes[:len(mask)], cache)
 	}
 }
 
-// andCodes ANDs the outcome of each row's dictionary entry into m.
-func andCodes(m []uint8, codes []int32, c *dictEntryCache) {
+// andCodes ANDs the outcome of each row's dictionary entry into m. The
+// loops take four rows per iteration: fewer loop branches, and timings
+// that depend much less on where the loop lands in the binary.
+func andCodes[T codeType](m []uint8, codes []T, c *dictEntryCache) {
+	m = m[:len(codes)]
 	switch c.hits {
 	case 0:
 		clear(m)
 	case 1:
-		t := c.hit
-		for i, code := range codes {
-			m[i] &= b2u(code == t)
+		t := c.hit // may exceed T's range (unused entries): then no row matches
+		i := 0
+		for ; i+4 <= len(codes); i += 4 {
+			c4, m4 := codes[i:i+4:i+4], m[i:i+4:i+4]
+			m4[0] &= isCode(c4[0], t)
+			m4[1] &= isCode(c4[1], t)
+			m4[2] &= isCode(c4[2], t)
+			m4[3] &= isCode(c4[3], t)
+		}
+		for ; i < len(codes); i++ {
+			m[i] &= isCode(codes[i], t)
 		}
 	default:
 		ok := maskBytes(c.ok)
 		last := uint32(len(ok) - 1)
-		for i, code := range codes {
-			m[i] &= ok[min(uint32(code), last)]
+		i := 0
+		for ; i+4 <= len(codes); i += 4 {
+			c4, m4 := codes[i:i+4:i+4], m[i:i+4:i+4]
+			m4[0] &= ok[min(uint32(c4[0]), last)]
+			m4[1] &= ok[min(uint32(c4[1]), last)]
+			m4[2] &= ok[min(uint32(c4[2]), last)]
+			m4[3] &= ok[min(uint32(c4[3]), last)]
+		}
+		for ; i < len(codes); i++ {
+			m[i] &= ok[min(uint32(codes[i]), last)]
 		}
 	}
+}
+
+// isCode is 1 when code == t, else 0 (branch-free: the difference's bits,
+// zero-extended to 64 bits, minus one borrows into bit 63 only when they
+// are all zero).
+func isCode[T codeType](code T, t int32) uint8 {
+	return uint8((uint64(uint32(int32(code)^t)) - 1) >> 63)
 }

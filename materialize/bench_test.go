@@ -54,11 +54,11 @@ func q6Batches(tb testing.TB, rows int) []arrow.RecordBatch {
 // column cache: region is dictionary-encoded.
 var q6DictSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	{Name: "region", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+	{Name: "region", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}, Nullable: true},
 	{Name: "price", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 }, nil)
 
-// q6DictBatches is q6Batches with region as a dictionary<int32, utf8>
+// q6DictBatches is q6Batches with region as a dictionary<int16, utf8>
 // column, one dictionary per batch (the regions in order of appearance).
 func q6DictBatches(tb testing.TB, rows int) []arrow.RecordBatch {
 	tb.Helper()

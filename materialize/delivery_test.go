@@ -833,15 +833,21 @@ func TestFloatMatchesEncodingJSON(t *testing.T) {
 }
 
 // TestDictionaryDecodes: dictionary arrays (sliced, with null indices and
-// null values, several batches with different dictionaries) decode to
-// their values in JSON.
+// null values, several batches with different dictionaries, int16 and
+// int32 indices) decode to their values in JSON.
 func TestDictionaryDecodes(t *testing.T) {
+	for _, it := range []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32} {
+		t.Run(it.String(), func(t *testing.T) { testDictionaryDecodes(t, it) })
+	}
+}
+
+func testDictionaryDecodes(t *testing.T, it arrow.DataType) {
 	alloc := newAlloc(t)
-	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.PrimitiveTypes.Float64}
+	dt := &arrow.DictionaryType{IndexType: it, ValueType: arrow.PrimitiveTypes.Float64}
 	mk := func(values string, idx string) arrow.Array {
 		v := fromJSON(t, alloc, arrow.PrimitiveTypes.Float64, values)
 		defer v.Release()
-		i := fromJSON(t, alloc, arrow.PrimitiveTypes.Int32, idx)
+		i := fromJSON(t, alloc, it, idx)
 		defer i.Release()
 		return array.NewDictionaryArray(dt, i, v)
 	}

@@ -152,11 +152,12 @@ func TestParquetFastPathMatchesGeneric(t *testing.T) {
 }
 
 // q6LikeTable is a small id/region/price table shaped like the benchmark's
-// Q6 result (region a dictionary), with nulls, spanning several row groups
-// when rows > ParquetRowGroupRows.
+// Q6 result (region a dictionary with int16 indices, as the column cache
+// delivers it), with nulls, spanning several row groups when rows >
+// ParquetRowGroupRows.
 func q6LikeTable(t testing.TB, mem memory.Allocator, rows, batchRows int) *Table {
 	t.Helper()
-	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "region", Type: dt, Nullable: true},

@@ -36,6 +36,16 @@ func allTypesTable(t testing.TB, mem memory.Allocator) *Table {
 	_ = db.AppendString("red")
 	_ = db.AppendString("green")
 	dict := db.NewArray()
+	// int16 indices: the column cache's dictionary type
+	dict16Type := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+	db16 := array.NewDictionaryBuilder(mem, dict16Type).(*array.BinaryDictionaryBuilder)
+	defer db16.Release()
+	_ = db16.AppendString("east")
+	_ = db16.AppendString("west")
+	db16.AppendNull()
+	_ = db16.AppendString("west")
+	_ = db16.AppendString("naïve")
+	dict16 := db16.NewArray()
 
 	fb := array.NewFloat64Builder(mem)
 	defer fb.Release()
@@ -60,7 +70,7 @@ func allTypesTable(t testing.TB, mem memory.Allocator) *Table {
 	dec := decb.NewArray()
 
 	names := []string{"b", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "s", "ls", "bin",
-		"d32", "d64", "ts_s_utc", "ts_ms", "ts_us_ny", "ts_ns", "t32", "t64", "dict", "dec", "list", "struct", "dur", "empty"}
+		"d32", "d64", "ts_s_utc", "ts_ms", "ts_us_ny", "ts_ns", "t32", "t64", "dict", "dict16", "dec", "list", "struct", "dur", "empty"}
 	cols := []arrow.Array{
 		fromJSON(t, mem, arrow.FixedWidthTypes.Boolean, `[true, false, null, true, false]`),
 		fromJSON(t, mem, arrow.PrimitiveTypes.Int8, `[-128, 127, null, 0, 1]`),
@@ -85,6 +95,7 @@ func allTypesTable(t testing.TB, mem memory.Allocator) *Table {
 		fromJSON(t, mem, arrow.FixedWidthTypes.Time32s, `[86399, 0, null, 1, 2]`),
 		fromJSON(t, mem, arrow.FixedWidthTypes.Time64ns, `[86399999999999, 0, null, 1, 2]`),
 		dict,
+		dict16,
 		dec,
 		fromJSON(t, mem, arrow.ListOf(arrow.PrimitiveTypes.Int64), `[[1, null], null, [], [9007199254740993], [2]]`),
 		fromJSON(t, mem, arrow.StructOf(arrow.Field{Name: "x", Type: arrow.BinaryTypes.String, Nullable: true}), `[{"x": "a"}, null, {"x": null}, {"x": "b"}, {"x": "c"}]`),
@@ -145,6 +156,7 @@ func TestParquetRoundTrip(t *testing.T) {
 		"t32":      {parquet.Int32, "TIME(isAdjustedToUTC=false,unit=MILLIS)"},
 		"t64":      {parquet.Int64, "TIME(isAdjustedToUTC=false,unit=NANOS)"},
 		"dict":     {parquet.ByteArray, "STRING"},
+		"dict16":   {parquet.ByteArray, "STRING"},
 		"dec":      {parquet.FixedLenByteArray, "DECIMAL(20,2)"},
 		"list":     {parquet.ByteArray, "JSON"},
 		"struct":   {parquet.ByteArray, "JSON"},
@@ -238,6 +250,7 @@ func TestParquetRoundTrip(t *testing.T) {
 		{"t32", []any{int32(86399000), int32(0), nil, int32(1000), int32(2000)}},
 		{"t64", []any{int64(86399999999999), int64(0), nil, int64(1), int64(2)}},
 		{"dict", []any{"red", nil, "blue", "red", "green"}},
+		{"dict16", []any{"east", "west", nil, "west", "naïve"}},
 		{"dec", []any{decBytes(12345), decBytes(-1), nil, decBytesBig(new(big.Int).Exp(big.NewInt(10), big.NewInt(19), nil)), decBytes(0)}},
 		{"list", []any{`[1,null]`, nil, `[]`, `["9007199254740993"]`, `[2]`}},
 		{"struct", []any{`{"x":"a"}`, nil, `{"x":null}`, `{"x":"b"}`, `{"x":"c"}`}},
@@ -411,6 +424,7 @@ func TestCSVRoundTrip(t *testing.T) {
 		"ts_us_ny": {"2024-03-05T01:07:08.123456-05:00", "1969-12-31T18:59:59.999999-05:00", "", "1969-12-31T19:00:00.000000-05:00", "1969-12-31T19:00:00.000001-05:00"},
 		"t32":      {"23:59:59", "00:00:00", "", "00:00:01", "00:00:02"},
 		"dict":     {"red", "", "blue", "red", "green"},
+		"dict16":   {"east", "west", "", "west", "naïve"},
 		"dec":      {"123.45", "-0.01", "", "100000000000000000.00", "0.00"},
 		"list":     {"[1,null]", "", "[]", `["9007199254740993"]`, "[2]"},
 		"struct":   {`{"x":"a"}`, "", `{"x":null}`, `{"x":"b"}`, `{"x":"c"}`},

@@ -54,7 +54,7 @@ func TestQueriesThroughCache(t *testing.T) {
 		t.Fatalf("not cached on open: %+v", c.Stats())
 	}
 	ps := src.PlanSchema()
-	if ps.Field(1).Type.ID() != arrow.DICTIONARY || ps.Field(2).Type.ID() != arrow.STRING {
+	if dt, ok := ps.Field(1).Type.(*arrow.DictionaryType); !ok || dt.IndexType.ID() != arrow.INT16 || ps.Field(2).Type.ID() != arrow.STRING {
 		t.Fatalf("plan schema %v", ps)
 	}
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
@@ -116,4 +116,59 @@ func runSpec(t *testing.T, spec planner.Spec, schema *arrow.Schema, src catalog.
 		types = append(types, planner.TypeName(f.Type))
 	}
 	return sb.String(), strings.Join(types, ",")
+}
+
+// TestManyDistinctThroughCache: a column cached dictionary-encoded with
+// int16 indices (each chunk within the index's range) but with far more
+// distinct values overall than int16 addresses; a sort and top-k that
+// gathers rows of every chunk into new dictionaries give the plain read's
+// results and types.
+func TestManyDistinctThroughCache(t *testing.T) {
+	root := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("id,g,r\n")
+	const rows = 600_000 // 75,000 distinct g, 8 rows each; a few ~4 MB parse chunks
+	for i := range rows {
+		fmt.Fprintf(&sb, "%d,g%06d,%d\n", i, i/8, i%8)
+	}
+	if err := os.WriteFile(filepath.Join(root, "m.csv"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	c := New(Options{Budget: 256 << 20, Alloc: mem})
+	quiet := slog.New(slog.DiscardHandler)
+	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: quiet,
+		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := cat.Lookup("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := c.Wrap(ds).(*Source)
+	if !src.Cached(nil) {
+		t.Fatalf("not cached on open: %+v", c.Stats())
+	}
+	if dt, ok := src.PlanSchema().Field(1).Type.(*arrow.DictionaryType); !ok || dt.IndexType.ID() != arrow.INT16 {
+		t.Fatalf("plan schema %v: g not dictionary<int16>", src.PlanSchema())
+	}
+	i64 := func(v int64) *int64 { return &v }
+	for i, spec := range []planner.Spec{
+		// the first row of every g first: 75,000 distinct values among 100,000 rows
+		{Columns: []string{"id", "g", "r"}, OrderBy: []planner.OrderSpec{{Col: "r"}, {Col: "id"}}, Limit: i64(100_000)},
+		{Columns: []string{"g", "id"}, OrderBy: []planner.OrderSpec{{Col: "r", Desc: true}, {Col: "g", Desc: true}}, Limit: i64(200_000)},
+		{Columns: []string{"g"}, Distinct: true, OrderBy: []planner.OrderSpec{{Col: "g"}}, Limit: i64(70_000)},
+	} {
+		want, wantTypes := runSpec(t, spec, ds.Schema, ds.Source)
+		got, gotTypes := runSpec(t, spec, src.PlanSchema(), c.Wrap(ds))
+		if want != got {
+			t.Errorf("spec %d: results differ\n got %.300s\nwant %.300s", i, got, want)
+		}
+		if wantTypes != gotTypes {
+			t.Errorf("spec %d: output types %s, want %s", i, gotTypes, wantTypes)
+		}
+	}
+	c.Purge()
+	mem.AssertSize(t, 0)
 }
