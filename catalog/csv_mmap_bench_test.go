@@ -50,9 +50,7 @@ func BenchmarkCSVChunks(b *testing.B) {
 	path, size := benchLoadFile(b)
 	for _, m := range loadModes {
 		b.Run(m.name, func(b *testing.B) {
-			e, p := mmapEnabled, mmapPrefault
-			mmapEnabled, mmapPrefault = m.mapped, m.prefault
-			defer func() { mmapEnabled, mmapPrefault = e, p }()
+			withMapping(b, m.mapped, mmapMinBytes, m.prefault)
 			b.SetBytes(size)
 			t0 := procCPU(b)
 			for b.Loop() {
@@ -89,9 +87,7 @@ func BenchmarkCSVLoadMapped(b *testing.B) {
 	path, size := benchLoadFile(b)
 	for _, m := range loadModes {
 		b.Run(m.name, func(b *testing.B) {
-			e, p := mmapEnabled, mmapPrefault
-			mmapEnabled, mmapPrefault = m.mapped, m.prefault
-			defer func() { mmapEnabled, mmapPrefault = e, p }()
+			withMapping(b, m.mapped, mmapMinBytes, m.prefault)
 			load := func() {
 				inf, err := inferFast(context.Background(), path, false, ',', size, memory.DefaultAllocator)
 				if err != nil {

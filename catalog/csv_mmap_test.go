@@ -23,8 +23,8 @@ import (
 // exactly the chunks the read path cuts, give the same batches, and turn a
 // file truncated under it into an error.
 
-// withMapping sets the mapping switches for one test.
-func withMapping(t *testing.T, enabled bool, minBytes int64, prefault int) {
+// withMapping sets the mapping switches for one test or benchmark.
+func withMapping(t testing.TB, enabled bool, minBytes int64, prefault int) {
 	t.Helper()
 	e, m, p := mmapEnabled, mmapMinBytes, mmapPrefault
 	mmapEnabled, mmapMinBytes, mmapPrefault = enabled, minBytes, prefault

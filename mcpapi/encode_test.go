@@ -219,12 +219,5 @@ func TestServeStdioToolCalls(t *testing.T) {
 	if r := next(); r.ID != 9 {
 		t.Errorf("call before EOF: %+v", r)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("ServeStdio: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio did not return at EOF")
-	}
+	waitStdioEOF(t, done)
 }

@@ -586,6 +586,13 @@ func TestServeStdioEnvelope(t *testing.T) {
 		}
 	}
 	inW.Close()
+	waitStdioEOF(t, done)
+}
+
+// waitStdioEOF waits for ServeStdio's result after its input was closed:
+// it must return nil within 10 s.
+func waitStdioEOF(t *testing.T, done <-chan error) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {

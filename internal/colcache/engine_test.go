@@ -23,7 +23,6 @@ import (
 // dictionary-encoded), planned against PlanSchema, and checks the results
 // and their types equal those of the plain file read.
 func TestQueriesThroughCache(t *testing.T) {
-	root := t.TempDir()
 	var sb strings.Builder
 	sb.WriteString("id,region,note,price,qty\n")
 	for i := range 5000 {
@@ -34,25 +33,7 @@ func TestQueriesThroughCache(t *testing.T) {
 		region := []string{"north", "south", "café", ""}[i%4]
 		fmt.Fprintf(&sb, "%d,%s,%s,%d.%02d,%d\n", i, region, note, i%50, i%100, i%7)
 	}
-	if err := os.WriteFile(filepath.Join(root, "s.csv"), []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c := New(Options{Budget: 64 << 20, Alloc: mem})
-	quiet := slog.New(slog.DiscardHandler)
-	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: quiet,
-		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := cat.Lookup("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := c.Wrap(ds).(*Source)
-	if !src.Cached(nil) {
-		t.Fatalf("not cached on open: %+v", c.Stats())
-	}
+	c, ds, src, mem := openCachedCSV(t, "s", sb.String(), 64<<20)
 	ps := src.PlanSchema()
 	if dt, ok := ps.Field(1).Type.(*arrow.DictionaryType); !ok || dt.IndexType.ID() != arrow.INT16 || ps.Field(2).Type.ID() != arrow.STRING {
 		t.Fatalf("plan schema %v", ps)
@@ -68,18 +49,7 @@ func TestQueriesThroughCache(t *testing.T) {
 		{Columns: []string{"region"}, Distinct: true, OrderBy: []planner.OrderSpec{{Col: "region"}}},
 		{Filters: []planner.FilterSpec{{Col: "region", Op: planner.OpIsNull}}, Columns: []string{"id", "note"}},
 	}
-	for i, spec := range specs {
-		want, wantTypes := runSpec(t, spec, ds.Schema, ds.Source)
-		got, gotTypes := runSpec(t, spec, src.PlanSchema(), c.Wrap(ds))
-		if want != got {
-			t.Errorf("spec %d: results differ\n got %.300s\nwant %.300s", i, got, want)
-		}
-		if wantTypes != gotTypes {
-			t.Errorf("spec %d: output types %s, want %s", i, gotTypes, wantTypes)
-		}
-	}
-	c.Purge()
-	mem.AssertSize(t, 0)
+	compareThroughCache(t, c, ds, src, mem, specs)
 }
 
 // runSpec executes spec and returns its rows and output type names as text.
@@ -124,25 +94,42 @@ func runSpec(t *testing.T, spec planner.Spec, schema *arrow.Schema, src catalog.
 // gathers rows of every chunk into new dictionaries give the plain read's
 // results and types.
 func TestManyDistinctThroughCache(t *testing.T) {
-	root := t.TempDir()
 	var sb strings.Builder
 	sb.WriteString("id,g,r\n")
 	const rows = 600_000 // 75,000 distinct g, 8 rows each; a few ~4 MB parse chunks
 	for i := range rows {
 		fmt.Fprintf(&sb, "%d,g%06d,%d\n", i, i/8, i%8)
 	}
-	if err := os.WriteFile(filepath.Join(root, "m.csv"), []byte(sb.String()), 0o644); err != nil {
+	c, ds, src, mem := openCachedCSV(t, "m", sb.String(), 256<<20)
+	if dt, ok := src.PlanSchema().Field(1).Type.(*arrow.DictionaryType); !ok || dt.IndexType.ID() != arrow.INT16 {
+		t.Fatalf("plan schema %v: g not dictionary<int16>", src.PlanSchema())
+	}
+	i64 := func(v int64) *int64 { return &v }
+	compareThroughCache(t, c, ds, src, mem, []planner.Spec{
+		// the first row of every g first: 75,000 distinct values among 100,000 rows
+		{Columns: []string{"id", "g", "r"}, OrderBy: []planner.OrderSpec{{Col: "r"}, {Col: "id"}}, Limit: i64(100_000)},
+		{Columns: []string{"g", "id"}, OrderBy: []planner.OrderSpec{{Col: "r", Desc: true}, {Col: "g", Desc: true}}, Limit: i64(200_000)},
+		{Columns: []string{"g"}, Distinct: true, OrderBy: []planner.OrderSpec{{Col: "g"}}, Limit: i64(70_000)},
+	})
+}
+
+// openCachedCSV writes content as <name>.csv in a new data root and opens it with
+// a column cache of the given budget (on a checked allocator) as the CSV
+// format's keeper; every column must be cached on open.
+func openCachedCSV(t *testing.T, name, content string, budget int64) (*Cache, *catalog.Dataset, *Source, *memory.CheckedAllocator) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, name+".csv"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c := New(Options{Budget: 256 << 20, Alloc: mem})
-	quiet := slog.New(slog.DiscardHandler)
-	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: quiet,
+	c := New(Options{Budget: budget, Alloc: mem})
+	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: slog.New(slog.DiscardHandler),
 		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := cat.Lookup("m")
+	ds, err := cat.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,16 +137,15 @@ func TestManyDistinctThroughCache(t *testing.T) {
 	if !src.Cached(nil) {
 		t.Fatalf("not cached on open: %+v", c.Stats())
 	}
-	if dt, ok := src.PlanSchema().Field(1).Type.(*arrow.DictionaryType); !ok || dt.IndexType.ID() != arrow.INT16 {
-		t.Fatalf("plan schema %v: g not dictionary<int16>", src.PlanSchema())
-	}
-	i64 := func(v int64) *int64 { return &v }
-	for i, spec := range []planner.Spec{
-		// the first row of every g first: 75,000 distinct values among 100,000 rows
-		{Columns: []string{"id", "g", "r"}, OrderBy: []planner.OrderSpec{{Col: "r"}, {Col: "id"}}, Limit: i64(100_000)},
-		{Columns: []string{"g", "id"}, OrderBy: []planner.OrderSpec{{Col: "r", Desc: true}, {Col: "g", Desc: true}}, Limit: i64(200_000)},
-		{Columns: []string{"g"}, Distinct: true, OrderBy: []planner.OrderSpec{{Col: "g"}}, Limit: i64(70_000)},
-	} {
+	return c, ds, src, mem
+}
+
+// compareThroughCache runs every spec on the plain file and through the
+// cache: results and output types must be identical. It then purges the
+// cache and checks that no Arrow memory is left.
+func compareThroughCache(t *testing.T, c *Cache, ds *catalog.Dataset, src *Source, mem *memory.CheckedAllocator, specs []planner.Spec) {
+	t.Helper()
+	for i, spec := range specs {
 		want, wantTypes := runSpec(t, spec, ds.Schema, ds.Source)
 		got, gotTypes := runSpec(t, spec, src.PlanSchema(), c.Wrap(ds))
 		if want != got {
