@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -98,36 +99,37 @@ func Execute(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 	return r, nil
 }
 
-// checkShape verifies the plan is a chain of known nodes with exactly one Scan leaf.
-func checkShape(n planner.Node) error {
+// checkShape verifies, before anything is built, that the plan has no nil
+// node, that every node has a schema, and that it has exactly one Scan leaf.
+// It walks the plan generically (planner.Inspect); unknown node types are
+// rejected by build, before the source is opened.
+func checkShape(plan planner.Node) error {
 	scans := 0
-	var walk func(planner.Node) error
-	walk = func(n planner.Node) error {
+	var err error
+	planner.Inspect(plan, func(n planner.Node, _ int) bool {
+		if err != nil {
+			return false
+		}
 		if isNil(n) {
-			return qerr.Internal(nil, "execute: plan has a nil node")
-		}
-		if n.Schema() == nil {
-			return qerr.Internal(nil, "execute: plan node %q has no schema", n.Describe())
-		}
-		switch n.(type) {
-		case *planner.Scan:
-			scans++
-		case *planner.Filter, *planner.Project, *planner.Aggregate, *planner.Distinct, *planner.Sort, *planner.Limit,
-			*planner.Deduplicate, *planner.Compute:
-			if len(n.Children()) != 1 {
-				return qerr.Internal(nil, "execute: plan node %q needs exactly one input", n.Describe())
-			}
-		default:
-			return qerr.Internal(nil, "execute: unknown plan node %T", n)
+			err = qerr.Internal(nil, "execute: plan has a nil node")
+			return false
 		}
 		for _, c := range n.Children() {
-			if err := walk(c); err != nil {
-				return err
+			if isNil(c) {
+				err = qerr.Internal(nil, "execute: plan node %T has a nil input", n)
+				return false
 			}
 		}
-		return nil
-	}
-	if err := walk(n); err != nil {
+		if n.Schema() == nil {
+			err = qerr.Internal(nil, "execute: plan node %q has no schema", n.Describe())
+			return false
+		}
+		if _, ok := n.(*planner.Scan); ok {
+			scans++
+		}
+		return true
+	})
+	if err != nil {
 		return err
 	}
 	if scans != 1 {
@@ -136,31 +138,13 @@ func checkShape(n planner.Node) error {
 	return nil
 }
 
-func isNil(n planner.Node) (isnil bool) {
+// isNil reports a nil node, including a typed nil pointer.
+func isNil(n planner.Node) bool {
 	if n == nil {
 		return true
 	}
-	switch v := n.(type) {
-	case *planner.Scan:
-		return v == nil
-	case *planner.Filter:
-		return v == nil || v.Input == nil
-	case *planner.Project:
-		return v == nil || v.Input == nil
-	case *planner.Aggregate:
-		return v == nil || v.Input == nil
-	case *planner.Distinct:
-		return v == nil || v.Input == nil
-	case *planner.Deduplicate:
-		return v == nil || v.Input == nil
-	case *planner.Compute:
-		return v == nil || v.Input == nil
-	case *planner.Sort:
-		return v == nil || v.Input == nil
-	case *planner.Limit:
-		return v == nil || v.Input == nil
-	}
-	return false
+	v := reflect.ValueOf(n)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // build turns a plan node into its operator. Each node is validated before

@@ -795,6 +795,22 @@ type bogusNode struct{}
 func (bogusNode) Schema() *arrow.Schema    { return arrow.NewSchema(nil, nil) }
 func (bogusNode) Children() []planner.Node { return nil }
 func (bogusNode) Describe() string         { return "Bogus" }
+func (b bogusNode) WithChildren(c ...planner.Node) (planner.Node, error) {
+	return b, planner.CheckChildren(b, 0, c)
+}
+
+// wrapNode is a single-input node type the engine has no operator for.
+type wrapNode struct{ in planner.Node }
+
+func (w wrapNode) Schema() *arrow.Schema    { return w.in.Schema() }
+func (w wrapNode) Children() []planner.Node { return []planner.Node{w.in} }
+func (wrapNode) Describe() string           { return "Wrap" }
+func (w wrapNode) WithChildren(c ...planner.Node) (planner.Node, error) {
+	if err := planner.CheckChildren(w, 1, c); err != nil {
+		return nil, err
+	}
+	return wrapNode{in: c[0]}, nil
+}
 
 func TestPlanShapeErrors(t *testing.T) {
 	sch := schemaOf([]tcol{{"i", tInt64, nil}})
@@ -803,6 +819,8 @@ func TestPlanShapeErrors(t *testing.T) {
 		"nil input":         &planner.Filter{},
 		"typed nil":         (*planner.Scan)(nil),
 		"unknown node":      bogusNode{},
+		"unknown over scan": &planner.Limit{Input: wrapNode{in: scanOf(sch)}, Count: 1},
+		"nil child":         wrapNode{},
 		"no scan":           &planner.Distinct{Input: bogusNode{}},
 		"project bad index": &planner.Project{Input: scanOf(sch), Indices: []int{3}, Out: sch},
 		"sort bad index":    &planner.Sort{Input: scanOf(sch), Keys: []planner.SortKey{{Col: "x", Index: 2}}},

@@ -94,16 +94,12 @@ func (l *Limit) Describe() string {
 // The format is stable (golden-tested) and is what estimate_query returns as plan.
 func String(n Node) string {
 	var b strings.Builder
-	var walk func(Node, int)
-	walk = func(n Node, depth int) {
+	Inspect(n, func(n Node, depth int) bool {
 		b.WriteString(strings.Repeat("  ", depth))
 		b.WriteString(n.Describe())
 		b.WriteByte('\n')
-		for _, c := range n.Children() {
-			walk(c, depth+1)
-		}
-	}
-	walk(n, 0)
+		return true
+	})
 	return b.String()
 }
 

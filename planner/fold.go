@@ -96,19 +96,6 @@ func RoundInt(x, digits int64) (int64, bool) {
 	return MulInt(q, p)
 }
 
-// FoldConstants is the optimizer rule that replaces every number-only
-// subexpression of every Compute node by its value (see FoldExpr).
-func FoldConstants(n Node, _ OptimizeOptions) (Node, error) {
-	return rewrite(n, func(n Node) Node {
-		if c, ok := n.(*Compute); ok {
-			for i := range c.Exprs {
-				c.Exprs[i].Expr = FoldExpr(c.Exprs[i].Expr)
-			}
-		}
-		return n
-	}), nil
-}
-
 // FoldExpr folds the number-only subexpressions of a bound expression,
 // bottom-up, with the runtime semantics (division by zero gives the null
 // constant, which propagates through the enclosing constant operations). A
@@ -116,37 +103,49 @@ func FoldConstants(n Node, _ OptimizeOptions) (Node, error) {
 // overflow is reported at run time exactly as without folding. e may be
 // modified in place; use the result.
 func FoldExpr(e Expr) Expr {
+	e, _ = foldExpr(e)
+	return e
+}
+
+// foldExpr is FoldExpr that also reports whether anything was folded.
+func foldExpr(e Expr) (Expr, bool) {
+	changed := false
+	fold := func(e Expr) Expr {
+		r, ch := foldExpr(e)
+		changed = changed || ch
+		return r
+	}
 	switch x := e.(type) {
 	case *Neg:
-		x.X = FoldExpr(x.X)
+		x.X = fold(x.X)
 		if c, ok := x.X.(*Const); ok {
 			if r, ok := foldNeg(c, x.Typ); ok {
-				return r
+				return r, true
 			}
 		}
 	case *Binary:
-		x.L, x.R = FoldExpr(x.L), FoldExpr(x.R)
+		x.L, x.R = fold(x.L), fold(x.R)
 		l, lok := x.L.(*Const)
 		r, rok := x.R.(*Const)
 		if lok && rok {
 			if c, ok := foldBinary(x.Op, l, r, x.Typ); ok {
-				return c
+				return c, true
 			}
 		}
 	case *Call:
 		all := true
 		for i := range x.Args {
-			x.Args[i] = FoldExpr(x.Args[i])
+			x.Args[i] = fold(x.Args[i])
 			_, ok := x.Args[i].(*Const)
 			all = all && ok
 		}
 		if all {
 			if c, ok := foldCall(x); ok {
-				return c
+				return c, true
 			}
 		}
 	}
-	return e
+	return e, changed
 }
 
 func nullConst(t arrow.DataType) *Const { return &Const{Typ: t, Null: true} }

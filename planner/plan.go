@@ -1,14 +1,32 @@
 package planner
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"errors"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+)
 
 // Node is one logical plan operator. Nodes are pure data: no I/O, no Arrow
-// memory. The engine builds iterators from them separately.
+// memory. The engine builds iterators from them separately. The contract
+// every node type follows (see the package documentation, "Plan nodes"):
+// tree traversal and rewriting go through Children and WithChildren only,
+// so generic code (Transform, Inspect, Clone, the optimizer rules, the
+// engine's shape check) never switches on node types to reach inputs.
 type Node interface {
 	// Schema is the Arrow schema of the rows this node produces.
 	Schema() *arrow.Schema
-	// Children are the input nodes (none for Scan).
+	// Children are the input nodes in a fixed order (none for Scan). The
+	// slice is new on every call: callers may modify it.
 	Children() []Node
+	// WithChildren returns a copy of the node with the given inputs (in
+	// Children order), leaving the receiver unchanged. The copy shares no
+	// mutable state with the receiver (its slices and expressions are
+	// copied), so either may be modified afterwards. A wrong number of
+	// children is an error wrapping ErrChildren (and qerr.ErrInternal).
+	WithChildren(children ...Node) (Node, error)
 	// Describe is this node's one-line description, e.g. "Filter: region = 'north'".
 	Describe() string
 }
@@ -212,3 +230,111 @@ func (s *Sort) Children() []Node { return []Node{s.Input} }
 
 // Children implements Node.
 func (l *Limit) Children() []Node { return []Node{l.Input} }
+
+// ErrChildren is wrapped by WithChildren errors: the number of children
+// does not match the node type's arity.
+var ErrChildren = errors.New("planner: wrong number of children")
+
+// CheckChildren returns nil when children has exactly want elements, and
+// otherwise an internal error wrapping ErrChildren that names node n.
+// WithChildren implementations call it first.
+func CheckChildren(n Node, want int, children []Node) error {
+	if len(children) == want {
+		return nil
+	}
+	return qerr.Internal(ErrChildren, "planner: %T takes %d children, got %d", n, want, len(children))
+}
+
+// WithChildren implements Node (a Scan has none).
+func (s *Scan) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(s, 0, children); err != nil {
+		return nil, err
+	}
+	c := *s
+	c.Columns = slices.Clone(s.Columns)
+	c.Filters = clonePreds(s.Filters)
+	return &c, nil
+}
+
+// WithChildren implements Node.
+func (f *Filter) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(f, 1, children); err != nil {
+		return nil, err
+	}
+	c := *f
+	c.Input, c.Preds = children[0], clonePreds(f.Preds)
+	return &c, nil
+}
+
+// WithChildren implements Node.
+func (p *Project) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(p, 1, children); err != nil {
+		return nil, err
+	}
+	c := *p
+	c.Input, c.Columns, c.Indices = children[0], slices.Clone(p.Columns), slices.Clone(p.Indices)
+	return &c, nil
+}
+
+// WithChildren implements Node.
+func (a *Aggregate) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(a, 1, children); err != nil {
+		return nil, err
+	}
+	c := *a
+	c.Input, c.GroupBy, c.GroupIdx, c.Aggs = children[0], slices.Clone(a.GroupBy), slices.Clone(a.GroupIdx), slices.Clone(a.Aggs)
+	return &c, nil
+}
+
+// WithChildren implements Node.
+func (d *Distinct) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(d, 1, children); err != nil {
+		return nil, err
+	}
+	c := *d
+	c.Input = children[0]
+	return &c, nil
+}
+
+// WithChildren implements Node.
+func (d *Deduplicate) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(d, 1, children); err != nil {
+		return nil, err
+	}
+	c := *d
+	c.Input, c.Columns, c.Indices = children[0], slices.Clone(d.Columns), slices.Clone(d.Indices)
+	return &c, nil
+}
+
+// WithChildren implements Node; the expressions are deep-copied.
+func (c *Compute) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(c, 1, children); err != nil {
+		return nil, err
+	}
+	n := *c
+	n.Input, n.Exprs = children[0], make([]NamedExpr, len(c.Exprs))
+	for i, e := range c.Exprs {
+		n.Exprs[i] = NamedExpr{Name: e.Name, Expr: CloneExpr(e.Expr)}
+	}
+	return &n, nil
+}
+
+// WithChildren implements Node.
+func (s *Sort) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(s, 1, children); err != nil {
+		return nil, err
+	}
+	c := *s
+	c.Input, c.Keys = children[0], slices.Clone(s.Keys)
+	return &c, nil
+}
+
+// WithChildren implements Node.
+func (l *Limit) WithChildren(children ...Node) (Node, error) {
+	if err := CheckChildren(l, 1, children); err != nil {
+		return nil, err
+	}
+	c := *l
+	c.Input = children[0]
+	return &c, nil
+}
