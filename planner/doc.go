@@ -62,6 +62,32 @@
 // Pass-through operators keep the encoding; Aggregate outputs (keys and
 // results) are decoded (Decoded).
 //
+// # Plan nodes
+//
+// A node type implements Node: Schema, Children (its inputs, a fresh slice
+// each call), WithChildren (a copy with other inputs that shares no
+// mutable state with the receiver and never modifies it; a wrong number of
+// children is an error wrapping ErrChildren, see CheckChildren) and
+// Describe (its line in the printed plan). Optionally it declares:
+//
+//   - ColumnUser: which columns it reads from each input, given what its
+//     consumer reads (projection pushdown). Without it, every column.
+//   - IndexResolver: how to recompute its input column positions from
+//     names after schemas change (Resolve). Without it, nothing to resolve.
+//   - RowPreserver: that it emits exactly one row per input row, in order,
+//     so a Limit can move below it (limit pushdown). Without it, no.
+//
+// Generic code reaches nodes only through these: Transform rewrites a plan
+// bottom-up and reports whether anything changed (unchanged subtrees are
+// shared, the input is never modified); Inspect visits it top-down; Clone,
+// ScanOf, Resolve and String are built on them. Optimizer rules (Rules,
+// one file each: rule_fold_constants.go, rule_push_filters.go,
+// rule_push_limit.go, rule_push_projection.go) are pure functions over
+// Transform or Children/WithChildren that name only the node types they
+// rewrite. So adding a node type touches the node (type, Schema, Children,
+// WithChildren, Describe, the optional interfaces), the rules about it, and
+// its operator in the engine, nothing else.
+//
 // # Errors
 //
 // Validation errors are *qerr.Error values with codes invalid_column,
