@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"regexp"
 	"sort"
@@ -209,7 +208,7 @@ type cardEntry struct {
 }
 
 func (e *cardEntry) unchanged(f FileInfo) bool {
-	return e.info.AbsPath == f.AbsPath && e.info.Size == f.Size && e.info.ModTime.Equal(f.ModTime)
+	return sameVersion(e.info, f)
 }
 
 // cardIndex is the set of sidecars of one scan, by relative path.
@@ -243,9 +242,9 @@ func readCard(f FileInfo) (*CardFile, error) {
 	if f.Size > MaxCardBytes {
 		return nil, fmt.Errorf("schema card is %d bytes; the limit is %d", f.Size, MaxCardBytes)
 	}
-	fh, err := os.Open(f.AbsPath)
+	fh, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("cannot read schema card: %v", unwrapPathErr(err))
+		return nil, fmt.Errorf("cannot read schema card: %v", reason(unwrapPathErr(err)))
 	}
 	defer fh.Close()
 	b, err := io.ReadAll(io.LimitReader(fh, MaxCardBytes+1))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/safeopen"
 )
 
 // Options configure a Catalog.
@@ -59,8 +60,7 @@ type fileEntry struct {
 // unchanged reports whether e describes the same file version as f with
 // the same ID base (so its datasets can be reused as they are).
 func (e *fileEntry) unchanged(f FileInfo, fmtIdx int) bool {
-	return e.fmtIdx == fmtIdx && e.info.AbsPath == f.AbsPath && e.info.BaseID == f.BaseID &&
-		e.info.Size == f.Size && e.info.ModTime.Equal(f.ModTime)
+	return e.fmtIdx == fmtIdx && e.info.BaseID == f.BaseID && sameVersion(e.info, f)
 }
 
 // snapshot is an immutable view of the catalog.
@@ -274,11 +274,15 @@ func (c *Catalog) Diagnostics() []Diagnostic {
 	return append([]Diagnostic(nil), c.snapshot().diags...)
 }
 
-// Lookup returns the dataset with the given ID. It re-stats the dataset's
-// file first; if the size or modification time changed, it re-opens that
-// file so a changed file is never served stale. An unknown ID (or one whose
-// file vanished or no longer holds it) is a not-found *qerr.Error with code
-// dataset_not_found and the closest IDs in Diagnostics["suggestions"].
+// Lookup returns the dataset with the given ID. It re-checks the dataset's
+// file first (restat); if it is another file now (resolved path, identity,
+// size or modification time changed), it re-opens it so a changed file is
+// never served stale. An unknown ID (or one whose file vanished or no
+// longer holds it) is a not-found *qerr.Error with code dataset_not_found
+// and the closest IDs in Diagnostics["suggestions"]. A file that has become
+// a symbolic link (or is reached through one) since the scan is refused: a
+// *qerr.Error with code path_outside_root, also listed in Diagnostics until
+// the next scan.
 func (c *Catalog) Lookup(id string) (*Dataset, error) {
 	snap := c.snapshot()
 	ds, ok := snap.byID[id]
@@ -286,19 +290,28 @@ func (c *Catalog) Lookup(id string) (*Dataset, error) {
 		return nil, c.notFound(snap, id)
 	}
 	e := snap.fileOf[id]
-	st, err := os.Stat(e.info.AbsPath)
-	if err == nil && st.Mode().IsRegular() && st.Size() == e.info.Size && st.ModTime().Equal(e.info.ModTime) {
+	info, err := c.restat(e.info)
+	if err == nil && sameVersion(info, e.info) {
 		return ds, nil
 	}
 
-	// The file changed or vanished: re-open it (outside any lock) and
-	// publish the result unless someone else already replaced the entry.
+	// The file changed, vanished or is refused: re-open it (outside any
+	// lock) and publish the result unless someone else already replaced
+	// the entry.
 	var ne *fileEntry
-	if err == nil && st.Mode().IsRegular() {
-		info := e.info
-		info.Size, info.ModTime = st.Size(), st.ModTime()
+	switch {
+	case err == nil:
 		ne = &fileEntry{info: info, format: e.format, fmtIdx: e.fmtIdx}
 		c.openOne(context.Background(), ne)
+	case errors.Is(err, fs.ErrNotExist):
+		// Removed: the entry goes.
+	default:
+		var qe *qerr.Error
+		if !errors.As(err, &qe) {
+			err = qerr.Unsupported(qerr.CodeUnsupportedFormat, "cannot read %s: %v", e.info.RelPath, unwrapPathErr(err)).Wrap(err)
+		}
+		c.log.Warn("catalog: refusing file", "path", e.info.RelPath, "reason", reason(err))
+		ne = &fileEntry{info: e.info, format: e.format, fmtIdx: e.fmtIdx, err: err}
 	}
 	c.mu.Lock()
 	if cur := c.snap.files[e.info.RelPath]; cur == e {
@@ -319,6 +332,9 @@ func (c *Catalog) Lookup(id string) (*Dataset, error) {
 	if ds, ok := snap.byID[id]; ok {
 		return ds, nil
 	}
+	if ne != nil && errors.Is(ne.err, qerr.ErrPermission) {
+		return nil, ne.err
+	}
 	nf := c.notFound(snap, id)
 	switch {
 	case ne == nil:
@@ -328,6 +344,39 @@ func (c *Catalog) Lookup(id string) (*Dataset, error) {
 		nf.Cause = ne.err
 	}
 	return nil, nf
+}
+
+// restat re-checks a file of a snapshot: its path relative to the root
+// (through the symlinks inside the root the scan followed) must still
+// resolve inside the root, and the resolved file is stat'ed through
+// FileInfo's confined open. It returns f with the current resolved path,
+// size, modification time and identity; a file that vanished or is no
+// longer a regular file wraps fs.ErrNotExist, one that now leads out of the
+// root is a path_outside_root *qerr.Error.
+func (c *Catalog) restat(f FileInfo) (FileInfo, error) {
+	real, err := filepath.EvalSymlinks(filepath.Join(c.root, filepath.FromSlash(f.RelPath)))
+	if err != nil {
+		return f, err
+	}
+	if !within(c.root, real) {
+		return f, confineErr(f.RelPath, &fs.PathError{Op: "open", Path: f.RelPath, Err: safeopen.ErrOutside})
+	}
+	g := f
+	g.AbsPath, g.Root, g.FileID = real, c.root, safeopen.Identity{}
+	fh, err := g.Open()
+	if err != nil {
+		if errors.Is(err, safeopen.ErrNotRegular) {
+			err = &fs.PathError{Op: "open", Path: f.RelPath, Err: fs.ErrNotExist}
+		}
+		return f, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return f, err
+	}
+	g.Size, g.ModTime, g.FileID = st.Size(), st.ModTime(), safeopen.IdentityOf(st)
+	return g, nil
 }
 
 func (c *Catalog) notFound(snap *snapshot, id string) *qerr.Error {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -126,7 +125,7 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 			keep = alloc
 		}
 	}
-	inf, err := inferCSVFast(ctx, f.AbsPath, gz, defDelim, f.Size, keep)
+	inf, err := inferCSVFast(ctx, f, gz, defDelim, f.Size, keep)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -156,11 +155,12 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		RowCountExact: true,
 		SizeBytes:     f.Size,
 		ModTime:       f.ModTime,
+		FileID:        f.FileID,
 		Attributes:    attrs,
 	}
 	ds.Source = &csvSource{
 		id:     f.BaseID,
-		path:   f.AbsPath,
+		file:   f,
 		gz:     gz,
 		delim:  inf.delim,
 		schema: schema,
@@ -178,10 +178,11 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 // sniffer and the binary check look at.
 const sniffBytes = 64 << 10
 
-// openText opens a CSV file for reading: decompresses gzip and strips a UTF-8
-// BOM. The returned closer closes everything.
-func openText(path string, gz bool) (*bufio.Reader, io.Closer, error) {
-	f, err := os.Open(path)
+// openText opens a CSV file for reading (confined: FileInfo.Open):
+// decompresses gzip and strips a UTF-8 BOM. The returned closer closes
+// everything.
+func openText(file FileInfo, gz bool) (*bufio.Reader, io.Closer, error) {
+	f, err := file.Open()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,8 +224,8 @@ type csvInference struct {
 }
 
 // inferCSV reads the whole file once: header, delimiter, types, row count.
-func inferCSV(ctx context.Context, path string, gz bool, defDelim rune) (*csvInference, error) {
-	br, closer, err := openText(path, gz)
+func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune) (*csvInference, error) {
+	br, closer, err := openText(file, gz)
 	if err != nil {
 		return nil, err
 	}

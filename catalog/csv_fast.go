@@ -48,8 +48,8 @@ var errFallback = errors.New("use the reference CSV reader")
 // readHeader sniffs the delimiter and reads the header row from the first
 // sniffBytes of the file, with the same checks as inferCSV. It returns
 // errFallback when the header does not fit in the sample or does not parse.
-func readHeader(path string, gz bool, defDelim rune) (*csvHeader, error) {
-	br, closer, err := openText(path, gz)
+func readHeader(file FileInfo, gz bool, defDelim rune) (*csvHeader, error) {
+	br, closer, err := openText(file, gz)
 	if err != nil {
 		return nil, err
 	}
@@ -83,15 +83,15 @@ func readHeader(path string, gz bool, defDelim rune) (*csvHeader, error) {
 // With keep non-nil it also parses every column into arrays allocated
 // from keep (csvInference.kept); columns whose cells changed kind along the
 // file in a way a typed array cannot follow are left out (nil).
-func inferCSVFast(ctx context.Context, path string, gz bool, defDelim rune, size int64, keep memory.Allocator) (*csvInference, error) {
-	inf, err := inferFast(ctx, path, gz, defDelim, size, keep)
+func inferCSVFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size int64, keep memory.Allocator) (*csvInference, error) {
+	inf, err := inferFast(ctx, file, gz, defDelim, size, keep)
 	if err == nil {
 		return inf, nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
 	}
-	return inferCSV(ctx, path, gz, defDelim)
+	return inferCSV(ctx, file, gz, defDelim)
 }
 
 // chunkKinds is what one chunk tells inference: the kind of each column
@@ -119,8 +119,8 @@ var (
 	keepChunkBytes  = 4 << 20
 )
 
-func inferFast(ctx context.Context, path string, gz bool, defDelim rune, size int64, keep memory.Allocator) (*csvInference, error) {
-	h, err := readHeader(path, gz, defDelim)
+func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size int64, keep memory.Allocator) (*csvInference, error) {
+	h, err := readHeader(file, gz, defDelim)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func inferFast(ctx context.Context, path string, gz bool, defDelim rune, size in
 	if keep != nil {
 		chunkBytes = keepChunkBytes
 	}
-	cr, err := openChunks(path, gz, chunkBytes)
+	cr, err := openChunks(file, gz, chunkBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -590,7 +590,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			rowBytes *= 4
 		}
 	}
-	cr, err := openChunks(s.path, s.gz, chunkBytesFor(batch, rowBytes))
+	cr, err := openChunks(s.file, s.gz, chunkBytesFor(batch, rowBytes))
 	if err != nil {
 		return nil, err
 	}

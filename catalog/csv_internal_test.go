@@ -108,3 +108,7 @@ func TestClassifyAndWiden(t *testing.T) {
 		}
 	}
 }
+
+// fileAt is the FileInfo of a test file opened outside a catalog (confined
+// to its own directory).
+func fileAt(p string) FileInfo { return FileInfo{AbsPath: p} }

@@ -23,7 +23,7 @@ const DefaultBatchSize = 64 << 10
 // csvSource streams one CSV file as record batches.
 type csvSource struct {
 	id     string
-	path   string
+	file   FileInfo // the file as cataloged: opened with file.Open
 	gz     bool
 	delim  rune
 	schema *arrow.Schema
@@ -123,7 +123,7 @@ func (s *csvSource) scan(ctx context.Context, opts ScanOptions, reference bool) 
 		}
 		return rr, nil
 	}
-	br, closer, err := openText(s.path, s.gz)
+	br, closer, err := openText(s.file, s.gz)
 	if err != nil {
 		return nil, s.openError(err)
 	}
@@ -149,6 +149,10 @@ func (s *csvSource) scan(ctx context.Context, opts ScanOptions, reference bool) 
 }
 
 func (s *csvSource) openError(err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) { // refused by FileInfo.Open
+		return err
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return qerr.NotFound(qerr.CodeDatasetNotFound, "the file of dataset %q no longer exists", s.id).
 			WithHint("call get_catalog to see the current datasets").Wrap(err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -52,9 +51,10 @@ type chunkReader struct {
 	mm     *mappedInput // non-nil: chunks are views of a memory map (csv_mmap.go)
 }
 
-// openChunks opens a CSV file (gzip-decompressed if gz) for chunked reading.
-func openChunks(path string, gz bool, size int) (*chunkReader, error) {
-	f, err := os.Open(path)
+// openChunks opens a CSV file (confined: FileInfo.Open; gzip-decompressed
+// if gz) for chunked reading.
+func openChunks(file FileInfo, gz bool, size int) (*chunkReader, error) {
+	f, err := file.Open()
 	if err != nil {
 		return nil, err
 	}

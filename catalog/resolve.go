@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/safeopen"
 )
 
 // ResolvePath confines a user-supplied path to the data root. p is relative
@@ -51,6 +52,24 @@ func (c *Catalog) ResolvePath(p string) (abs, rel string, err error) {
 func outsideRoot(p string) *qerr.Error {
 	return qerr.New(qerr.ErrPermission, qerr.CodePathOutsideRoot, "path %q is outside the data root", p).
 		WithHint("use a path relative to the data root, without \"..\"")
+}
+
+// confineErr turns a refused confined open of the data file rel
+// (internal/safeopen) into a *qerr.Error; other errors are returned as
+// they are.
+func confineErr(rel string, err error) error {
+	switch {
+	case errors.Is(err, safeopen.ErrOutside):
+		return qerr.New(qerr.ErrPermission, qerr.CodePathOutsideRoot,
+			"%s is now reached through a symbolic link that was not there when the catalog was scanned (the file or a folder above it was replaced); it is not read", rel).
+			WithHint("only files inside the data root are read: the file must be restored as a regular file").
+			With("path", rel).Wrap(err)
+	case errors.Is(err, safeopen.ErrReplaced):
+		return qerr.NotFound(qerr.CodeDatasetNotFound, "%s was replaced since the catalog read it", rel).
+			WithHint("call the tool again: the catalog re-reads the new file").
+			With("path", rel).Wrap(err)
+	}
+	return err
 }
 
 // resolveExisting evaluates symlinks in the longest existing prefix of p

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/safeopen"
 )
 
 // candidate is a file some Format claims.
@@ -108,7 +109,8 @@ func (w *walker) dir(ctx context.Context, logical, real, rel string) error {
 			}
 		case IsCardFile(name):
 			if st.Mode().IsRegular() {
-				w.sidecars = append(w.sidecars, FileInfo{AbsPath: childReal, RelPath: childRel, Size: st.Size(), ModTime: st.ModTime()})
+				w.sidecars = append(w.sidecars, FileInfo{AbsPath: childReal, RelPath: childRel, Size: st.Size(), ModTime: st.ModTime(),
+					Root: w.c.root, FileID: safeopen.IdentityOf(st)})
 			}
 		default:
 			fi := w.c.match(name)
@@ -125,6 +127,8 @@ func (w *walker) dir(ctx context.Context, logical, real, rel string) error {
 					RelPath: childRel,
 					Size:    st.Size(),
 					ModTime: st.ModTime(),
+					Root:    w.c.root,
+					FileID:  safeopen.IdentityOf(st),
 				},
 				fmtIdx: fi,
 			})

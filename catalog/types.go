@@ -2,11 +2,15 @@ package catalog
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/safeopen"
 )
 
 // Kind names the storage format of a dataset.
@@ -37,6 +41,10 @@ type Dataset struct {
 	// SizeBytes and ModTime are the data file's size and modification time.
 	SizeBytes int64
 	ModTime   time.Time
+	// FileID is the data file's identity (device and inode) when it was
+	// read; zero when unknown. A file at AbsPath with another identity is
+	// another file (replaced since), whatever its size and time.
+	FileID safeopen.Identity
 	// Description is free text (from HDF5 attributes or sidecars); may be empty.
 	Description string
 	// Attributes are format-level metadata (e.g. HDF5 attributes), JSON-safe values; may be nil.
@@ -102,4 +110,40 @@ type FileInfo struct {
 	// Size and ModTime of the file.
 	Size    int64
 	ModTime time.Time
+	// Root is the data root the file was found under (absolute, symlinks
+	// resolved). Open confines reads to it; "" means the directory of
+	// AbsPath.
+	Root string
+	// FileID is the file's identity (device and inode) as the scan saw it;
+	// zero means unknown (not checked).
+	FileID safeopen.Identity
+}
+
+// Open opens the file for reading, confined to Root: AbsPath is opened
+// below Root without following any symbolic link (a file or directory
+// replaced by a symlink since the scan is refused, never followed) and must
+// be a regular file with identity FileID (when known). Formats open data
+// files only through it. A refused file is a *qerr.Error: code
+// path_outside_root (category ErrPermission) for a symlink or escape,
+// dataset_not_found (ErrNotFound) for a file replaced since the scan; a
+// missing file wraps fs.ErrNotExist.
+func (f FileInfo) Open() (*os.File, error) {
+	fh, err := safeopen.Open(f.root(), f.AbsPath, f.FileID)
+	if err != nil {
+		return nil, confineErr(f.RelPath, err)
+	}
+	return fh, nil
+}
+
+func (f FileInfo) root() string {
+	if f.Root != "" {
+		return f.Root
+	}
+	return filepath.Dir(f.AbsPath)
+}
+
+// sameVersion reports whether a and b describe the same version of the
+// same file: path, size, modification time and identity.
+func sameVersion(a, b FileInfo) bool {
+	return a.AbsPath == b.AbsPath && a.Size == b.Size && a.ModTime.Equal(b.ModTime) && a.FileID == b.FileID
 }

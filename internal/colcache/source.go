@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/internal/safeopen"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -79,11 +80,15 @@ func (s *Source) columns(cols []string) []string {
 	return out
 }
 
-// fresh reports whether the data file still has the dataset's size and
-// modification time. When it does not, the dataset's entries are dropped.
+// fresh reports whether the data file is still the dataset's: a regular
+// file (not a symlink swapped in) with its identity, size and modification
+// time. When it is not, the dataset's entries are dropped (and the
+// underlying source, which opens the file confined to the data root, has
+// the last word).
 func (s *Source) fresh() bool {
-	st, err := os.Stat(s.ds.AbsPath)
-	if err == nil && st.Size() == s.ds.SizeBytes && st.ModTime().Equal(s.ds.ModTime) {
+	st, err := os.Lstat(s.ds.AbsPath)
+	if err == nil && st.Mode().IsRegular() && st.Size() == s.ds.SizeBytes && st.ModTime().Equal(s.ds.ModTime) &&
+		(s.ds.FileID.IsZero() || safeopen.IdentityOf(st) == s.ds.FileID) {
 		return true
 	}
 	s.c.invalidate(s.key.path, s.key.dataset)
