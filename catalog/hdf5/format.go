@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -109,21 +108,26 @@ func (f *Format) Match(name string) bool {
 	return false
 }
 
-// acquire opens absFile through the cache, checking the HDF5 signature
-// first; errors are qerr errors.
-func (f *Format) acquire(absFile string) (*h5.File, error) {
-	ok, err := h5.IsHDF5(absFile)
+// acquire opens fi's file through the cache, checking the HDF5 signature
+// first; errors are qerr errors. The file is opened confined to fi.Root
+// (catalog.FileInfo.Open: no symlink followed, identity checked) and
+// libhdf5 reads exactly the file so opened (h5.FileCache.Acquire).
+func (f *Format) acquire(fi catalog.FileInfo) (*h5.File, error) {
+	absFile := fi.AbsPath
+	fh, err := fi.Open()
+	if err != nil {
+		return nil, openErr(absFile, err)
+	}
+	defer fh.Close()
+	ok, err := h5.IsHDF5FD(fh)
 	if err != nil || !ok {
-		if _, serr := statErr(absFile); serr != nil {
-			return nil, serr
-		}
 		e := qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s is not an HDF5 file", filepath.Base(absFile))
 		if strings.EqualFold(filepath.Ext(absFile), ".nc") {
 			e = e.WithHint("only NetCDF-4 (HDF5-based) .nc files are supported, not NetCDF-3 classic")
 		}
 		return nil, e
 	}
-	file, err := f.cache.Acquire(absFile)
+	file, err := f.cache.Acquire(absFile, fh)
 	if err != nil {
 		if errors.Is(err, h5.ErrCacheClosed) {
 			return nil, qerr.Internal(err, "the HDF5 format is closed")
@@ -182,7 +186,7 @@ type dsInfo struct {
 // for the rules). Files that are not HDF5, truncated or unreadable yield
 // an error.
 func (f *Format) Open(ctx context.Context, fi catalog.FileInfo) ([]*catalog.Dataset, error) {
-	file, err := f.acquire(fi.AbsPath)
+	file, err := f.acquire(fi)
 	if err != nil {
 		return nil, err
 	}
@@ -215,10 +219,11 @@ func (f *Format) Open(ctx context.Context, fi catalog.FileInfo) ([]*catalog.Data
 			RowCountExact: true,
 			SizeBytes:     fi.Size,
 			ModTime:       fi.ModTime,
+			FileID:        fi.FileID,
 			Description:   describe(attrs),
 			Attributes:    attrs,
 		}
-		ds.Source = &source{f: f, absPath: fi.AbsPath, tbl: t, schema: ds.Schema}
+		ds.Source = &source{f: f, file: fi, tbl: t, schema: ds.Schema}
 		out = append(out, ds)
 	}
 	return out, nil
@@ -560,14 +565,31 @@ func (w *walker) noteColumnMeta(d *dsInfo) {
 	}
 }
 
-// statErr maps a stat failure of a data file to a qerr error.
-func statErr(path string) (bool, error) {
-	_, err := os.Stat(path)
-	if err == nil {
-		return true, nil
+// openErr maps a failed open of a data file to a qerr error.
+func openErr(path string, err error) error {
+	var qe *qerr.Error
+	switch {
+	case errors.As(err, &qe): // refused by the confined open
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return qerr.NotFound(qerr.CodeResourceNotFound, "file %s does not exist", filepath.Base(path)).Wrap(err)
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, qerr.NotFound(qerr.CodeResourceNotFound, "file %s does not exist", filepath.Base(path)).Wrap(err)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
-	return false, qerr.Unsupported(qerr.CodeUnsupportedFormat, "cannot read %s: %v", filepath.Base(path), err).Wrap(err)
+	return qerr.Unsupported(qerr.CodeUnsupportedFormat, "cannot read %s: %v", filepath.Base(path), err).Wrap(err)
+}
+
+// fileAt describes absFile (a path resolve or the MCP layer checked to be
+// inside the root) for acquire: confined to the Format's root, or without
+// one to the file's own folder; identity unknown.
+func (f *Format) fileAt(absFile string) catalog.FileInfo {
+	fi := catalog.FileInfo{AbsPath: absFile, RelPath: filepath.Base(absFile), Root: f.root}
+	if f.root != "" {
+		if rel, err := filepath.Rel(f.root, absFile); err == nil {
+			fi.RelPath = filepath.ToSlash(rel)
+		}
+	}
+	return fi
 }

@@ -41,7 +41,7 @@ func (r *resolved) release() {
 // inside the allowed root (see Format). With followFinal false a final soft
 // or external link is returned undescended.
 func (f *Format) resolve(absFile, internalPath string, followFinal bool) (*resolved, error) {
-	file, err := f.acquire(absFile)
+	file, err := f.acquire(f.fileAt(absFile))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (f *Format) resolve(absFile, internalPath string, followFinal bool) (*resol
 		if err != nil {
 			return nil, err
 		}
-		nf, err := f.acquire(abs)
+		nf, err := f.acquire(f.fileAt(abs))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, qerr.NotFound(qerr.CodeDanglingLink, "external link %s points to %s:%s, but that file does not exist", p, l.TargetFile, l.Target)

@@ -25,10 +25,10 @@ const (
 
 // source reads one discovered table.
 type source struct {
-	f       *Format
-	absPath string
-	tbl     *table
-	schema  *arrow.Schema
+	f      *Format
+	file   catalog.FileInfo // the file as cataloged (root, identity)
+	tbl    *table
+	schema *arrow.Schema
 }
 
 // Scan implements catalog.Source. The file is reopened (through the cache)
@@ -53,7 +53,7 @@ func (s *source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	}
 	schema := arrow.NewSchema(fields, nil)
 
-	file, err := s.f.acquire(s.absPath)
+	file, err := s.f.acquire(s.file)
 	if err != nil {
 		return nil, err
 	}

@@ -6,15 +6,18 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/quarrydb/quarry/internal/safeopen"
 )
 
 // ErrCacheClosed is returned by Acquire after Close.
 var ErrCacheClosed = errors.New("h5: file cache closed")
 
 // FileCache keeps up to a fixed number of HDF5 files open (read-only),
-// least recently used first out. An entry is dropped when the file's
-// modification time or size changes; a dropped or evicted file is closed as
-// soon as no reader holds it (reference counted). Safe for concurrent use.
+// least recently used first out. An entry is dropped when the file at its
+// path is another file (identity: device and inode) or its modification
+// time or size changed; a dropped or evicted file is closed as soon as no
+// reader holds it (reference counted). Safe for concurrent use.
 type FileCache struct {
 	mu     sync.Mutex
 	max    int
@@ -27,6 +30,7 @@ type FileCache struct {
 type cacheEntry struct {
 	path    string
 	id      ID
+	ident   safeopen.Identity
 	mtime   time.Time
 	size    int64
 	refs    int
@@ -49,15 +53,21 @@ func NewFileCache(max int) *FileCache {
 	return &FileCache{max: max, lru: list.New(), byPath: map[string]*list.Element{}}
 }
 
-// Acquire returns the open file for path, opening it if it is not cached or
-// if it changed on disk since it was opened.
-func (c *FileCache) Acquire(path string) (*File, error) {
-	st, err := os.Stat(path)
+// Acquire returns the open file for path. fh is path as opened by the
+// caller (confined to the data root and checked: internal/safeopen); it
+// stays the caller's. The cache identifies the file version by fh's
+// identity, size and modification time: a cached handle is reused only for
+// exactly that version (so every Acquire re-verifies what a cached handle
+// reads), and on a miss libhdf5 opens the very file fh refers to (OpenFD),
+// never path, so a path swapped since the caller's check cannot redirect
+// the read.
+func (c *FileCache) Acquire(path string, fh *os.File) (*File, error) {
+	st, err := fh.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, &Error{Msg: path + " is a directory"}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{Msg: path + " is not a regular file"}
 	}
 	c.mu.Lock()
 	if c.closed {
@@ -70,7 +80,7 @@ func (c *FileCache) Acquire(path string) (*File, error) {
 	}
 	c.mu.Unlock()
 
-	id, err := OpenFile(path)
+	id, err := OpenFD(fh)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +97,7 @@ func (c *FileCache) Acquire(path string) (*File, error) {
 		return f, nil
 	}
 	c.opens++
-	e := &cacheEntry{path: path, id: id, mtime: st.ModTime(), size: st.Size(), refs: 1}
+	e := &cacheEntry{path: path, id: id, ident: safeopen.IdentityOf(st), mtime: st.ModTime(), size: st.Size(), refs: 1}
 	c.byPath[path] = c.lru.PushFront(e)
 	for c.lru.Len() > c.max {
 		c.dropLocked(c.lru.Back())
@@ -101,7 +111,7 @@ func (c *FileCache) lookupLocked(path string, st os.FileInfo) *File {
 		return nil
 	}
 	e := el.Value.(*cacheEntry)
-	if !e.mtime.Equal(st.ModTime()) || e.size != st.Size() {
+	if e.ident != safeopen.IdentityOf(st) || !e.mtime.Equal(st.ModTime()) || e.size != st.Size() {
 		c.dropLocked(el)
 		return nil
 	}

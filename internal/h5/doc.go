@@ -5,9 +5,12 @@
 // What it offers:
 //
 //   - files: IsHDF5, OpenFile (read-only, HDF5 file locking off so a
-//     long-lived server never blocks a scientist's writer) and FileCache, an
-//     LRU of open file ids that notices changed files (mtime or size) and
-//     closes evicted files when their last reader releases them;
+//     long-lived server never blocks a scientist's writer), OpenFD and
+//     IsHDF5FD (the same for a file the caller opened and checked, by its
+//     descriptor's name, so libhdf5 reads exactly that file) and FileCache,
+//     an LRU of open file ids that notices changed or replaced files
+//     (identity, mtime or size) and closes evicted files when their last
+//     reader releases them;
 //   - links and objects: GetLink (H5Lget_info, H5Lget_val,
 //     H5Lunpack_elink_val, never following the link), GetObjInfo,
 //     OpenObject, ListMembers (H5Literate). A link access property list

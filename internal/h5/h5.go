@@ -10,6 +10,8 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -113,6 +115,40 @@ func IsHDF5(path string) (bool, error) {
 		return false, errOf(&e)
 	}
 	return r > 0, nil
+}
+
+// IsHDF5FD is IsHDF5 for the file f refers to (see OpenFD).
+func IsHDF5FD(f *os.File) (bool, error) {
+	ok, err := IsHDF5(fdPath(f))
+	runtime.KeepAlive(f)
+	return ok, err
+}
+
+// OpenFD opens the file f refers to read-only, like OpenFile. f is an open
+// regular file (opened and checked by the caller, confined to the data
+// root: internal/safeopen); the caller keeps it and may close it once
+// OpenFD returns.
+//
+// libhdf5 opens files by name only. Giving it the name of f's descriptor
+// (/proc/self/fd/N on Linux, /dev/fd/N elsewhere) makes it reopen the very
+// file f refers to — the same inode, whatever has happened to f's path
+// since it was checked — so a data file swapped for a symlink between the
+// check and the open cannot redirect the read. (The alternative, opening
+// by path and comparing the library's descriptor (H5Fget_vfd_handle) with
+// f afterwards, would let libhdf5 open and parse the swapped-in file first
+// and would block on a FIFO swapped in while holding the library lock.)
+// libhdf5 resolves that name with realpath for the file name it reports,
+// so relative external-link lookups inside the library still start from
+// the file's real folder.
+func OpenFD(f *os.File) (ID, error) {
+	id, err := OpenFile(fdPath(f))
+	runtime.KeepAlive(f)
+	return id, err
+}
+
+// fdPath is the file-system name of f's descriptor.
+func fdPath(f *os.File) string {
+	return fmt.Sprintf("%s/%d", fdDir, f.Fd())
 }
 
 // OpenFile opens path read-only without taking the HDF5 file lock. Most

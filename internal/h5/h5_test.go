@@ -343,6 +343,85 @@ func TestLinksAndMembers(t *testing.T) {
 	}
 }
 
+// acquire opens p (as the catalog's confined open would) and acquires it.
+func acquire(c *FileCache, p string) (*File, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return c.Acquire(p, fh)
+}
+
+// TestOpenFDReadsTheCheckedFile: OpenFD opens the file the descriptor
+// refers to, even when its path has been swapped for another file (a
+// symlink to it) since the descriptor was opened; the cache reopens a
+// path that now holds another file even with the same size and mtime.
+func TestOpenFDReadsTheCheckedFile(t *testing.T) {
+	mustID := idOK(t)
+	dir := t.TempDir()
+	mk := func(name, group string) string {
+		p := filepath.Join(dir, name)
+		f := mustID(CreateFile(p))
+		Close(mustID(CreateGroup(f, group)))
+		must(t, Close(f))
+		return p
+	}
+	p := mk("data.h5", "/inside")
+	other := mk("other.h5", "/outside")
+	fh, err := os.Open(p)
+	must(t, err)
+	defer fh.Close()
+	// The checked file moved away, a symlink to another file in its place.
+	must(t, os.Rename(p, p+".moved"))
+	must(t, os.Symlink(other, p))
+	if ok, err := IsHDF5FD(fh); !ok || err != nil {
+		t.Fatalf("IsHDF5FD = %v, %v", ok, err)
+	}
+	id := mustID(OpenFD(fh))
+	if _, err := GetObjInfo(id, "/inside"); err != nil {
+		t.Fatalf("OpenFD did not open the descriptor's file: %v", err)
+	}
+	if _, err := GetObjInfo(id, "/outside"); err == nil {
+		t.Fatal("OpenFD followed the swapped path")
+	}
+	must(t, Close(id))
+	// The checked file deleted (only the descriptor keeps it): libhdf5
+	// cannot name it and refuses; it never opens the symlink's target.
+	must(t, os.Remove(p+".moved"))
+	if id, err := OpenFD(fh); err == nil {
+		_, e := GetObjInfo(id, "/outside")
+		Close(id)
+		if e == nil {
+			t.Fatal("OpenFD of a deleted file read the swapped-in file")
+		}
+	}
+	must(t, os.Remove(p))
+
+	// Same size and mtime, another inode: not the cached version.
+	a := mk("data.h5", "/g")
+	c := NewFileCache(4)
+	defer c.Close()
+	f1, err := acquire(c, a)
+	must(t, err)
+	f1.Release()
+	st, err := os.Stat(a)
+	must(t, err)
+	b := mk("b.h5", "/g")
+	must(t, os.Chtimes(b, st.ModTime(), st.ModTime()))
+	if sb, _ := os.Stat(b); sb.Size() != st.Size() {
+		t.Skipf("files differ in size (%d, %d)", sb.Size(), st.Size())
+	}
+	must(t, os.Rename(b, a))
+	opens := c.Opens()
+	f2, err := acquire(c, a)
+	must(t, err)
+	f2.Release()
+	if c.Opens() != opens+1 {
+		t.Fatal("a replaced file of equal size and mtime was served from the cache")
+	}
+}
+
 func TestFileCache(t *testing.T) {
 	mustID := idOK(t)
 	dir := t.TempDir()
@@ -355,16 +434,16 @@ func TestFileCache(t *testing.T) {
 	}
 	base := OpenObjectCount()
 	c := NewFileCache(2)
-	a1, err := c.Acquire(paths[0])
+	a1, err := acquire(c, paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, _ := c.Acquire(paths[0])
+	a2, _ := acquire(c, paths[0])
 	if a1.ID() != a2.ID() || c.Opens() != 1 {
 		t.Fatalf("second acquire reopened the file (%d opens)", c.Opens())
 	}
-	b, _ := c.Acquire(paths[1])
-	cc, _ := c.Acquire(paths[2]) // evicts a (still referenced: stays open)
+	b, _ := acquire(c, paths[1])
+	cc, _ := acquire(c, paths[2]) // evicts a (still referenced: stays open)
 	if c.Len() != 2 {
 		t.Fatalf("cache holds %d files, want 2", c.Len())
 	}
@@ -393,7 +472,7 @@ func TestFileCache(t *testing.T) {
 	must(t, Close(f))
 	must(t, os.Rename(tmp, paths[1]))
 	opens := c.Opens()
-	b2, err := c.Acquire(paths[1])
+	b2, err := acquire(c, paths[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,11 +484,11 @@ func TestFileCache(t *testing.T) {
 	}
 	b2.Release()
 	cc.Release()
-	if _, err := c.Acquire(filepath.Join(dir, "missing.h5")); err == nil {
+	if _, err := acquire(c, filepath.Join(dir, "missing.h5")); err == nil {
 		t.Fatal("acquired a missing file")
 	}
 	must(t, c.Close())
-	if _, err := c.Acquire(paths[0]); err != ErrCacheClosed {
+	if _, err := acquire(c, paths[0]); err != ErrCacheClosed {
 		t.Fatalf("Acquire after Close = %v", err)
 	}
 	if n := OpenObjectCount(); n != base {
