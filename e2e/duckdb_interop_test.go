@@ -285,7 +285,7 @@ func TestDuckDBReadsQuarryParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	w, err := store.Create("parquet")
+	w, err := store.Create("parquet", "")
 	if err != nil {
 		t.Fatal(err)
 	}

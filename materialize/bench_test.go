@@ -153,7 +153,7 @@ func spilledTable(b *testing.B) (*Materializer, *Table) {
 		for _, r := range batches {
 			r.Release()
 		}
-		s.t, s.err = s.m.Collect(context.Background(), rr)
+		s.t, s.err = s.m.Collect(context.Background(), rr, "")
 		rr.Release()
 		// The table reads through its open file: the directory can go now
 		// (nothing is left behind in /tmp after the benchmark).

@@ -177,7 +177,7 @@ func TestCellShortening(t *testing.T) {
 			if res.Method != MethodFile {
 				t.Fatalf("%s: method %s", format, res.Method)
 			}
-			a, _ := f.store.Get(res.ResourceURI)
+			a, _ := f.store.Get(res.ResourceURI, "")
 			got := firstStringCell(t, a.Path, format)
 			if got != long {
 				t.Errorf("%s file: s has %d chars, want %d", format, len(got), len(long))
@@ -271,7 +271,7 @@ func TestArrowFormat(t *testing.T) {
 			!strings.HasSuffix(res.ResourceURI, ".arrow") || res.RowCount != 5 {
 			t.Fatalf("arrow file: %+v", res)
 		}
-		a, _ := f.store.Get(res.ResourceURI)
+		a, _ := f.store.Get(res.ResourceURI, "")
 		back := readArrowTable(t, a.Path)
 		defer back.Release()
 		// Same JSON as the source, types kept except the decoded dictionary.
@@ -355,7 +355,7 @@ func TestFilePaths(t *testing.T) {
 			}
 			continue
 		}
-		a, _ := f.store.Get(res.ResourceURI)
+		a, _ := f.store.Get(res.ResourceURI, "")
 		if res.FilePath != a.Path || !filepath.IsAbs(res.FilePath) || !strings.Contains(string(b), `"file_path"`) {
 			t.Errorf("file_path %q, artifact %q", res.FilePath, a.Path)
 		}
@@ -464,7 +464,7 @@ func collectVia(t testing.TB, m *Materializer, tbl *Table) *Table {
 		b.Release()
 	}
 	defer rr.Release()
-	out, err := m.Collect(ctx(), rr)
+	out, err := m.Collect(ctx(), rr, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,7 +493,7 @@ func TestSpill(t *testing.T) {
 				t.Fatalf("spilled %v size %d rows %d", tbl.Spilled(), tbl.SizeBytes(), tbl.NumRows())
 			}
 			spillURI := tbl.spill.art.URI
-			if _, err := f.store.Get(spillURI); err != nil {
+			if _, err := f.store.Get(spillURI, ""); err != nil {
 				t.Fatalf("spill artifact: %v", err)
 			}
 			// Same pages as the in-memory table, in every format.
@@ -533,11 +533,11 @@ func TestSpill(t *testing.T) {
 			if pq.ResourceURI != spillURI || pq.RowCount != 10_001 {
 				t.Errorf("parquet result %s, spill %s", pq.ResourceURI, spillURI)
 			}
-			ap, _ := f.store.Get(pq.ResourceURI)
+			ap, _ := f.store.Get(pq.ResourceURI, "")
 			checkContiguous(t, readFileIDs(t, ap.Path, "parquet"), 10_001)
 			// Releasing the table keeps the published spill file...
 			tbl.Release()
-			if _, err := f.store.Get(spillURI); err != nil {
+			if _, err := f.store.Get(spillURI, ""); err != nil {
 				t.Errorf("published spill file deleted: %v", err)
 			}
 		})
@@ -551,11 +551,11 @@ func TestSpill(t *testing.T) {
 			t.Fatal(err)
 		}
 		tbl.Release() // the handle still holds it
-		if _, err := f.store.Get(uri); err != nil {
+		if _, err := f.store.Get(uri, ""); err != nil {
 			t.Fatalf("spill file gone while the handle lives: %v", err)
 		}
 		f.reg.Delete(res.ResultHandle)
-		if _, err := f.store.Get(uri); err == nil {
+		if _, err := f.store.Get(uri, ""); err == nil {
 			t.Error("spill file kept after the handle was released")
 		}
 	})

@@ -389,7 +389,7 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 	reason := overReason(caps, total, cols, bytesOver)
 
 	if isFileFormat(format) {
-		res, err := m.fileResult(ctx, t, 0, total, format, caps)
+		res, err := m.fileResult(ctx, t, 0, total, format, caps, req.Principal)
 		if err != nil {
 			return nil, err
 		}
@@ -472,7 +472,7 @@ func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format
 
 	if isFileFormat(format) {
 		n := min(size, total-tok.Offset)
-		res, err := m.fileResult(ctx, t, tok.Offset, n, format, caps)
+		res, err := m.fileResult(ctx, t, tok.Offset, n, format, caps, principal)
 		if err != nil {
 			return nil, err
 		}
@@ -646,12 +646,13 @@ func (m *Materializer) newBatchWriter(format string, w io.Writer, schema *arrow.
 	return nil, fmt.Errorf("no writer for format %q", format)
 }
 
-// fileResult writes rows [offset, offset+n) of t as an artifact.
-func (m *Materializer) fileResult(ctx context.Context, t *Table, offset, n int64, format string, caps Caps) (*fileOut, error) {
+// fileResult writes rows [offset, offset+n) of t as an artifact of
+// principal (only that principal can read it back).
+func (m *Materializer) fileResult(ctx context.Context, t *Table, offset, n int64, format string, caps Caps, principal string) (*fileOut, error) {
 	if m.store == nil {
 		return nil, qerr.Internal(errors.New("materialize: no artifact store configured"), "the result is too large to return inline and file results are not available")
 	}
-	art, err := m.writeFile(ctx, t, offset, n, format)
+	art, err := m.writeFile(ctx, t, offset, n, format, principal)
 	if err != nil {
 		return nil, err
 	}
@@ -685,16 +686,17 @@ func (m *Materializer) fileResult(ctx context.Context, t *Table, offset, n int64
 	return out, nil
 }
 
-// writeFile writes rows [offset, offset+n) of t to a new artifact. The
-// Parquet file of a whole spilled table is its spill file itself.
-func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64, format string) (artifacts.Artifact, error) {
+// writeFile writes rows [offset, offset+n) of t to a new artifact of
+// principal. The Parquet file of a whole spilled table is its spill file
+// itself, when it was spilled for the same principal.
+func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64, format, principal string) (artifacts.Artifact, error) {
 	if sp := t.spill; sp != nil && format == FormatParquet && offset == 0 && n == t.NumRows() {
-		if a, err := m.store.Get(sp.art.URI); err == nil {
+		if a, err := m.store.Get(sp.art.URI, principal); err == nil {
 			sp.published.Store(true)
 			return a, nil
 		}
 	}
-	w, err := m.store.Create(format)
+	w, err := m.store.Create(format, principal)
 	if err != nil {
 		return artifacts.Artifact{}, err
 	}
@@ -749,8 +751,10 @@ func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64,
 // has more than Config.SpillRows rows or Config.SpillBytes bytes: the
 // batches collected so far and all later ones are written to the file and
 // released, so the Table (and a result handle holding it) costs disk, not
-// memory. Without an artifact store it never spills.
-func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader) (*Table, error) {
+// memory. Without an artifact store it never spills. The spill file is an
+// artifact of principal (the one the query runs for): it is handed out as
+// the Parquet file result of the whole table to that principal only.
+func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, principal string) (*Table, error) {
 	if m.store == nil || (m.spillRows < 0 && m.spillBytes < 0) {
 		return Collect(ctx, rr)
 	}
@@ -796,7 +800,7 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader) (*Tab
 		size += batchesSize([]arrow.RecordBatch{b})
 		if (m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes) {
 			var err error
-			if sw, err = startSpill(m.store, schema); err != nil {
+			if sw, err = startSpill(m.store, schema, principal); err != nil {
 				return fail(err)
 			}
 			for _, kept := range batches {

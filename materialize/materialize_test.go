@@ -108,7 +108,7 @@ func TestDeliverDecision(t *testing.T) {
 					!strings.Contains(res.Warnings[0], "resources/read") || !strings.Contains(res.Warnings[0], strconv.Itoa(tc.rows)+" rows") {
 					t.Errorf("file warning %q", res.Warnings)
 				}
-				a, err := f.store.Get(res.ResourceURI)
+				a, err := f.store.Get(res.ResourceURI, "")
 				if err != nil || a.Size != res.SizeBytes {
 					t.Errorf("artifact %v %+v", err, a)
 				}
@@ -274,7 +274,7 @@ func walk(t *testing.T, f *fixture, res *Result, formats []string) []int64 {
 			if next.Method != MethodFile || next.Format != format {
 				t.Fatalf("page %d: method %s format %s", i, next.Method, next.Format)
 			}
-			a, err := f.store.Get(next.ResourceURI)
+			a, err := f.store.Get(next.ResourceURI, "")
 			if err != nil {
 				t.Fatal(err)
 			}

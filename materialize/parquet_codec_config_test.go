@@ -35,7 +35,7 @@ func TestConfigParquetCodec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, _ := f.store.Get(res.ResourceURI)
+			a, _ := f.store.Get(res.ResourceURI, "")
 			fh, err := os.Open(a.Path)
 			if err != nil {
 				t.Fatal(err)

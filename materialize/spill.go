@@ -69,8 +69,8 @@ type spillWriter struct {
 	schema *arrow.Schema
 }
 
-func startSpill(store *artifacts.Store, schema *arrow.Schema) (*spillWriter, error) {
-	w, err := store.Create(FormatParquet)
+func startSpill(store *artifacts.Store, schema *arrow.Schema, owner string) (*spillWriter, error) {
+	w, err := store.Create(FormatParquet, owner)
 	if err != nil {
 		return nil, err
 	}

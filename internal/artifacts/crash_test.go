@@ -116,7 +116,7 @@ func crashChild(dir string) {
 	if err != nil {
 		panic(err)
 	}
-	w, err := s.Create("parquet")
+	w, err := s.Create("parquet", "")
 	if err != nil {
 		panic(err)
 	}

@@ -114,8 +114,9 @@ type Store struct {
 }
 
 type record struct {
-	a   Artifact
-	seq uint64 // commit order, breaks Created ties
+	a     Artifact
+	seq   uint64 // commit order, breaks Created ties
+	owner string // the principal the artifact was created for (see Create)
 }
 
 // MIMEFor returns the media type of an artifact extension, or
@@ -461,8 +462,11 @@ func (s *Store) Close() error {
 }
 
 // Create starts a new artifact with extension ext (parquet, csv, arrow or
-// json). Write to the returned Writer, then Commit it, or Abort it.
-func (s *Store) Create(ext string) (*Writer, error) {
+// json) for owner: the principal the result is for (the HTTP bearer-token
+// principal; "" for stdio and for HTTP without authentication). Only that
+// principal can Get or ReadAll it. Write to the returned Writer, then
+// Commit it, or Abort it.
+func (s *Store) Create(ext, owner string) (*Writer, error) {
 	if !validExt(ext) {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "artifact format %q is not supported", clip(ext)).
 			WithHint("use one of: parquet, csv, arrow, json")
@@ -479,14 +483,17 @@ func (s *Store) Create(ext string) (*Writer, error) {
 		return nil, qerr.Internal(err, "cannot lock the artifact file")
 	}
 	s.temps[filepath.Base(f.Name())] = true
-	return &Writer{s: s, f: f, ext: ext}, nil
+	return &Writer{s: s, f: f, ext: ext, owner: owner}, nil
 }
 
-// Get returns the artifact a URI names. A malformed URI is a
-// qerr.ErrInvalidArgument error (qerr.CodeInvalidArgument); an unknown,
-// expired or deleted artifact a qerr.ErrExpired error
-// (qerr.CodeResourceNotFound).
-func (s *Store) Get(uri string) (Artifact, error) {
+// Get returns the artifact a URI names, if principal owns it (see
+// Create). A malformed URI is a qerr.ErrInvalidArgument error
+// (qerr.CodeInvalidArgument); an unknown, expired or deleted artifact, and
+// one of another principal (the same error: no existence oracle), a
+// qerr.ErrExpired error (qerr.CodeResourceNotFound). Artifacts adopted
+// from the directory at Open (left by an earlier run) have no known owner
+// and belong to principal "".
+func (s *Store) Get(uri, principal string) (Artifact, error) {
 	id, ext, err := parseURI(uri)
 	if err != nil {
 		return Artifact{}, err
@@ -494,7 +501,7 @@ func (s *Store) Get(uri string) (Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.arts[id]
-	if r == nil || r.a.Ext != ext {
+	if r == nil || r.a.Ext != ext || r.owner != principal {
 		return Artifact{}, gone(uri)
 	}
 	if s.expired(r.a.Created, s.now()) {
@@ -530,12 +537,12 @@ func gone(uri string) error {
 		WithHint("artifacts are deleted after a while; re-run the query to produce a new one")
 }
 
-// ReadAll returns the content of the artifact uri names, refusing one larger
-// than limit bytes with a qerr.ErrLimitExceeded error
-// (qerr.CodeOversizeResult). A negative limit means no limit. Other errors
-// are as for Get.
-func (s *Store) ReadAll(uri string, limit int64) ([]byte, Artifact, error) {
-	a, err := s.Get(uri)
+// ReadAll returns the content of the artifact uri names, if principal owns
+// it, refusing one larger than limit bytes with a qerr.ErrLimitExceeded
+// error (qerr.CodeOversizeResult). A negative limit means no limit. Other
+// errors are as for Get.
+func (s *Store) ReadAll(uri, principal string, limit int64) ([]byte, Artifact, error) {
+	a, err := s.Get(uri, principal)
 	if err != nil {
 		return nil, Artifact{}, err
 	}
@@ -571,7 +578,8 @@ func oversize(size, limit int64) error {
 		With("size_bytes", size).With("limit_bytes", limit)
 }
 
-// List returns the unexpired artifacts, oldest first.
+// List returns the unexpired artifacts of every owner, oldest first (for
+// operators and tests; never served to a client).
 func (s *Store) List() []Artifact {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -589,10 +597,11 @@ func (s *Store) List() []Artifact {
 // not safe for concurrent use. Exactly one of Commit or Abort must end it
 // (Abort after Commit is a no-op, so `defer w.Abort()` is the idiom).
 type Writer struct {
-	s    *Store
-	f    *os.File
-	ext  string
-	done bool
+	s     *Store
+	f     *os.File
+	ext   string
+	owner string
+	done  bool
 }
 
 // Write implements io.Writer.
@@ -662,7 +671,7 @@ func (w *Writer) Commit() (Artifact, error) {
 	}
 	syncDir(s.dir)
 	s.seq++
-	s.arts[id] = &record{a: a, seq: s.seq}
+	s.arts[id] = &record{a: a, seq: s.seq, owner: w.owner}
 	s.used += size
 	return a, nil
 }

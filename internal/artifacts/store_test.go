@@ -45,7 +45,7 @@ func open(t *testing.T, o Options) *Store {
 
 func commit(t *testing.T, s *Store, ext string, content []byte) Artifact {
 	t.Helper()
-	w, err := s.Create(ext)
+	w, err := s.Create(ext, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +82,11 @@ func TestRoundTrip(t *testing.T) {
 				a.Size != int64(len(content)) || !a.Created.Equal(c.Now()) {
 				t.Fatalf("bad artifact %+v", a)
 			}
-			got, err := s.Get(a.URI)
+			got, err := s.Get(a.URI, "")
 			if err != nil || got != a {
 				t.Fatalf("Get: %+v %v", got, err)
 			}
-			b, got, err := s.ReadAll(a.URI, 1<<20)
+			b, got, err := s.ReadAll(a.URI, "", 1<<20)
 			if err != nil || got != a || !bytes.Equal(b, content) {
 				t.Fatalf("ReadAll: %q %+v %v", b, got, err)
 			}
@@ -104,7 +104,7 @@ func TestRoundTrip(t *testing.T) {
 	if a.Ext == "json" {
 		other = "csv"
 	}
-	if _, err := s.Get(URIPrefix + a.ID + "." + other); !isGone(err) {
+	if _, err := s.Get(URIPrefix+a.ID+"."+other, ""); !isGone(err) {
 		t.Fatalf("wrong ext: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestMIMEFor(t *testing.T) {
 func TestCreateUnsupported(t *testing.T) {
 	s := open(t, Options{Dir: t.TempDir()})
 	for _, ext := range []string{"", "txt", "CSV", ".csv", "csv/../x", "parquet.gz"} {
-		w, err := s.Create(ext)
+		w, err := s.Create(ext, "")
 		if w != nil || !errors.Is(err, qerr.ErrUnsupported) || qerr.Code(err) != qerr.CodeUnsupportedFormat {
 			t.Errorf("Create(%q) = %v, %v", ext, w, err)
 		}
@@ -139,7 +139,7 @@ func TestCreateUnsupported(t *testing.T) {
 
 func TestWriterLifecycle(t *testing.T) {
 	s := open(t, Options{Dir: t.TempDir()})
-	w, _ := s.Create("csv")
+	w, _ := s.Create("csv", "")
 	w.Write([]byte("x"))
 	w.Abort()
 	w.Abort()
@@ -149,7 +149,7 @@ func TestWriterLifecycle(t *testing.T) {
 	if _, err := w.Commit(); err == nil {
 		t.Fatal("Commit after Abort succeeded")
 	}
-	w, _ = s.Create("csv")
+	w, _ = s.Create("csv", "")
 	a, err := w.Commit() // empty artifact is fine
 	if err != nil || a.Size != 0 {
 		t.Fatal(a, err)
@@ -213,7 +213,7 @@ func TestAtomicity(t *testing.T) {
 		go func() {
 			defer ww.Done()
 			for i := 0; i < 5; i++ {
-				w, err := s.Create("arrow")
+				w, err := s.Create("arrow", "")
 				if err != nil {
 					t.Error(err)
 					return
@@ -246,7 +246,7 @@ func TestCrashRecoveryAndRestart(t *testing.T) {
 	old := commit(t, s, "csv", []byte("old"))
 	c.Advance(40 * time.Minute)
 	young := commit(t, s, "json", []byte("young"))
-	inflight, _ := s.Create("csv")
+	inflight, _ := s.Create("csv", "")
 	inflight.Write([]byte("partial"))
 	s.Close()
 
@@ -293,10 +293,10 @@ func TestCrashRecoveryAndRestart(t *testing.T) {
 	if exists(old.Path) {
 		t.Fatal("expired artifact not removed at Open")
 	}
-	if _, err := s2.Get(old.URI); !isGone(err) {
+	if _, err := s2.Get(old.URI, ""); !isGone(err) {
 		t.Fatalf("expired artifact served: %v", err)
 	}
-	b, a, err := s2.ReadAll(young.URI, -1)
+	b, a, err := s2.ReadAll(young.URI, "", -1)
 	if err != nil || string(b) != "young" || a.Size != young.Size || !a.Created.Equal(young.Created) {
 		t.Fatalf("restart lost artifact: %q %+v %v", b, a, err)
 	}
@@ -315,7 +315,7 @@ func TestTTLSweep(t *testing.T) {
 	a := commit(t, s, "csv", []byte("a"))
 	c.Advance(30 * time.Minute)
 	b := commit(t, s, "csv", []byte("b"))
-	w, _ := s.Create("csv") // in-flight writer's temp must survive sweeps
+	w, _ := s.Create("csv", "") // in-flight writer's temp must survive sweeps
 	w.Write([]byte("c"))
 	os.Chtimes(w.f.Name(), c.Now().Add(-24*time.Hour), c.Now().Add(-24*time.Hour))
 	c.Advance(30 * time.Minute) // a exactly TTL old
@@ -326,10 +326,10 @@ func TestTTLSweep(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if _, err := s.Get(a.URI); !isGone(err) {
+	if _, err := s.Get(a.URI, ""); !isGone(err) {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(b.URI); err != nil || !exists(b.Path) {
+	if _, err := s.Get(b.URI, ""); err != nil || !exists(b.Path) {
 		t.Fatalf("young artifact swept: %v", err)
 	}
 	if _, err := w.Commit(); err != nil {
@@ -345,21 +345,21 @@ func TestExpiredBeforeSweep(t *testing.T) {
 	s := open(t, Options{Dir: t.TempDir(), Now: c.Now, TTL: time.Minute, SweepInterval: time.Hour})
 	a := commit(t, s, "json", []byte("{}"))
 	c.Advance(time.Minute - 1)
-	if _, err := s.Get(a.URI); err != nil {
+	if _, err := s.Get(a.URI, ""); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(1)
 	if len(s.List()) != 0 {
 		t.Fatal("List shows an expired artifact")
 	}
-	if _, _, err := s.ReadAll(a.URI, -1); !isGone(err) {
+	if _, _, err := s.ReadAll(a.URI, "", -1); !isGone(err) {
 		t.Fatalf("expired artifact served: %v", err)
 	}
 	if exists(a.Path) {
 		t.Fatal("expired artifact not deleted on access")
 	}
 	var qe *qerr.Error
-	_, err := s.Get(a.URI)
+	_, err := s.Get(a.URI, "")
 	if !errors.As(err, &qe) || !strings.Contains(qe.Hint, "re-run the query") {
 		t.Fatalf("hint: %v", err)
 	}
@@ -369,7 +369,7 @@ func TestDeletedBehindOurBack(t *testing.T) {
 	s := open(t, Options{Dir: t.TempDir()})
 	a := commit(t, s, "csv", []byte("x"))
 	os.Remove(a.Path)
-	if _, err := s.Get(a.URI); !isGone(err) {
+	if _, err := s.Get(a.URI, ""); !isGone(err) {
 		t.Fatal(err)
 	}
 	if s.used != 0 {
@@ -400,7 +400,7 @@ func TestQuota(t *testing.T) {
 			for i, n := range tc.sizes {
 				if i == len(tc.sizes)-1 {
 					for _, j := range tc.touch {
-						s.Get(arts[j].URI)
+						s.Get(arts[j].URI, "")
 					}
 				}
 				arts = append(arts, commit(t, s, "csv", bytes.Repeat([]byte("x"), n)))
@@ -409,7 +409,7 @@ func TestQuota(t *testing.T) {
 			var got []int
 			var used int64
 			for i, a := range arts {
-				_, err := s.Get(a.URI)
+				_, err := s.Get(a.URI, "")
 				if err != nil {
 					if !isGone(err) || exists(a.Path) {
 						t.Fatalf("%d: %v", i, err)
@@ -432,7 +432,7 @@ func TestQuota(t *testing.T) {
 func TestOversizeCommit(t *testing.T) {
 	s := open(t, Options{Dir: t.TempDir(), Quota: 100})
 	keep := commit(t, s, "csv", make([]byte, 60))
-	w, _ := s.Create("parquet")
+	w, _ := s.Create("parquet", "")
 	w.Write(make([]byte, 101))
 	_, err := w.Commit()
 	if !errors.Is(err, qerr.ErrLimitExceeded) || qerr.Code(err) != qerr.CodeResourceExhausted {
@@ -444,7 +444,7 @@ func TestOversizeCommit(t *testing.T) {
 	if ents, _ := os.ReadDir(s.Dir()); len(ents) != 1 {
 		t.Fatalf("dir = %v, want only the kept artifact", ents)
 	}
-	if _, err := s.Get(keep.URI); err != nil {
+	if _, err := s.Get(keep.URI, ""); err != nil {
 		t.Fatalf("oversize commit evicted others: %v", err)
 	}
 	w.Abort()
@@ -458,7 +458,7 @@ func TestReadAllLimit(t *testing.T) {
 		ok    bool
 	}{{10, true}, {11, true}, {-1, true}, {9, false}, {0, false}}
 	for _, tc := range tests {
-		b, _, err := s.ReadAll(a.URI, tc.limit)
+		b, _, err := s.ReadAll(a.URI, "", tc.limit)
 		if tc.ok {
 			if err != nil || string(b) != "0123456789" {
 				t.Errorf("limit %d: %q %v", tc.limit, b, err)
@@ -473,7 +473,7 @@ func TestReadAllLimit(t *testing.T) {
 			t.Errorf("hint = %q", h)
 		}
 	}
-	if _, _, err := s.ReadAll("quarry://artifacts/../x", 10); !errors.Is(err, qerr.ErrInvalidArgument) {
+	if _, _, err := s.ReadAll("quarry://artifacts/../x", "", 10); !errors.Is(err, qerr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 }
@@ -579,7 +579,7 @@ func TestConcurrent(t *testing.T) {
 			for i := 0; i < 60; i++ {
 				switch i % 4 {
 				case 0, 1:
-					w, err := s.Create("csv")
+					w, err := s.Create("csv", "")
 					if err != nil {
 						t.Error(err)
 						return
@@ -607,7 +607,7 @@ func TestConcurrent(t *testing.T) {
 					if u == "" {
 						continue
 					}
-					b, a, err := s.ReadAll(u, -1)
+					b, a, err := s.ReadAll(u, "", -1)
 					if err == nil && int64(len(b)) != a.Size {
 						t.Errorf("read %d of %d bytes", len(b), a.Size)
 					} else if err != nil && !isGone(err) {
@@ -651,7 +651,7 @@ func TestDelete(t *testing.T) {
 	if exists(a.Path) {
 		t.Fatal("file not removed")
 	}
-	if _, err := s.Get(a.URI); !isGone(err) {
+	if _, err := s.Get(a.URI, ""); !isGone(err) {
 		t.Fatalf("deleted artifact served: %v", err)
 	}
 	if err := s.Delete(a.URI); err != nil {

@@ -70,11 +70,11 @@ func TestParseURI(t *testing.T) {
 
 func TestGetInvalidURI(t *testing.T) {
 	s := open(t, Options{Dir: t.TempDir()})
-	_, err := s.Get("quarry://artifacts/../../etc/passwd")
+	_, err := s.Get("quarry://artifacts/../../etc/passwd", "")
 	if !errors.Is(err, qerr.ErrInvalidArgument) || qerr.Code(err) != qerr.CodeInvalidArgument || qerr.As(err).Hint == "" {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := s.Get(URIPrefix + goodID + ".csv"); !isGone(err) {
+	if _, err := s.Get(URIPrefix+goodID+".csv", ""); !isGone(err) {
 		t.Fatalf("unknown: %v", err)
 	}
 }

@@ -542,7 +542,7 @@ func (s *Service) runOn(ctx context.Context, in planner.Input, src catalog.Sourc
 	var t *materialize.Table
 	plan, err := s.execute(ctx, in, src, pushdown, spec, func(ctx context.Context, rr array.RecordReader) error {
 		var err error
-		t, err = s.cfg.Materializer.Collect(ctx, rr) // spills big results to disk
+		t, err = s.cfg.Materializer.Collect(ctx, rr, obs.Principal(ctx)) // spills big results to disk
 		return err
 	})
 	if err != nil {
@@ -644,7 +644,7 @@ func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string,
 	var v any
 	switch {
 	case strings.HasPrefix(uri, "quarry://artifacts/"):
-		b, a, err := s.cfg.Artifacts.ReadAll(uri, s.cfg.ResourceReadLimit)
+		b, a, err := s.cfg.Artifacts.ReadAll(uri, obs.Principal(ctx), s.cfg.ResourceReadLimit)
 		if err != nil {
 			return nil, "", err
 		}
