@@ -65,7 +65,7 @@ func addResources(s *server.MCPServer, svc *service.Service) {
 			"distinct estimate and the most frequent values (from the first rows of very large files; cached)."),
 		mcp.WithTemplateMIMEType("application/json")), read)
 	s.AddResourceTemplate(mcp.NewResourceTemplate("quarry://artifacts/{artifact}", "artifact",
-		mcp.WithTemplateDescription("A result file written by query_data or query_next_page (Parquet, CSV or Arrow IPC). Expires after the artifact TTL.")), read)
+		mcp.WithTemplateDescription("A result file written by query_data or query_next_page (Parquet, CSV or Arrow IPC). Expires after the artifact TTL; readable only by the principal whose call wrote it.")), read)
 	s.AddResourceTemplate(mcp.NewResourceTemplate("quarry://results/{handle}/pages/{page}", "result-page",
 		mcp.WithTemplateDescription("Page {page} (0-based; pages of the server's page size) of a paged query result, {handle} being its "+
 			"result_handle: the same JSON as a query_next_page answer. Readable while the handle lives, by the principal that created it."),
