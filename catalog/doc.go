@@ -2,6 +2,10 @@
 // to the root; symlinks and ".." that escape it are rejected) for data files,
 // turns each into Datasets with Arrow schemas, exact row counts, sizes and
 // modification times, and reports files it could not read as Diagnostics.
+// The scan is not trusted afterwards: formats open files only through
+// FileInfo.Open (internal/safeopen: below the root, no symlink followed,
+// identity checked on the descriptor), and Lookup re-resolves a dataset's
+// path before every query, refusing one that now leads out of the root.
 // Formats (CSV, HDF5) plug in through the Format interface; each dataset
 // carries a Source that streams its rows as Arrow record batches.
 //
