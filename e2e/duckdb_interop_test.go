@@ -39,11 +39,22 @@ var duckdbInstall struct {
 	dir  string
 }
 
-// duckdbCheck runs interop/duckdb/check.js on a Parquet file. The first
-// call installs the pinned @duckdb/node-api into interop/duckdb/node_modules
+// duckdbCheck runs interop/duckdb/check.js on a Parquet file.
+func duckdbCheck(t *testing.T, file string) duckdbOut {
+	t.Helper()
+	out := duckdbScript(t, "check.js", file)
+	var res duckdbOut
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("check.js output: %v\n%s", err, out)
+	}
+	return res
+}
+
+// duckdbScript runs a script of interop/duckdb with args and returns its
+// standard output. The first call installs the pinned @duckdb/node-api into interop/duckdb/node_modules
 // (npm install, once; later runs reuse it). Node.js 20+ and npm are
 // required: CI has them, so their absence fails the test.
-func duckdbCheck(t *testing.T, file string) duckdbOut {
+func duckdbScript(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
@@ -73,18 +84,14 @@ func duckdbCheck(t *testing.T, file string) duckdbOut {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(duckdbInstall.dir, "check.js"), file)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(duckdbInstall.dir, script)}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node check.js %s: %v\n%s", file, err, stderr.String())
+		t.Fatalf("node %s %s: %v\n%s", script, strings.Join(args, " "), err, stderr.String())
 	}
-	var res duckdbOut
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("check.js output: %v\n%s", err, out)
-	}
-	return res
+	return out
 }
 
 // duckCol is one column of the interop table: its Arrow values, the type

@@ -98,14 +98,52 @@ func randLiteral(r *rand.Rand, dt arrow.DataType) any {
 		if dt.ID() == arrow.INT8 && r.IntN(10) == 0 {
 			return int64(300) // out of range for int8
 		}
+		if arrow.IsInteger(dt.ID()) && r.IntN(8) == 0 {
+			// beyond int64, near the uint64 bounds, or with a fraction
+			n, err := planner.ParseIntOperand(diffIntOperands[r.IntN(len(diffIntOperands))])
+			if err != nil {
+				panic(err)
+			}
+			return n
+		}
 		return v
 	}
 }
 
+// diffIntOperands are integer-column operands no int64 holds, or just
+// inside its bounds, compared exactly (planner.Number).
+var diffIntOperands = []string{
+	"9223372036854775807", "9223372036854775808", "9223372036854775809", "-9223372036854775808", "-9223372036854775809",
+	"-9223372036854775813", "18446744073709551615", "18446744073709551616", "18446744073709551614.5", "1e30", "-1e30", "1e400",
+	"9223372036854775807.5", "-9223372036854775808.5", "2.5", "-2.5", "0.5", "-0.5", "4.5", "7.5", "127.5", "-128.5", "255.5", "300.25",
+}
+
 // ---- reference semantics ----
+
+// refRat is an integer value or literal as an exact rational.
+func refRat(v any) *big.Rat {
+	switch x := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(x)
+	case int32:
+		return new(big.Rat).SetInt64(int64(x))
+	case uint64:
+		return new(big.Rat).SetUint64(x)
+	case planner.Number:
+		r, ok := new(big.Rat).SetString(x.String())
+		if !ok {
+			panic(x.String())
+		}
+		return r
+	}
+	panic(fmt.Sprintf("refRat %T", v))
+}
 
 // refCmp compares a value with a literal; unordered is set for NaN.
 func refCmp(x, l any) (c int, unordered bool) {
+	if _, ok := l.(planner.Number); ok {
+		return refRat(x).Cmp(refRat(l)), false
+	}
 	switch x := x.(type) {
 	case int64:
 		return cmp.Compare(x, l.(int64)), false

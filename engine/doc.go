@@ -28,8 +28,11 @@
 //
 //   - Nulls fail every filter operator except is_null (OR groups included:
 //     a null member is simply false). Comparisons of integer columns with
-//     integer literals are exact (no float round trip); literals outside a
-//     column type's range compare as below/above every value.
+//     their operands are exact (no float round trip): operands outside the
+//     column type's range, beyond int64 or with a fraction
+//     (planner.Number) compare as the real numbers they are, through their
+//     floor and ceiling (x > 2.5 is x >= 3), and below/above every value
+//     when outside the range.
 //   - Floats follow IEEE 754: NaN matches no eq, lt, lte, gt, gte, in or
 //     range, and matches neq and not_in. -0 equals +0.
 //   - in/not_in: not_in is the negation of in for non-null values.

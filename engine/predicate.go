@@ -332,6 +332,37 @@ func intRange[T integer](v int64) int {
 	return 0
 }
 
+// place places the integer k against T's range: k as a T and 0 when T
+// holds it, else -1 (below every T) or +1 (above every T).
+func place[T integer](k planner.Int) (T, int) {
+	if v, ok := k.Int64(); ok {
+		if cls := intRange[T](v); cls != 0 {
+			return 0, cls
+		}
+		return T(v), 0
+	}
+	var z T
+	if k.Side == 0 && !k.Neg && ^z > 0 && unsafe.Sizeof(z) == 8 { // uint64 above MaxInt64
+		return T(k.Abs), 0
+	}
+	if k.Side < 0 || k.Neg {
+		return 0, -1
+	}
+	return 0, 1
+}
+
+// litBounds returns the floor and ceiling of an integer-column operand
+// (equal for an integer; see planner.Number for how the comparisons use
+// them).
+func litBounds(p planner.Predicate, l *planner.Literal) (floor, ceil planner.Int, err error) {
+	if n, ok := l.Value.(planner.Number); ok {
+		return n.Floor(), n.Ceil(), nil
+	}
+	v, err := litInt(p, l)
+	k := planner.IntOf(v)
+	return k, k, err
+}
+
 // constOutcome is the result of comparing any value with a literal outside
 // the column type's range (cls -1 below, +1 above).
 func constOutcome(op string, cls int) bool {
@@ -346,6 +377,9 @@ func constOutcome(op string, cls int) bool {
 	return false // eq
 }
 
+// intPred compiles p on an integer column of type T. Operands compare
+// exactly (planner.Number): v < x is v < ceil(x), v <= x is v <= floor(x),
+// v > x is v > floor(x), v >= x is v >= ceil(x); a fraction equals no value.
 func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) {
 	lits, err := operands(p)
 	if err != nil {
@@ -355,52 +389,69 @@ func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 	case planner.OpIn, planner.OpNotIn:
 		set := make([]T, 0, len(lits))
 		for _, l := range lits {
-			v, err := litInt(p, l)
+			lo, hi, err := litBounds(p, l)
 			if err != nil {
 				return nil, err
 			}
-			if intRange[T](v) == 0 {
-				set = append(set, T(v))
+			if v, cls := place[T](lo); lo == hi && cls == 0 {
+				set = append(set, v)
 			}
 		}
 		return inEval(set, p.Op == planner.OpNotIn, func(col arrow.Array, _ *scratch) []T { return values[T](col) }), nil
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
-		var bounds []int64
+		var bounds []T
 		for i, op := range []string{planner.OpGte, planner.OpLte} {
 			if lits[i] == nil {
 				continue
 			}
-			v, err := litInt(p, lits[i])
+			lo, hi, err := litBounds(p, lits[i])
 			if err != nil {
 				return nil, err
 			}
-			steps = append(steps, intCmp[T](op, v))
-			if intRange[T](v) == 0 {
+			k := lo // max: v <= floor
+			if op == planner.OpGte {
+				k = hi // min: v >= ceil
+			}
+			steps = append(steps, intCmp[T](op, k))
+			if v, cls := place[T](k); cls == 0 {
 				bounds = append(bounds, v)
 			}
 		}
 		if len(bounds) == 2 { // both bounds inside T's range: one pass
-			lo, hi := T(bounds[0]), T(bounds[1])
+			lo, hi := bounds[0], bounds[1]
 			return func(col arrow.Array, mask []bool, _ *scratch) { betweenLoop(values[T](col), lo, hi, mask) }, nil
 		}
 		return chain(steps), nil
 	}
-	v, err := litInt(p, lits[0])
+	lo, hi, err := litBounds(p, lits[0])
 	if err != nil {
 		return nil, err
 	}
-	return intCmp[T](p.Op, v), nil
+	switch p.Op {
+	case planner.OpEq, planner.OpNeq:
+		if lo != hi { // a fraction: equal to no value
+			return constPred(p.Op == planner.OpNeq), nil
+		}
+	case planner.OpLt, planner.OpGte:
+		return intCmp[T](p.Op, hi), nil
+	}
+	return intCmp[T](p.Op, lo), nil
 }
 
-func intCmp[T integer](op string, v int64) func(arrow.Array, []bool, *scratch) {
-	if cls := intRange[T](v); cls != 0 {
-		if constOutcome(op, cls) {
-			return func(arrow.Array, []bool, *scratch) {}
-		}
-		return func(_ arrow.Array, mask []bool, _ *scratch) { clear(mask) }
+// constPred is a predicate with the same outcome for every non-null row.
+func constPred(pass bool) func(arrow.Array, []bool, *scratch) {
+	if pass {
+		return func(arrow.Array, []bool, *scratch) {}
 	}
-	lit := T(v)
+	return func(_ arrow.Array, mask []bool, _ *scratch) { clear(mask) }
+}
+
+func intCmp[T integer](op string, k planner.Int) func(arrow.Array, []bool, *scratch) {
+	lit, cls := place[T](k)
+	if cls != 0 {
+		return constPred(constOutcome(op, cls))
+	}
 	return func(col arrow.Array, mask []bool, _ *scratch) {
 		cmpLoop(values[T](col), op, lit, mask)
 	}

@@ -216,7 +216,7 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`invalid_column`" + ` | a column name does not exist | ` + "`field`" + `, ` + "`column`" + `, ` + "`suggestions`" + ` |
 | ` + "`invalid_filter`" + ` | unknown op, missing/extra value, value not coercible to the column type | ` + "`field`" + `, ` + "`column_type`" + `, ` + "`valid_ops`" + ` |
 | ` + "`invalid_aggregate`" + ` | unknown function, sum/avg of a non-numeric column, ` + "`*`" + ` with anything but count | ` + "`field`" + `, ` + "`valid_fns`" + ` |
-| ` + "`invalid_argument`" + ` | unknown or mistyped argument, negative limit/offset, duplicate output names | ` + "`field`" + `, ` + "`valid_arguments`" + ` |
+| ` + "`invalid_argument`" + ` | unknown or mistyped argument, negative limit/offset, duplicate output names, a JSON number float64 cannot hold (` + "`1e400`" + `) | ` + "`field`" + `, ` + "`valid_arguments`" + ` |
 | ` + "`unsupported_format`" + ` | an output format Quarry does not write | |
 | ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
 | ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted: re-run the query | |

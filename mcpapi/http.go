@@ -286,6 +286,11 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 			fmt.Sprintf("more than %d requests in flight; retry after 1 s", h.opts.MaxConcurrent))
 		return
 	}
+	if b := hugeNumberResponse(body); b != nil { // mcp-go could not decode the arguments
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.mcp.ServeHTTP(w, r)

@@ -99,6 +99,9 @@ func (c *stdioCalls) handle(line []byte, id json.RawMessage) (out []byte) {
 			out = rpcErrorBody(id, mcp.INTERNAL_ERROR, "internal error", nil)
 		}
 	}()
+	if b := hugeNumberResponse(line); b != nil {
+		return b // mcp-go could not decode the arguments
+	}
 	resp := c.srv.HandleMessage(c.ctx, line)
 	if resp == nil {
 		return nil

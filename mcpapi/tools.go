@@ -75,11 +75,11 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 			rec.fail(err)
 			return errorResult(ctx, err), nil
 		}
-		args := req.Params.Arguments
+		args := exactArguments(req)
 		answered := false
 		if spec.confirmable {
 			var err error
-			if args, answered, err = applyConfirmation(ctx, req); err != nil {
+			if args, answered, err = applyConfirmation(ctx, req, args); err != nil {
 				return fail(err)
 			}
 		}

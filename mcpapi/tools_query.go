@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -158,13 +159,13 @@ func elicitation(tool string, in any, qr *service.QueryResponse) *mcp.CallToolRe
 var confirmArgs = []string{"confirm", "output_format", "limit"}
 
 // applyConfirmation merges the user's elicitation answer, if the request
-// carries one, into the tool arguments. It returns the arguments to bind
-// and whether an answer was applied; a declined or cancelled confirmation
-// is a cancelled error.
-func applyConfirmation(ctx context.Context, req mcp.CallToolRequest) (any, bool, error) {
+// carries one, into the tool arguments args (exactArguments). It returns
+// the arguments to bind and whether an answer was applied; a declined or
+// cancelled confirmation is a cancelled error.
+func applyConfirmation(ctx context.Context, req mcp.CallToolRequest, args any) (any, bool, error) {
 	ans := server.ElicitationResponse(req.Params.InputResponses, confirmInputID)
 	if ans == nil {
-		return req.Params.Arguments, false, nil
+		return args, false, nil
 	}
 	rec := recordFrom(ctx)
 	choice := ""
@@ -186,17 +187,18 @@ func applyConfirmation(ctx context.Context, req mcp.CallToolRequest) (any, bool,
 		return nil, true, qerr.Invalid(qerr.CodeInvalidArgument, "unknown confirmation choice %q", choice).
 			WithHint("call the tool again with confirm: true, or narrow the query")
 	}
-	args := map[string]any{}
-	if b, err := json.Marshal(req.Params.Arguments); err == nil {
-		_ = json.Unmarshal(b, &args)
+	m, _ := args.(map[string]any)
+	merged := maps.Clone(m)
+	if merged == nil {
+		merged = map[string]any{}
 	}
 	for k, v := range extra {
 		if slices.Contains(confirmArgs, k) {
-			args[k] = v
+			merged[k] = v
 		}
 	}
 	rec.status = "confirmed_" + choice
-	return args, true, nil
+	return merged, true, nil
 }
 
 // groupDigits writes n with thousands separators.

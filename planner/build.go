@@ -250,14 +250,14 @@ func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 			case OpRegex:
 				return p, e.WithHint(`pass value: an RE2 pattern string, e.g. "^A.*z$"`)
 			}
-			return p, e.WithHint("pass value: a %s", valueHint(typ))
+			return p, e.WithHint("pass value: %s", valueHint(typ))
 		}
 		if (f.Op != OpEq && f.Op != OpNeq) && typ.ID() == arrow.BOOL {
 			return p, bad("ordering comparisons are not defined on booleans").WithHint("use eq or neq")
 		}
 		lit, err := coerce(f.Value, typ)
 		if err != nil {
-			return p, bad("%v", err).WithHint("pass value as a %s", valueHint(typ))
+			return p, bad("%v", err).WithHint("pass value as %s", valueHint(typ))
 		}
 		if f.Op == OpRegex {
 			pat := lit.Value.(string)
@@ -283,7 +283,7 @@ func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 		for j, r := range raws {
 			lit, err := coerce(r, typ)
 			if err != nil {
-				return p, bad("value[%d]: %v", j, err).WithHint("every list item must be a %s", valueHint(typ))
+				return p, bad("value[%d]: %v", j, err).WithHint("every list item must be %s", valueHint(typ))
 			}
 			p.Values = append(p.Values, lit)
 		}
@@ -299,14 +299,14 @@ func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 		if lo != nil {
 			l, err := coerce(lo, typ)
 			if err != nil {
-				return p, bad("min: %v", err).WithHint("min must be a %s", valueHint(typ))
+				return p, bad("min: %v", err).WithHint("min must be %s", valueHint(typ))
 			}
 			p.Min = &l
 		}
 		if hi != nil {
 			h, err := coerce(hi, typ)
 			if err != nil {
-				return p, bad("max: %v", err).WithHint("max must be a %s", valueHint(typ))
+				return p, bad("max: %v", err).WithHint("max must be %s", valueHint(typ))
 			}
 			p.Max = &h
 		}

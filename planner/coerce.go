@@ -28,7 +28,7 @@ func coerce(raw json.RawMessage, typ arrow.DataType) (Literal, error) {
 	case nil:
 		return lit, errors.New("value is null")
 	case []any, map[string]any:
-		return lit, fmt.Errorf("expected a single %s, got a JSON %s", valueHint(typ), jsonKind(v))
+		return lit, fmt.Errorf("expected %s, got a JSON %s", valueHint(typ), jsonKind(v))
 	}
 	switch {
 	case isInteger(typ):
@@ -95,7 +95,22 @@ func coerce(raw json.RawMessage, typ arrow.DataType) (Literal, error) {
 	return lit, nil
 }
 
-func toInt(v any) (int64, error) {
+// toInt reads an integer-column operand exactly (see Number): an int64
+// when it is an integer in the int64 range, a Number otherwise.
+func toInt(v any) (any, error) {
+	var s string
+	switch x := v.(type) {
+	case json.Number:
+		s = x.String()
+	case string:
+		s = x
+	default:
+		return nil, fmt.Errorf("expected an integer, got %v", v)
+	}
+	return ParseIntOperand(s)
+}
+
+func toFloat(v any) (float64, error) {
 	var s string
 	switch x := v.(type) {
 	case json.Number:
@@ -103,36 +118,16 @@ func toInt(v any) (int64, error) {
 	case string:
 		s = strings.TrimSpace(x)
 	default:
-		return 0, fmt.Errorf("expected an integer, got %v", v)
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
+		return 0, fmt.Errorf("expected a number, got %v", v)
 	}
 	f, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%s is beyond the float64 range (about ±1.8e308)", s)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
-	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, fmt.Errorf("%s is not an integer and the column holds integers", s)
-	}
-	if f < math.MinInt64 || f >= math.MaxInt64 {
-		return 0, fmt.Errorf("%s is outside the int64 range", s)
-	}
-	return int64(f), nil
-}
-
-func toFloat(v any) (float64, error) {
-	switch x := v.(type) {
-	case json.Number:
-		return x.Float64()
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", x)
-		}
-		return f, nil
-	}
-	return 0, fmt.Errorf("expected a number, got %v", v)
+	return f, nil
 }
 
 var timeLayouts = []string{
@@ -290,17 +285,17 @@ func typeName(t arrow.DataType) string {
 func valueHint(t arrow.DataType) string {
 	switch {
 	case isInteger(t):
-		return "integer"
+		return "an integer"
 	case isFloat(t):
-		return "number"
+		return "a number"
 	case isString(t):
-		return "string"
+		return "a string"
 	case t.ID() == arrow.BOOL:
-		return "boolean (true/false)"
+		return "a boolean (true/false)"
 	case t.ID() == arrow.DATE32:
-		return "date string like 2024-03-01"
+		return "a date string like 2024-03-01"
 	case t.ID() == arrow.TIMESTAMP:
-		return "timestamp string like 2024-03-01T12:00:00Z"
+		return "a timestamp string like 2024-03-01T12:00:00Z"
 	}
-	return typeName(t)
+	return "a " + typeName(t) + " value"
 }

@@ -54,6 +54,14 @@
 // DivFloat, ... define the scalar semantics that constant folding and the
 // engine share). FoldExpr never folds a subexpression that overflows.
 //
+// # Filter operands
+//
+// Build coerces each filter operand to the column type (coerce). Operands
+// of integer columns are read exactly by ParseIntOperand, never through
+// float64: an int64 when they fit, otherwise a Number (beyond the int64
+// range, up to 2^64-1 for uint64 columns, or with a fraction), which the
+// engine compares through its floor and ceiling.
+//
 // # Dictionary-encoded strings
 //
 // A dictionary<integer, utf8 | large_utf8> column is a string column

@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -408,6 +410,10 @@ func (p *parser) unary(depth int) (Expr, error) {
 	}
 	if p.isOp("-") {
 		p.pos++
+		if t := p.peek(); t.kind == tokNum && t.text == "9223372036854775808" { // -2^63: an int64, its magnitude is not
+			p.pos++
+			return &Const{Typ: arrow.PrimitiveTypes.Int64, Int: math.MinInt64}, nil
+		}
 		x, err := p.unary(depth + 1)
 		if err != nil {
 			return nil, err
@@ -534,6 +540,9 @@ func parseNumber(t token) (Expr, error) {
 		return &Const{Typ: arrow.PrimitiveTypes.Int64, Int: n}, nil
 	}
 	f, err := strconv.ParseFloat(t.text, 64)
+	if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+		return nil, &ExprError{Pos: t.off, Msg: fmt.Sprintf("number %s is beyond the float64 range (about 1.8e308)", t.text)}
+	}
 	if err != nil {
 		return nil, &ExprError{Pos: t.off, Msg: fmt.Sprintf("malformed number %q", t.text)}
 	}

@@ -32,8 +32,9 @@ type Node interface {
 }
 
 // Literal is a filter operand coerced to the column's Arrow type.
-// Value holds: int64 for all signed/unsigned integer columns (uint64 values
-// above MaxInt64 are not representable and rejected), float64 for floats,
+// Value holds: for all signed/unsigned integer columns an int64, or a Number
+// for an operand no int64 holds (beyond the int64 range, or with a
+// fraction; compared exactly), float64 for floats,
 // string for strings, bool for booleans, int32 days since epoch for date32,
 // int64 in the column's unit for timestamps.
 type Literal struct {

@@ -286,9 +286,14 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "quarry call: name exactly one tool (see 'quarry tools')")
 		return errUsage
 	}
-	var arguments map[string]any
-	if err := json.Unmarshal([]byte(*argJSON), &arguments); err != nil {
+	var object map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(*argJSON), &object); err != nil {
 		return fmt.Errorf("--args is not a JSON object: %v", err)
+	}
+	arguments := json.RawMessage(*argJSON) // sent as written: numbers stay exact
+	if err := mcpapi.CheckArgumentNumbers(arguments); err != nil {
+		b, _ := json.Marshal(err)
+		return &toolError{body: string(b)}
 	}
 	a, c, err := inProcess(ctx, cfg)
 	if err != nil {
