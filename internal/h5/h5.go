@@ -3,7 +3,7 @@ package h5
 /*
 #cgo pkg-config: hdf5
 #cgo LDFLAGS: -lz -ldl
-#cgo CFLAGS: -DH5_USE_110_API
+#cgo CFLAGS: -DH5_USE_110_API -Wall -Wextra -Werror
 #include "shim.h"
 */
 import "C"
