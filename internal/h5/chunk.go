@@ -270,15 +270,7 @@ func (w *chunkWorker) do(s cslab, runs [][]dimRun, j int64, buf unsafe.Pointer, 
 		unlock()
 		switch rc {
 		case 0:
-			if w.inflater == nil {
-				if w.inflater = C.qh5_inflater_new(); w.inflater == nil {
-					return false
-				}
-			}
-			var failure C.int
-			src = unsafe.Pointer(C.qh5_chunk_decode(&r.plan, w.inflater, unsafe.Pointer(&raw[0]), C.size_t(size), mask,
-				unsafe.Pointer(&(*w.a)[0]), unsafe.Pointer(&(*w.b)[0]), C.size_t(w.cap), &failure))
-			if src == nil {
+			if src = w.decode(raw[:size], uint32(mask)); src == nil {
 				return false
 			}
 		case 1:
@@ -299,6 +291,44 @@ func (w *chunkWorker) do(s cslab, runs [][]dimRun, j int64, buf unsafe.Pointer, 
 	}
 	C.qh5_chunk_scatter(src, &r.plan, &lo[0], &step[0], &count[0], unsafe.Add(buf, off), &dstride[0])
 	return true
+}
+
+// decode undoes the filter pipeline on raw, a chunk as stored (filters
+// whose bit is set in mask were skipped on write): checksums verified,
+// inflated, unshuffled. It returns the decoded chunk (chunk_bytes long, in
+// raw or one of w's buffers) or nil when raw does not decode to exactly one
+// chunk (bad checksum or stream, wrong size). raw is untrusted bytes from
+// the file; FuzzChunkDecode drives this function.
+func (w *chunkWorker) decode(raw []byte, mask uint32) unsafe.Pointer {
+	if len(raw) == 0 {
+		return nil
+	}
+	if w.inflater == nil {
+		if w.inflater = C.qh5_inflater_new(); w.inflater == nil {
+			return nil
+		}
+	}
+	var failure C.int
+	return unsafe.Pointer(C.qh5_chunk_decode(&w.r.plan, w.inflater, unsafe.Pointer(&raw[0]), C.size_t(len(raw)), C.uint(mask),
+		unsafe.Pointer(&(*w.a)[0]), unsafe.Pointer(&(*w.b)[0]), C.size_t(w.cap), &failure))
+}
+
+// newPipeline returns a ChunkReader that can only decode chunks: its
+// pipeline is filters (filter ids in pipeline order; shuffle moves
+// shuffleSize-byte elements) and its chunks hold chunkBytes bytes. It
+// lets FuzzChunkDecode feed the decoder arbitrary bytes without a file.
+func newPipeline(filters []int, shuffleSize, chunkBytes int) *ChunkReader {
+	r := &ChunkReader{dset: Invalid, mem: Invalid}
+	r.plan.nfilters = C.int(min(len(filters), int(C.QH5_MAX_FILTERS)))
+	for i, id := range filters[:r.plan.nfilters] {
+		r.plan.filter_id[i] = C.int(id)
+		if id == FilterShuffle {
+			r.plan.filter_cd[i] = C.uint(shuffleSize)
+		}
+	}
+	r.plan.elem_size = 1
+	r.plan.chunk_bytes = C.size_t(chunkBytes)
+	return r
 }
 
 // fillChunk returns one chunk holding the fill value in every element.

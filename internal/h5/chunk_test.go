@@ -320,8 +320,12 @@ func shuffleBytes(b []byte, size int) []byte {
 }
 
 func appendFletcher32(b []byte) []byte {
-	// HDF5's Fletcher-32: big-endian 16-bit words, end-around-carry sums
-	// starting at zero, an odd last byte as the high byte of a word.
+	return binary.LittleEndian.AppendUint32(b, fletcher32(b))
+}
+
+// fletcher32 is HDF5's Fletcher-32: big-endian 16-bit words, end-around-carry
+// sums starting at zero, an odd last byte as the high byte of a word.
+func fletcher32(b []byte) uint32 {
 	fold := func(s uint32) uint32 { return s&0xffff + s>>16 }
 	var s1, s2 uint32
 	for i := 0; i+1 < len(b); i += 2 {
@@ -332,10 +336,10 @@ func appendFletcher32(b []byte) []byte {
 		s1 = fold(s1 + uint32(b[len(b)-1])<<8)
 		s2 = fold(s2 + s1)
 	}
-	return binary.LittleEndian.AppendUint32(b, fold(s2)<<16|fold(s1))
+	return fold(s2)<<16 | fold(s1)
 }
 
-func deflateBytes(t *testing.T, b []byte) []byte {
+func deflateBytes(t testing.TB, b []byte) []byte {
 	var buf bytes.Buffer
 	w := zlib.NewWriter(&buf)
 	_, err := w.Write(b)

@@ -1203,8 +1203,10 @@ static int qh5_fletcher_ok(const unsigned char *d, size_t n) {
 }
 
 static void qh5_unshuffle(const unsigned char *src, unsigned char *dst, size_t n, size_t size) {
-	size_t elems = n / size, i, j;
-	if (size <= 1 || elems <= 1) {
+	size_t elems, i, j;
+	/* size 0 never comes from a plan (qh5_chunk_plan_fixed rejects it) but
+	 * must not divide by zero here. */
+	if (size <= 1 || (elems = n / size) <= 1) {
 		memcpy(dst, src, n);
 		return;
 	}
