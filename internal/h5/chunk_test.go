@@ -422,6 +422,9 @@ func testChunkReaderFilterMaskAndCorruption(t *testing.T) {
 	}
 	for _, c := range corrupt {
 		t.Run(c.name, func(t *testing.T) {
+			if c.undefined && asanBuild {
+				t.Skip("libhdf5 reads past its own chunk buffer here (the undefined bytes); AddressSanitizer aborts on that library defect")
+			}
 			d := idOK(t)(OpenDataset(file, c.name, 0))
 			defer Close(d)
 			cr, _, err := NewChunkReader(d, mem)

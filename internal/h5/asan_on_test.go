@@ -1,0 +1,7 @@
+//go:build asan
+
+package h5
+
+// asanBuild is true when the tests run under AddressSanitizer
+// (go test -asan; see `make asan`).
+const asanBuild = true
