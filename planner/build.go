@@ -513,27 +513,10 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 		fields = append(fields, arrow.Field{Name: e.Name, Type: e.Type, Nullable: true})
 	}
 
-	var lower, upper []Predicate
-	lower = append(lower, preds...)
-	if spec.NullPolicy == NullDrop {
-		for _, c := range needNonNull {
-			if idx := s.FieldIndices(c); len(idx) > 0 {
-				lower = append(lower, Predicate{Col: c, Index: idx[0], Op: OpIsNotNull})
-			} else {
-				upper = append(upper, Predicate{Col: c, Index: -1, Op: OpIsNotNull})
-			}
-		}
+	if spec.NullPolicy != NullDrop {
+		needNonNull = nil
 	}
-	node := input
-	if len(lower) > 0 {
-		node = &Filter{Input: node, Preds: lower}
-	}
-	if len(exprs) > 0 {
-		node = &Compute{Input: node, Exprs: exprs}
-	}
-	if len(upper) > 0 {
-		node = &Filter{Input: node, Preds: upper}
-	}
+	node := filterAndCompute(input, preds, exprs, needNonNull)
 	agg.Input = node
 	in := node.Schema()
 	for _, g := range agg.GroupBy {
@@ -562,6 +545,35 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 
 // comparable reports the types count_distinct, min, max, first and last
 // work on.
+// filterAndCompute stacks, over input, a Filter of lower (predicates on
+// input's columns), a Compute of exprs and, for null_policy drop, "is not
+// null" on every column in nonNull: in the lower Filter when input has the
+// column, in a Filter above the Compute when exprs compute it. Empty parts
+// add no node.
+func filterAndCompute(input Node, lower []Predicate, exprs []NamedExpr, nonNull []string) Node {
+	s := input.Schema()
+	lower = slices.Clip(lower)
+	var upper []Predicate
+	for _, c := range nonNull {
+		if idx := s.FieldIndices(c); len(idx) > 0 {
+			lower = append(lower, Predicate{Col: c, Index: idx[0], Op: OpIsNotNull})
+		} else {
+			upper = append(upper, Predicate{Col: c, Index: -1, Op: OpIsNotNull})
+		}
+	}
+	node := input
+	if len(lower) > 0 {
+		node = &Filter{Input: node, Preds: lower}
+	}
+	if len(exprs) > 0 {
+		node = &Compute{Input: node, Exprs: exprs}
+	}
+	if len(upper) > 0 {
+		node = &Filter{Input: node, Preds: upper}
+	}
+	return node
+}
+
 func comparable(t arrow.DataType) bool {
 	if t == nil {
 		return false
@@ -641,27 +653,11 @@ func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool
 		}
 	}
 
-	var upper []Predicate
+	var nonNull []string
 	if nullDrop {
-		for _, c := range outs {
-			if idx := s.FieldIndices(c); len(idx) > 0 {
-				lower = append(lower, Predicate{Col: c, Index: idx[0], Op: OpIsNotNull})
-			} else {
-				upper = append(upper, Predicate{Col: c, Index: -1, Op: OpIsNotNull})
-			}
-		}
+		nonNull = outs
 	}
-
-	node := input
-	if len(lower) > 0 {
-		node = &Filter{Input: node, Preds: lower}
-	}
-	if len(exprs) > 0 {
-		node = &Compute{Input: node, Exprs: exprs}
-	}
-	if len(upper) > 0 {
-		node = &Filter{Input: node, Preds: upper}
-	}
+	node := filterAndCompute(input, lower, exprs, nonNull)
 	if err := Resolve(node); err != nil {
 		return nil, err
 	}
@@ -776,29 +772,9 @@ func (b *builder) sort(input Node, order []OrderSpec, keys []string) (Node, erro
 func suggestName(name string, cands []string) []string {
 	sugg := qerr.Suggest(name, cands, 5)
 	slices.SortStableFunc(sugg, func(a, b string) int {
-		return editDistance(strings.ToLower(name), a) - editDistance(strings.ToLower(name), b)
+		return qerr.EditDistance(strings.ToLower(name), a) - qerr.EditDistance(strings.ToLower(name), b)
 	})
 	return sugg[:min(3, len(sugg))]
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func quoteList(xs []string) string {

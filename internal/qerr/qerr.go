@@ -187,7 +187,7 @@ func Suggest(name string, candidates []string, n int) []string {
 	var all []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := levenshtein(ln, lc)
+		d := EditDistance(ln, lc)
 		if ln != "" && (strings.Contains(lc, ln) || strings.Contains(ln, lc)) {
 			d = min(d, 1)
 		}
@@ -209,7 +209,9 @@ func Suggest(name string, candidates []string, n int) []string {
 	return out
 }
 
-func levenshtein(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b in runes (one
+// insertion, deletion or substitution each), the measure Suggest ranks by.
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)

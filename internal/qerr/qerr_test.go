@@ -93,6 +93,29 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"kitten", "sitting", 3},
+		{"not-in", "not_in", 1},
+		{"in", "not_in", 4},
+		{"größe", "grösse", 2}, // runes, not bytes
+		{"flaw", "lawn", 2},
+	} {
+		if got := qerr.EditDistance(c.a, c.b); got != c.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := qerr.EditDistance(c.b, c.a); got != c.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d (not symmetric)", c.b, c.a, got, c.want)
+		}
+	}
+}
+
 func ExampleSuggest() {
 	fmt.Println(qerr.Suggest("tempreature", []string{"temperature", "pressure", "station"}, 2))
 	// Output: [temperature]
