@@ -268,19 +268,25 @@ func (r *leafReader) readEnum(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.
 		return nil, err
 	}
 	defer raw.Release()
-	names := make(map[int64]string, len(r.lf.t.Enum))
-	for _, m := range r.lf.t.Enum {
+	return enumNames(r.lf.t, raw.Bytes(), 0, r.elemSize, r.elemSize, n, alloc), nil
+}
+
+// enumNames returns the member names of n values of enum type t, elem bytes
+// each, the first at data[off] and the next stride bytes apart, as an Arrow
+// string array; a value no member has is null.
+func enumNames(t *h5.Type, data []byte, off, stride, elem, n int, alloc memory.Allocator) arrow.Array {
+	names := make(map[int64]string, len(t.Enum))
+	for _, m := range t.Enum {
 		names[m.Value] = m.Name
 	}
-	signed := r.lf.t.Base.Signed
+	signed := t.Base.Signed
 	b := array.NewStringBuilder(alloc)
 	defer b.Release()
 	b.Reserve(n)
-	rb := raw.Bytes()
 	for i := 0; i < n; i++ {
-		v := intAt(rb, i, r.elemSize)
-		if !signed && r.elemSize < 8 {
-			v &= int64(1)<<(8*r.elemSize) - 1
+		v := intAt(data[off+i*stride:], 0, elem)
+		if !signed && elem < 8 {
+			v &= int64(1)<<(8*elem) - 1
 		}
 		if s, ok := names[v]; ok {
 			b.Append(s)
@@ -288,7 +294,7 @@ func (r *leafReader) readEnum(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.
 			b.AppendNull()
 		}
 	}
-	return b.NewArray(), nil
+	return b.NewArray()
 }
 
 func (r *leafReader) readFixed(dset h5.ID, sel h5.Hyperslab, n int, alloc memory.Allocator) (arrow.Array, error) {

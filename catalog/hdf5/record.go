@@ -310,26 +310,7 @@ func (c *recordCol) split(rec []byte, n, recSize int, alloc memory.Allocator) (a
 		}
 		return makeArray(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, bits}, nil), nil
 	case kindEnum:
-		names := make(map[int64]string, len(c.lf.t.Enum))
-		for _, m := range c.lf.t.Enum {
-			names[m.Value] = m.Name
-		}
-		signed := c.lf.t.Base.Signed
-		b := array.NewStringBuilder(alloc)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			v := intAt(rec[i*recSize+c.off:], 0, c.elem)
-			if !signed && c.elem < 8 {
-				v &= int64(1)<<(8*c.elem) - 1
-			}
-			if s, ok := names[v]; ok {
-				b.Append(s)
-			} else {
-				b.AppendNull()
-			}
-		}
-		return b.NewArray(), nil
+		return enumNames(c.lf.t, rec, c.off, recSize, c.elem, n, alloc), nil
 	case kindFixedString:
 		if int64(n)*int64(c.elem) > maxStringBytes {
 			return nil, qerr.Limit(qerr.CodeOversizeResult, "%d strings of %d bytes exceed one Arrow string array; read fewer rows", n, c.elem)
