@@ -1,3 +1,6 @@
+// The aggregate states beyond count, sum, avg, min and max (aggregate.go):
+// count_distinct, median and quantile, stddev, first and last.
+
 package engine
 
 import (
