@@ -44,7 +44,7 @@ fuzz: setup
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
 # AddressSanitizer and UndefinedBehaviorSanitizer over the cgo boundary: the
-# internal/h5 and catalog/hdf5 tests (FuzzChunkDecode's corpus included)
+# internal/h5 (and h5write) and catalog/hdf5 tests (FuzzChunkDecode's corpus included)
 # built with `go test -asan` (gcc's libasan) and the shim compiled with
 # -fsanitize=undefined, stopping at the first finding. libhdf5 and zlib are
 # not instrumented, but their heap accesses through the intercepted
@@ -53,7 +53,7 @@ fuzz: setup
 ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=undefined -fno-sanitize-recover=undefined
 asan: setup
 	CGO_CFLAGS="$(ASAN_CFLAGS)" CGO_LDFLAGS="-fsanitize=undefined" \
-	  $(GO) test -asan -count=1 -timeout 30m ./internal/h5 ./catalog/hdf5
+	  $(GO) test -asan -count=1 -timeout 30m ./internal/h5/... ./catalog/hdf5
 
 # Micro-benchmarks: every package's, then CSV parsing MB/s and cache scans on
 # 1 and 2 cores (GOMAXPROCS set per process: go test -cpu does not give the

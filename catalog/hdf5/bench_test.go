@@ -12,6 +12,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 const (
@@ -47,11 +48,11 @@ func benchFixtures(b *testing.B) (column, image string) {
 func writeBenchFiles(dir string) error {
 	f64 := h5.NewFloat(8)
 	defer h5.Close(f64)
-	f, err := h5.CreateFile(filepath.Join(dir, "column.h5"))
+	f, err := h5write.CreateFile(filepath.Join(dir, "column.h5"))
 	if err != nil {
 		return err
 	}
-	d, err := h5.CreateDataset(f, "/v", f64, []int64{benchRows}, &h5.DatasetOptions{Chunk: []int64{1 << 16}})
+	d, err := h5write.CreateDataset(f, "/v", f64, []int64{benchRows}, &h5write.DatasetOptions{Chunk: []int64{1 << 16}})
 	if err != nil {
 		return err
 	}
@@ -61,18 +62,18 @@ func writeBenchFiles(dir string) error {
 		for i := 0; i < n; i++ {
 			block[i] = float64(start+i) * 0.001
 		}
-		if err := h5.WriteSlab(d, f64, []int64{int64(start)}, []int64{int64(n)}, ptr(block)); err != nil {
+		if err := h5write.WriteSlab(d, f64, []int64{int64(start)}, []int64{int64(n)}, ptr(block)); err != nil {
 			return err
 		}
 	}
 	h5.Close(d)
 	h5.Close(f)
 
-	f, err = h5.CreateFile(filepath.Join(dir, "image.h5"))
+	f, err = h5write.CreateFile(filepath.Join(dir, "image.h5"))
 	if err != nil {
 		return err
 	}
-	d, err = h5.CreateDataset(f, "/img", f64, []int64{benchSide, benchSide}, &h5.DatasetOptions{Chunk: []int64{256, 256}, Gzip: 1})
+	d, err = h5write.CreateDataset(f, "/img", f64, []int64{benchSide, benchSide}, &h5write.DatasetOptions{Chunk: []int64{256, 256}, Gzip: 1})
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func writeBenchFiles(dir string) error {
 				rows[i*benchSide+j] = math.Round(1000*(math.Sin(float64(r0+i)/50)+math.Cos(float64(j)/70))) / 1000
 			}
 		}
-		if err := h5.WriteSlab(d, f64, []int64{int64(r0), 0}, []int64{256, benchSide}, ptr(rows)); err != nil {
+		if err := h5write.WriteSlab(d, f64, []int64{int64(r0), 0}, []int64{256, benchSide}, ptr(rows)); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -268,30 +269,30 @@ func TestBrowseErrors(t *testing.T) {
 func buildAttrCaps(path string) error {
 	b := &builder{}
 	defer b.closeAll()
-	f := b.id(h5.CreateFile(path))
+	f := b.id(h5write.CreateFile(path))
 	if b.err != nil {
 		return b.err
 	}
 	f64 := b.t(h5.NewFloat(8))
-	g := b.id(h5.CreateGroup(f, "/g"))
+	g := b.id(h5write.CreateGroup(f, "/g"))
 	huge := make([]float64, 5000)
 	for i := range huge {
 		huge[i] = float64(i) / 2
 	}
-	b.check(h5.SetAttr(g, "huge", huge))
-	b.check(h5.SetAttr(g, "history", strings.Repeat("λ", h5.MaxAttrStringChars+1)))
-	b.check(h5.SetAttr(g, "scale", math.NaN()))
-	b.check(h5.SetAttr(g, "range", []float64{math.Inf(-1), math.Inf(1)}))
+	b.check(h5write.SetAttr(g, "huge", huge))
+	b.check(h5write.SetAttr(g, "history", strings.Repeat("λ", h5.MaxAttrStringChars+1)))
+	b.check(h5write.SetAttr(g, "scale", math.NaN()))
+	b.check(h5write.SetAttr(g, "range", []float64{math.Inf(-1), math.Inf(1)}))
 	op := b.id(h5.NewOpaque(4, "raw"))
-	a := b.id(h5.CreateAttribute(g, "blob", op, nil))
+	a := b.id(h5write.CreateAttribute(g, "blob", op, nil))
 	blob := []byte{0xde, 0xad, 0xbe, 0xef}
-	b.check(h5.WriteAttribute(a, op, unsafe.Pointer(&blob[0])))
+	b.check(h5write.WriteAttribute(a, op, unsafe.Pointer(&blob[0])))
 	for _, name := range []string{"x", "y"} {
-		d := b.id(h5.CreateDataset(g, name, f64, []int64{3}, nil))
-		b.check(h5.WriteValues(d, f64, []float64{1, 2, 3}))
+		d := b.id(h5write.CreateDataset(g, name, f64, []int64{3}, nil))
+		b.check(h5write.WriteValues(d, f64, []float64{1, 2, 3}))
 		if name == "x" {
-			b.check(h5.SetAttr(d, "units", "m"))
-			b.check(h5.SetAttr(d, "samples", huge))
+			b.check(h5write.SetAttr(d, "units", "m"))
+			b.check(h5write.SetAttr(d, "samples", huge))
 		}
 	}
 	return b.err

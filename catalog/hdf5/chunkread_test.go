@@ -14,6 +14,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // writeTwins writes every dataset twice, compressed ("/z/<name>", read by
@@ -21,13 +22,13 @@ import (
 // read by H5Dread), with the same values, fill value and written blocks.
 func writeTwins(t *testing.T, path string) {
 	t.Helper()
-	fid, err := h5.CreateFile(path)
+	fid, err := h5write.CreateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h5.Close(fid)
 	for _, g := range []string{"/z", "/c", "/tz", "/tc"} {
-		gid, err := h5.CreateGroup(fid, g)
+		gid, err := h5write.CreateGroup(fid, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,7 @@ func writeTwins(t *testing.T, path string) {
 		typ       func() h5.ID
 		dims      []int64
 		chunk     []int64
-		opts      h5.DatasetOptions
+		opts      h5write.DatasetOptions
 		fill      []byte
 		blocks    [][2][]int64 // start, count; nil = all
 		bigEndian bool
@@ -46,11 +47,11 @@ func writeTwins(t *testing.T, path string) {
 	f64 := func() h5.ID { return h5.NewFloat(8) }
 	i32 := func() h5.ID { return h5.NewInt(4, true) }
 	twins := []twin{
-		{name: "grid", typ: f64, dims: []int64{300, 200}, chunk: []int64{64, 48}, opts: h5.DatasetOptions{Gzip: 4}},
-		{name: "holes", typ: f64, dims: []int64{90, 80}, chunk: []int64{16, 16}, opts: h5.DatasetOptions{Gzip: 1, Shuffle: true},
+		{name: "grid", typ: f64, dims: []int64{300, 200}, chunk: []int64{64, 48}, opts: h5write.DatasetOptions{Gzip: 4}},
+		{name: "holes", typ: f64, dims: []int64{90, 80}, chunk: []int64{16, 16}, opts: h5write.DatasetOptions{Gzip: 1, Shuffle: true},
 			fill: f64bytes(-7.5), blocks: [][2][]int64{{{0, 0}, {20, 30}}, {{50, 60}, {40, 20}}}},
-		{name: "cube", typ: i32, dims: []int64{12, 30, 17}, chunk: []int64{5, 8, 8}, opts: h5.DatasetOptions{Gzip: 6, Shuffle: true, Fletcher32: true}},
-		{name: "be", typ: f64, dims: []int64{40, 40}, chunk: []int64{16, 16}, opts: h5.DatasetOptions{Gzip: 2}, bigEndian: true},
+		{name: "cube", typ: i32, dims: []int64{12, 30, 17}, chunk: []int64{5, 8, 8}, opts: h5write.DatasetOptions{Gzip: 6, Shuffle: true, Fletcher32: true}},
+		{name: "be", typ: f64, dims: []int64{40, 40}, chunk: []int64{16, 16}, opts: h5write.DatasetOptions{Gzip: 2}, bigEndian: true},
 	}
 	for _, tw := range twins {
 		mem := tw.typ()
@@ -81,19 +82,19 @@ func writeTwins(t *testing.T, path string) {
 			}
 		}
 		for _, compressed := range []bool{true, false} {
-			o := h5.DatasetOptions{Fill: tw.fill}
+			o := h5write.DatasetOptions{Fill: tw.fill}
 			where := "/c/"
 			if compressed {
 				o = tw.opts
 				o.Chunk, o.Fill = tw.chunk, tw.fill
 				where = "/z/"
 			}
-			d, err := h5.CreateDataset(fid, where+tw.name, ft, tw.dims, &o)
+			d, err := h5write.CreateDataset(fid, where+tw.name, ft, tw.dims, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tw.blocks == nil {
-				err = h5.Write(d, mem, unsafe.Pointer(&full[0]))
+				err = h5write.Write(d, mem, unsafe.Pointer(&full[0]))
 			}
 			for _, b := range tw.blocks {
 				part := make([]byte, 0)
@@ -101,7 +102,7 @@ func writeTwins(t *testing.T, path string) {
 					off := (r*tw.dims[1] + b[0][1]) * int64(size)
 					part = append(part, full[off:off+b[1][1]*int64(size)]...)
 				}
-				if err = h5.WriteSlab(d, mem, b[0], b[1], unsafe.Pointer(&part[0])); err != nil {
+				if err = h5write.WriteSlab(d, mem, b[0], b[1], unsafe.Pointer(&part[0])); err != nil {
 					break
 				}
 			}
@@ -122,26 +123,26 @@ func writeTwins(t *testing.T, path string) {
 		ints[i] = int32(i * 7)
 	}
 	for _, g := range []string{"/tz", "/tc"} {
-		var o h5.DatasetOptions
+		var o h5write.DatasetOptions
 		if g == "/tz" {
-			o = h5.DatasetOptions{Chunk: []int64{700}, Gzip: 3, Shuffle: true}
+			o = h5write.DatasetOptions{Chunk: []int64{700}, Gzip: 3, Shuffle: true}
 		}
 		mt := h5.NewFloat(8)
-		d, err := h5.CreateDataset(fid, g+"/x", mt, []int64{rows}, &o)
+		d, err := h5write.CreateDataset(fid, g+"/x", mt, []int64{rows}, &o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h5.WriteValues(d, mt, vals); err != nil {
+		if err := h5write.WriteValues(d, mt, vals); err != nil {
 			t.Fatal(err)
 		}
 		h5.Close(d)
 		h5.Close(mt)
 		mt = h5.NewInt(4, true)
-		d, err = h5.CreateDataset(fid, g+"/n", mt, []int64{rows}, &o)
+		d, err = h5write.CreateDataset(fid, g+"/n", mt, []int64{rows}, &o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h5.WriteValues(d, mt, ints); err != nil {
+		if err := h5write.WriteValues(d, mt, ints); err != nil {
 			t.Fatal(err)
 		}
 		h5.Close(d)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -26,10 +27,10 @@ func writeColumn(t *testing.T, path string, vals []float64) {
 	}
 	b := &builder{}
 	defer b.closeAll()
-	f := b.id(h5.CreateFile(path))
+	f := b.id(h5write.CreateFile(path))
 	f64 := b.t(h5.NewFloat(8))
-	d := b.id(h5.CreateDataset(f, "/data", f64, []int64{int64(len(vals))}, nil))
-	b.check(h5.WriteValues(d, f64, vals))
+	d := b.id(h5write.CreateDataset(f, "/data", f64, []int64{int64(len(vals))}, nil))
+	b.check(h5write.WriteValues(d, f64, vals))
 	if b.err != nil {
 		t.Fatal(b.err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // Fixture values, shared by the tests that check what was read.
@@ -146,21 +147,21 @@ func buildFixtures(tmp string) (*fixtures, error) {
 func buildOther(path string) error {
 	b := &builder{}
 	defer b.closeAll()
-	f := b.id(h5.CreateFile(path))
+	f := b.id(h5write.CreateFile(path))
 	if b.err != nil {
 		return b.err
 	}
 	f64 := b.t(h5.NewFloat(8))
-	d := b.id(h5.CreateDataset(f, "/data", f64, []int64{6}, nil))
+	d := b.id(h5write.CreateDataset(f, "/data", f64, []int64{6}, nil))
 	vals := []float64{100, 101, 102, 103, 104, 105}
-	b.check(h5.WriteValues(d, f64, vals))
+	b.check(h5write.WriteValues(d, f64, vals))
 	return b.err
 }
 
 func buildMain(path string) error {
 	b := &builder{}
 	defer b.closeAll()
-	f := b.id(h5.CreateFile(path))
+	f := b.id(h5write.CreateFile(path))
 	if b.err != nil {
 		return b.err
 	}
@@ -172,14 +173,14 @@ func buildMain(path string) error {
 	i32 := b.t(h5.NewInt(4, true))
 	i64 := b.t(h5.NewInt(8, true))
 	u64 := b.t(h5.NewInt(8, false))
-	boolT := b.id(h5.NewBoolType())
+	boolT := b.id(h5write.NewBoolType())
 	vstr := b.t(h5.NewString(-1, true, h5.StrNullTerm))
 
 	// --- /table: a group of equal-length columns, every primitive type.
-	g := b.id(h5.CreateGroup(f, "/table"))
-	b.check(h5.SetAttr(g, "description", "Run table"))
-	b.check(h5.SetAttr(g, "version", int64(3)))
-	b.check(h5.SetAttr(g, "scale", math.NaN()))
+	g := b.id(h5write.CreateGroup(f, "/table"))
+	b.check(h5write.SetAttr(g, "description", "Run table"))
+	b.check(h5write.SetAttr(g, "version", int64(3)))
+	b.check(h5write.SetAttr(g, "scale", math.NaN()))
 	n := tableRows
 	xs, ys, flags, u8s, u64s, i16s, f32s, colors := make([]float64, n), make([]int32, n), make([]int8, n), make([]uint8, n), make([]uint64, n), make([]int16, n), make([]float32, n), make([]int16, n)
 	names := make([]string, n)
@@ -192,31 +193,31 @@ func buildMain(path string) error {
 		names[i] = fxName(i)
 		copy(codes[i*4:], fxCode(i))
 	}
-	d := b.id(h5.CreateDataset(g, "x", f64, []int64{int64(n)}, &h5.DatasetOptions{Chunk: []int64{16}, Gzip: 4, Shuffle: true}))
-	b.check(h5.WriteValues(d, f64, xs))
-	b.check(h5.SetAttr(d, "units", "m"))
-	b.check(h5.SetAttr(d, "long_name", "position"))
-	d = b.id(h5.CreateDataset(g, "y", i32, []int64{int64(n)}, &h5.DatasetOptions{MaxDims: []int64{h5.Unlimited}, Chunk: []int64{32}}))
-	b.check(h5.WriteValues(d, i32, ys))
-	d = b.id(h5.CreateDataset(g, "flag", boolT, []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, boolT, flags))
-	d = b.id(h5.CreateDataset(g, "name", vstr, []int64{int64(n)}, &h5.DatasetOptions{Chunk: []int64{32}, Gzip: 1}))
-	b.check(h5.WriteStrings(d, names, true))
+	d := b.id(h5write.CreateDataset(g, "x", f64, []int64{int64(n)}, &h5write.DatasetOptions{Chunk: []int64{16}, Gzip: 4, Shuffle: true}))
+	b.check(h5write.WriteValues(d, f64, xs))
+	b.check(h5write.SetAttr(d, "units", "m"))
+	b.check(h5write.SetAttr(d, "long_name", "position"))
+	d = b.id(h5write.CreateDataset(g, "y", i32, []int64{int64(n)}, &h5write.DatasetOptions{MaxDims: []int64{h5.Unlimited}, Chunk: []int64{32}}))
+	b.check(h5write.WriteValues(d, i32, ys))
+	d = b.id(h5write.CreateDataset(g, "flag", boolT, []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, boolT, flags))
+	d = b.id(h5write.CreateDataset(g, "name", vstr, []int64{int64(n)}, &h5write.DatasetOptions{Chunk: []int64{32}, Gzip: 1}))
+	b.check(h5write.WriteStrings(d, names, true))
 	code := b.t(h5.NewString(4, false, h5.StrNullTerm))
-	d = b.id(h5.CreateDataset(g, "code", code, []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, code, codes))
-	d = b.id(h5.CreateDataset(g, "u8", u8, []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, u8, u8s))
-	d = b.id(h5.CreateDataset(g, "u64", u64, []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, u64, u64s))
-	d = b.id(h5.CreateDataset(g, "i16be", beType(b, h5.NewInt(2, true)), []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, i16, i16s))
-	d = b.id(h5.CreateDataset(g, "f32be", beType(b, h5.NewFloat(4)), []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, f32, f32s))
+	d = b.id(h5write.CreateDataset(g, "code", code, []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, code, codes))
+	d = b.id(h5write.CreateDataset(g, "u8", u8, []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, u8, u8s))
+	d = b.id(h5write.CreateDataset(g, "u64", u64, []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, u64, u64s))
+	d = b.id(h5write.CreateDataset(g, "i16be", beType(b, h5.NewInt(2, true)), []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, i16, i16s))
+	d = b.id(h5write.CreateDataset(g, "f32be", beType(b, h5.NewFloat(4)), []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, f32, f32s))
 	colorT := b.id(h5.NewEnum(i16, []h5.EnumMember{{Name: "RED", Value: 0}, {Name: "GREEN", Value: 1}, {Name: "BLUE", Value: 5}}))
-	d = b.id(h5.CreateDataset(g, "color", colorT, []int64{int64(n)}, nil))
-	b.check(h5.WriteValues(d, colorT, colors))
-	b.check(h5.CommitType(f, "/types/color_t", colorT))
+	d = b.id(h5write.CreateDataset(g, "color", colorT, []int64{int64(n)}, nil))
+	b.check(h5write.WriteValues(d, colorT, colors))
+	b.check(h5write.CommitType(f, "/types/color_t", colorT))
 
 	// --- /events: a 1-D chunked, compressed compound table.
 	pos := b.id(h5.NewCompound(16, []h5.MemberSpec{{Name: "x", Offset: 0, Type: f64}, {Name: "y", Offset: 8, Type: f64}}))
@@ -236,7 +237,7 @@ func buildMain(path string) error {
 	for i := range labels {
 		labels[i] = evLabel(i)
 	}
-	cs := h5.NewCStrings(labels)
+	cs := h5write.NewCStrings(labels)
 	defer cs.Free()
 	rec := make([]byte, 64*eventRows)
 	for i := 0; i < eventRows; i++ {
@@ -254,9 +255,9 @@ func buildMain(path string) error {
 		binary.LittleEndian.PutUint64(r[48:], uint64(cs.Ptr(i)))
 		copy(r[56:60], []byte{1, 2, 3, byte(i)})
 	}
-	d = b.id(h5.CreateDataset(f, "/events", ev, []int64{eventRows}, &h5.DatasetOptions{Chunk: []int64{16}, Gzip: 6, Shuffle: true, Fletcher32: true}))
-	b.check(h5.Write(d, ev, unsafe.Pointer(&rec[0])))
-	b.check(h5.SetAttr(d, "title", "Detector events"))
+	d = b.id(h5write.CreateDataset(f, "/events", ev, []int64{eventRows}, &h5write.DatasetOptions{Chunk: []int64{16}, Gzip: 6, Shuffle: true, Fletcher32: true}))
+	b.check(h5write.Write(d, ev, unsafe.Pointer(&rec[0])))
+	b.check(h5write.SetAttr(d, "title", "Detector events"))
 
 	// --- 2-D tables.
 	mat := make([]float64, 20*4)
@@ -265,97 +266,97 @@ func buildMain(path string) error {
 			mat[i*4+j] = matrixVal(i, j)
 		}
 	}
-	d = b.id(h5.CreateDataset(f, "/matrix", f64, []int64{20, 4}, &h5.DatasetOptions{Chunk: []int64{8, 2}, Gzip: 5}))
-	b.check(h5.WriteValues(d, f64, mat))
-	b.check(h5.SetAttr(d, "columns", []string{"alpha", "beta", "gamma", "delta"}))
-	b.check(h5.SetAttr(d, "units", "V"))
+	d = b.id(h5write.CreateDataset(f, "/matrix", f64, []int64{20, 4}, &h5write.DatasetOptions{Chunk: []int64{8, 2}, Gzip: 5}))
+	b.check(h5write.WriteValues(d, f64, mat))
+	b.check(h5write.SetAttr(d, "columns", []string{"alpha", "beta", "gamma", "delta"}))
+	b.check(h5write.SetAttr(d, "units", "V"))
 	be := make([]int32, 10*3)
 	for i := range be {
 		be[i] = int32(i*7 - 100)
 	}
-	d = b.id(h5.CreateDataset(f, "/bigendian", beType(b, h5.NewInt(4, true)), []int64{10, 3}, nil))
-	b.check(h5.WriteValues(d, i32, be))
-	b.check(h5.SetAttr(d, "columns", []string{"only", "two"})) // wrong length: ignored
-	b.id(h5.CreateDataset(f, "/zero2d", f64, []int64{0, 3}, nil))
-	b.id(h5.CreateDataset(f, "/wide0", f64, []int64{3, 0}, nil))
+	d = b.id(h5write.CreateDataset(f, "/bigendian", beType(b, h5.NewInt(4, true)), []int64{10, 3}, nil))
+	b.check(h5write.WriteValues(d, i32, be))
+	b.check(h5write.SetAttr(d, "columns", []string{"only", "two"})) // wrong length: ignored
+	b.id(h5write.CreateDataset(f, "/zero2d", f64, []int64{0, 3}, nil))
+	b.id(h5write.CreateDataset(f, "/wide0", f64, []int64{3, 0}, nil))
 
 	// --- Not tables.
-	d = b.id(h5.CreateDataset(f, "/scalar", f64, nil, &h5.DatasetOptions{Scalar: true}))
+	d = b.id(h5write.CreateDataset(f, "/scalar", f64, nil, &h5write.DatasetOptions{Scalar: true}))
 	pi := []float64{math.Pi}
-	b.check(h5.WriteValues(d, f64, pi))
-	b.id(h5.CreateDataset(f, "/null", f64, nil, &h5.DatasetOptions{Null: true}))
+	b.check(h5write.WriteValues(d, f64, pi))
+	b.id(h5write.CreateDataset(f, "/null", f64, nil, &h5write.DatasetOptions{Null: true}))
 	cube := make([]int16, 2*3*4)
 	for i := range cube {
 		cube[i] = int16(i)
 	}
-	d = b.id(h5.CreateDataset(f, "/cube", i16, []int64{2, 3, 4}, nil))
-	b.check(h5.WriteValues(d, i16, cube))
+	d = b.id(h5write.CreateDataset(f, "/cube", i16, []int64{2, 3, 4}, nil))
+	b.check(h5write.WriteValues(d, i16, cube))
 
 	// --- Lone 1-D datasets at the root (all of different lengths).
-	d = b.id(h5.CreateDataset(f, "/nan", f64, []int64{4}, &h5.DatasetOptions{Fill: f64bytes(-1)}))
-	b.check(h5.WriteValues(d, f64, []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1.5}))
-	b.id(h5.CreateDataset(f, "/empty", f64, []int64{0}, &h5.DatasetOptions{MaxDims: []int64{h5.Unlimited}, Chunk: []int64{8}}))
-	d = b.id(h5.CreateDataset(f, "/bigint", i64, []int64{3}, nil))
-	b.check(h5.WriteValues(d, i64, []int64{1 << 60, -(1 << 60), 42}))
-	b.check(h5.WriteObjectRef(f, "/refs", "/table"))
+	d = b.id(h5write.CreateDataset(f, "/nan", f64, []int64{4}, &h5write.DatasetOptions{Fill: f64bytes(-1)}))
+	b.check(h5write.WriteValues(d, f64, []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1.5}))
+	b.id(h5write.CreateDataset(f, "/empty", f64, []int64{0}, &h5write.DatasetOptions{MaxDims: []int64{h5.Unlimited}, Chunk: []int64{8}}))
+	d = b.id(h5write.CreateDataset(f, "/bigint", i64, []int64{3}, nil))
+	b.check(h5write.WriteValues(d, i64, []int64{1 << 60, -(1 << 60), 42}))
+	b.check(h5write.WriteObjectRef(f, "/refs", "/table"))
 	// Raw data in an external flat file (here beside the root; it could be
 	// any file on the server, which is why Quarry refuses to read it).
-	d = b.id(h5.CreateDataset(f, "/extstore", f64, []int64{7}, &h5.DatasetOptions{External: filepath.Join(filepath.Dir(filepath.Dir(path)), "raw.bin")}))
-	b.check(h5.WriteValues(d, f64, make([]float64, 7)))
+	d = b.id(h5write.CreateDataset(f, "/extstore", f64, []int64{7}, &h5write.DatasetOptions{External: filepath.Join(filepath.Dir(filepath.Dir(path)), "raw.bin")}))
+	b.check(h5write.WriteValues(d, f64, make([]float64, 7)))
 
 	// --- /misc: a group table plus a column of another length.
-	g = b.id(h5.CreateGroup(f, "/misc"))
-	d = b.id(h5.CreateDataset(g, "a", i8, []int64{5}, nil))
-	b.check(h5.WriteValues(d, i8, []int8{1, 2, 3, 4, 5}))
-	d = b.id(h5.CreateDataset(g, "b", i8, []int64{5}, nil))
-	b.check(h5.WriteValues(d, i8, []int8{-1, -2, -3, -4, -5}))
-	d = b.id(h5.CreateDataset(g, "c", i8, []int64{3}, nil))
-	b.check(h5.WriteValues(d, i8, []int8{7, 8, 9}))
-	b.check(h5.CreateHardLink(g, "/misc/a", "/misc/a2")) // same object twice: listed once
+	g = b.id(h5write.CreateGroup(f, "/misc"))
+	d = b.id(h5write.CreateDataset(g, "a", i8, []int64{5}, nil))
+	b.check(h5write.WriteValues(d, i8, []int8{1, 2, 3, 4, 5}))
+	d = b.id(h5write.CreateDataset(g, "b", i8, []int64{5}, nil))
+	b.check(h5write.WriteValues(d, i8, []int8{-1, -2, -3, -4, -5}))
+	d = b.id(h5write.CreateDataset(g, "c", i8, []int64{3}, nil))
+	b.check(h5write.WriteValues(d, i8, []int8{7, 8, 9}))
+	b.check(h5write.CreateHardLink(g, "/misc/a", "/misc/a2")) // same object twice: listed once
 
 	// --- /nc: NetCDF-4 style variables with a dimension placeholder.
-	g = b.id(h5.CreateGroup(f, "/nc"))
-	d = b.id(h5.CreateDataset(g, "time", f64, []int64{3}, nil))
-	b.check(h5.WriteValues(d, f64, []float64{0, 1, 2}))
-	d = b.id(h5.CreateDataset(g, "temp", f64, []int64{3}, nil))
-	b.check(h5.WriteValues(d, f64, []float64{280.5, 281, 282.25}))
-	b.check(h5.SetAttr(d, "units", "K"))
-	d = b.id(h5.CreateDataset(g, "x", f32, []int64{4}, nil))
-	b.check(h5.SetAttr(d, "NAME", "This is a netCDF dimension but not a netCDF variable.         4"))
+	g = b.id(h5write.CreateGroup(f, "/nc"))
+	d = b.id(h5write.CreateDataset(g, "time", f64, []int64{3}, nil))
+	b.check(h5write.WriteValues(d, f64, []float64{0, 1, 2}))
+	d = b.id(h5write.CreateDataset(g, "temp", f64, []int64{3}, nil))
+	b.check(h5write.WriteValues(d, f64, []float64{280.5, 281, 282.25}))
+	b.check(h5write.SetAttr(d, "units", "K"))
+	d = b.id(h5write.CreateDataset(g, "x", f32, []int64{4}, nil))
+	b.check(h5write.SetAttr(d, "NAME", "This is a netCDF dimension but not a netCDF variable.         4"))
 
 	// --- Filters the library lacks.
-	d = b.id(h5.CreateDataset(f, "/filters/lzo", f64, []int64{10}, &h5.DatasetOptions{Chunk: []int64{5}, Filters: []h5.FilterSpec{{ID: h5.FilterLZO, Optional: true}}}))
-	b.check(h5.WriteValues(d, f64, make([]float64, 10)))
-	b.check(h5.RegisterXORFilter(h5.FilterBlosc))
-	d = b.id(h5.CreateDataset(f, "/filters/blosc", f64, []int64{12}, &h5.DatasetOptions{Chunk: []int64{6}, Filters: []h5.FilterSpec{{ID: h5.FilterBlosc}}}))
-	b.check(h5.WriteValues(d, f64, make([]float64, 12)))
+	d = b.id(h5write.CreateDataset(f, "/filters/lzo", f64, []int64{10}, &h5write.DatasetOptions{Chunk: []int64{5}, Filters: []h5write.FilterSpec{{ID: h5.FilterLZO, Optional: true}}}))
+	b.check(h5write.WriteValues(d, f64, make([]float64, 10)))
+	b.check(h5write.RegisterXORFilter(h5.FilterBlosc))
+	d = b.id(h5write.CreateDataset(f, "/filters/blosc", f64, []int64{12}, &h5write.DatasetOptions{Chunk: []int64{6}, Filters: []h5write.FilterSpec{{ID: h5.FilterBlosc}}}))
+	b.check(h5write.WriteValues(d, f64, make([]float64, 12)))
 
 	// --- Links.
-	g = b.id(h5.CreateGroup(f, "/links"))
-	b.check(h5.CreateSoftLink(g, "/table/x", "soft"))
-	b.check(h5.CreateSoftLink(g, "/misc", "softgroup"))
-	b.check(h5.CreateSoftLink(g, "../nope", "relsoft"))
-	b.check(h5.CreateSoftLink(g, "/nope", "dangling"))
-	b.check(h5.CreateSoftLink(g, "/links/loop2", "loop1"))
-	b.check(h5.CreateSoftLink(g, "/links/loop1", "loop2"))
-	b.check(h5.CreateExternalLink(g, "other.h5", "/data", "ext"))
-	b.check(h5.CreateExternalLink(g, "other.h5", "/", "extgroup"))
-	b.check(h5.CreateExternalLink(g, "other.h5", "/missing", "extbadobj"))
-	b.check(h5.CreateExternalLink(g, "missing.h5", "/x", "extmissing"))
-	b.check(h5.CreateExternalLink(g, "../outside.h5", "/data", "extoutside"))
+	g = b.id(h5write.CreateGroup(f, "/links"))
+	b.check(h5write.CreateSoftLink(g, "/table/x", "soft"))
+	b.check(h5write.CreateSoftLink(g, "/misc", "softgroup"))
+	b.check(h5write.CreateSoftLink(g, "../nope", "relsoft"))
+	b.check(h5write.CreateSoftLink(g, "/nope", "dangling"))
+	b.check(h5write.CreateSoftLink(g, "/links/loop2", "loop1"))
+	b.check(h5write.CreateSoftLink(g, "/links/loop1", "loop2"))
+	b.check(h5write.CreateExternalLink(g, "other.h5", "/data", "ext"))
+	b.check(h5write.CreateExternalLink(g, "other.h5", "/", "extgroup"))
+	b.check(h5write.CreateExternalLink(g, "other.h5", "/missing", "extbadobj"))
+	b.check(h5write.CreateExternalLink(g, "missing.h5", "/x", "extmissing"))
+	b.check(h5write.CreateExternalLink(g, "../outside.h5", "/data", "extoutside"))
 
 	// --- Attributes of many types on the root.
-	b.check(h5.SetAttr(f, "title", "Quarry fixture"))
-	b.check(h5.SetAttr(f, "answer", 42))
-	b.check(h5.SetAttr(f, "weights", []float64{0.5, math.Inf(1)}))
-	b.check(h5.SetAttr(f, "ok", true))
-	b.check(h5.SetAttr(f, "tags", []string{"a", "β"}))
+	b.check(h5write.SetAttr(f, "title", "Quarry fixture"))
+	b.check(h5write.SetAttr(f, "answer", 42))
+	b.check(h5write.SetAttr(f, "weights", []float64{0.5, math.Inf(1)}))
+	b.check(h5write.SetAttr(f, "ok", true))
+	b.check(h5write.SetAttr(f, "tags", []string{"a", "β"}))
 	for i := len(b.open) - 1; i >= 0; i-- {
 		_ = h5.Close(b.open[i])
 	}
 	b.open = nil
 	// Close the file before unregistering: chunks are written at close.
-	b.check(h5.UnregisterFilter(h5.FilterBlosc))
+	b.check(h5write.UnregisterFilter(h5.FilterBlosc))
 	return b.err
 }
 

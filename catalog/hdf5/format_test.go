@@ -21,6 +21,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -526,15 +527,15 @@ func TestManySmallFiles(t *testing.T) {
 	defer h5.Close(f64)
 	for i := 0; i < n; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("f%04d.h5", i))
-		fid, err := h5.CreateFile(p)
+		fid, err := h5write.CreateFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := h5.CreateDataset(fid, "/v", f64, []int64{3}, nil)
+		d, err := h5write.CreateDataset(fid, "/v", f64, []int64{3}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h5.WriteValues(d, f64, []float64{float64(i), 1, 2}); err != nil {
+		if err := h5write.WriteValues(d, f64, []float64{float64(i), 1, 2}); err != nil {
 			t.Fatal(err)
 		}
 		h5.Close(d)
@@ -592,17 +593,17 @@ func TestFileChangeIsNoticed(t *testing.T) {
 	p := filepath.Join(dir, "c.h5")
 	write := func(vals []float64, extra bool) {
 		tmp := p + ".tmp"
-		fid, err := h5.CreateFile(tmp)
+		fid, err := h5write.CreateFile(tmp)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f64 := h5.NewFloat(8)
 		defer h5.Close(f64)
-		d, _ := h5.CreateDataset(fid, "/v", f64, []int64{int64(len(vals))}, nil)
-		_ = h5.WriteValues(d, f64, vals)
+		d, _ := h5write.CreateDataset(fid, "/v", f64, []int64{int64(len(vals))}, nil)
+		_ = h5write.WriteValues(d, f64, vals)
 		h5.Close(d)
 		if extra {
-			g, _ := h5.CreateGroup(fid, "/g")
+			g, _ := h5write.CreateGroup(fid, "/g")
 			h5.Close(g)
 		}
 		h5.Close(fid)
@@ -629,10 +630,10 @@ func TestFileChangeIsNoticed(t *testing.T) {
 	rr.Release()
 	// Rewritten with a different type: the scan refuses with a rescan hint.
 	tmp := p + ".tmp"
-	fid, _ := h5.CreateFile(tmp)
+	fid, _ := h5write.CreateFile(tmp)
 	vs := h5.NewString(-1, true, h5.StrNullTerm)
-	d, _ := h5.CreateDataset(fid, "/v", vs, []int64{1}, nil)
-	_ = h5.WriteStrings(d, []string{"x"}, true)
+	d, _ := h5write.CreateDataset(fid, "/v", vs, []int64{1}, nil)
+	_ = h5write.WriteStrings(d, []string{"x"}, true)
 	h5.Close(d)
 	h5.Close(vs)
 	h5.Close(fid)
@@ -821,7 +822,7 @@ func (p *peakAllocator) Free(b []byte) {
 func TestScanMemoryIsBoundedByBatch(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.h5")
-	fid, err := h5.CreateFile(p)
+	fid, err := h5write.CreateFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -833,11 +834,11 @@ func TestScanMemoryIsBoundedByBatch(t *testing.T) {
 		vals[i] = float64(i)
 	}
 	for _, name := range []string{"/t/a", "/t/b"} {
-		d, err := h5.CreateDataset(fid, name, f64, []int64{rows}, &h5.DatasetOptions{Chunk: []int64{8192}, Gzip: 1})
+		d, err := h5write.CreateDataset(fid, name, f64, []int64{rows}, &h5write.DatasetOptions{Chunk: []int64{8192}, Gzip: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h5.WriteValues(d, f64, vals); err != nil {
+		if err := h5write.WriteValues(d, f64, vals); err != nil {
 			t.Fatal(err)
 		}
 		h5.Close(d)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // recordDataset is one compound dataset of the record-reader differential
@@ -25,7 +26,7 @@ type recordDataset struct {
 	path   string
 	rich   bool // every member kind (else only native fixed-size members)
 	dims   []int64
-	opts   *h5.DatasetOptions
+	opts   *h5write.DatasetOptions
 	blocks [][2]int64 // rows written (start, count); nil = all
 	// direct: whole records are decoded from the chunks (else one H5Dread
 	// of the members' memory compound).
@@ -34,14 +35,14 @@ type recordDataset struct {
 
 var recordDatasets = []recordDataset{
 	{path: "/c/rich", rich: true, dims: []int64{97}},
-	{path: "/z/rich", rich: true, dims: []int64{97}, opts: &h5.DatasetOptions{Chunk: []int64{13}, Gzip: 3, Shuffle: true}},
+	{path: "/z/rich", rich: true, dims: []int64{97}, opts: &h5write.DatasetOptions{Chunk: []int64{13}, Gzip: 3, Shuffle: true}},
 	{path: "/c/native", dims: []int64{97}},
-	{path: "/u/native", dims: []int64{97}, opts: &h5.DatasetOptions{Chunk: []int64{10}}},
-	{path: "/z/native", dims: []int64{97}, opts: &h5.DatasetOptions{Chunk: []int64{13}, Gzip: 3, Shuffle: true, Fletcher32: true}, direct: true},
-	{path: "/p/native", dims: []int64{97}, opts: &h5.DatasetOptions{Chunk: []int64{8}, Gzip: 1}, blocks: [][2]int64{{3, 20}, {60, 9}}, direct: true},
-	{path: "/g/native", dims: []int64{12, 9}, opts: &h5.DatasetOptions{Chunk: []int64{5, 4}, Gzip: 2, Shuffle: true}, direct: true},
-	{path: "/s/native", opts: &h5.DatasetOptions{Scalar: true}},
-	{path: "/e/native", dims: []int64{0}, opts: &h5.DatasetOptions{Chunk: []int64{8}, MaxDims: []int64{h5.Unlimited}, Gzip: 1}, direct: true},
+	{path: "/u/native", dims: []int64{97}, opts: &h5write.DatasetOptions{Chunk: []int64{10}}},
+	{path: "/z/native", dims: []int64{97}, opts: &h5write.DatasetOptions{Chunk: []int64{13}, Gzip: 3, Shuffle: true, Fletcher32: true}, direct: true},
+	{path: "/p/native", dims: []int64{97}, opts: &h5write.DatasetOptions{Chunk: []int64{8}, Gzip: 1}, blocks: [][2]int64{{3, 20}, {60, 9}}, direct: true},
+	{path: "/g/native", dims: []int64{12, 9}, opts: &h5write.DatasetOptions{Chunk: []int64{5, 4}, Gzip: 2, Shuffle: true}, direct: true},
+	{path: "/s/native", opts: &h5write.DatasetOptions{Scalar: true}},
+	{path: "/e/native", dims: []int64{0}, opts: &h5write.DatasetOptions{Chunk: []int64{8}, MaxDims: []int64{h5.Unlimited}, Gzip: 1}, direct: true},
 }
 
 // recordMember is one member of the generated compound types: its file
@@ -57,14 +58,14 @@ type recordMember struct {
 // compound member can have (rich) or only native fixed-size ones, nested
 // compounds, arrays, enums with values outside the enum, strings of every
 // padding, big-endian numbers, a vlen string and an opaque member.
-func recordType(b *builder, rich bool, cs *h5.CStrings) (h5.ID, int, []recordMember) {
+func recordType(b *builder, rich bool, cs *h5write.CStrings) (h5.ID, int, []recordMember) {
 	i64 := b.t(h5.NewInt(8, true))
 	u16 := b.t(h5.NewInt(2, false))
 	f32 := b.t(h5.NewFloat(4))
 	f64 := b.t(h5.NewFloat(8))
 	i8 := b.t(h5.NewInt(1, true))
 	i16 := b.t(h5.NewInt(2, true))
-	boolT := b.id(h5.NewBoolType())
+	boolT := b.id(h5write.NewBoolType())
 	color := b.id(h5.NewEnum(i16, []h5.EnumMember{{Name: "RED", Value: 0}, {Name: "GREEN", Value: 1}, {Name: "BLUE", Value: 5}}))
 	vec := b.id(h5.NewArray(f32, []int64{3}))
 	mat := b.id(h5.NewArray(i16, []int64{2, 2}))
@@ -155,9 +156,9 @@ func writeRecordFixtures(t *testing.T, path string) {
 	t.Helper()
 	b := &builder{}
 	defer b.closeAll()
-	f := b.id(h5.CreateFile(path))
+	f := b.id(h5write.CreateFile(path))
 	for _, g := range []string{"/c", "/z", "/u", "/p", "/g", "/s", "/e"} {
-		b.id(h5.CreateGroup(f, g))
+		b.id(h5write.CreateGroup(f, g))
 	}
 	notes := make([]string, 200)
 	for i := range notes {
@@ -166,7 +167,7 @@ func writeRecordFixtures(t *testing.T, path string) {
 			notes[i] = ""
 		}
 	}
-	cs := h5.NewCStrings(notes)
+	cs := h5write.NewCStrings(notes)
 	defer cs.Free()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, ds := range recordDatasets {
@@ -186,14 +187,14 @@ func writeRecordFixtures(t *testing.T, path string) {
 				off += m.size
 			}
 		}
-		d := b.id(h5.CreateDataset(f, ds.path, typ, ds.dims, ds.opts))
+		d := b.id(h5write.CreateDataset(f, ds.path, typ, ds.dims, ds.opts))
 		switch {
 		case n == 0:
 		case ds.blocks == nil:
-			b.check(h5.Write(d, typ, unsafe.Pointer(&buf[0])))
+			b.check(h5write.Write(d, typ, unsafe.Pointer(&buf[0])))
 		default:
 			for _, bl := range ds.blocks {
-				b.check(h5.WriteSlab(d, typ, []int64{bl[0]}, []int64{bl[1]}, unsafe.Pointer(&buf[bl[0]*int64(size)])))
+				b.check(h5write.WriteSlab(d, typ, []int64{bl[0]}, []int64{bl[1]}, unsafe.Pointer(&buf[bl[0]*int64(size)])))
 			}
 		}
 	}
@@ -449,13 +450,13 @@ func TestFixedSizeLeavesDirectAndPipelined(t *testing.T) {
 		"nullterm": b.t(h5.NewString(5, true, h5.StrNullTerm)),
 		"spacepad": b.t(h5.NewString(19, false, h5.StrSpacePad)),
 		"enum":     b.id(h5.NewEnum(u8, []h5.EnumMember{{Name: "LOW", Value: 1}, {Name: "HIGH", Value: 200}})),
-		"bool":     b.id(h5.NewBoolType()),
+		"bool":     b.id(h5write.NewBoolType()),
 		"array":    b.id(h5.NewArray(f32, []int64{2})),
 	}
 	sizes := map[string]int{"nullpad": 11, "nullterm": 5, "spacepad": 19, "enum": 1, "bool": 1, "array": 8}
-	f := b.id(h5.CreateFile(path))
-	b.id(h5.CreateGroup(f, "/z"))
-	b.id(h5.CreateGroup(f, "/c"))
+	f := b.id(h5write.CreateFile(path))
+	b.id(h5write.CreateGroup(f, "/z"))
+	b.id(h5write.CreateGroup(f, "/c"))
 	rng := rand.New(rand.NewPCG(9, 10))
 	for name, typ := range types {
 		size := sizes[name]
@@ -483,12 +484,12 @@ func TestFixedSizeLeavesDirectAndPipelined(t *testing.T) {
 			}
 		}
 		for _, g := range []string{"/z/", "/c/"} {
-			var o *h5.DatasetOptions
+			var o *h5write.DatasetOptions
 			if g == "/z/" {
-				o = &h5.DatasetOptions{Chunk: []int64{10000}, Gzip: 1, Shuffle: true}
+				o = &h5write.DatasetOptions{Chunk: []int64{10000}, Gzip: 1, Shuffle: true}
 			}
-			d := b.id(h5.CreateDataset(f, g+name, typ, []int64{rows}, o))
-			b.check(h5.Write(d, typ, unsafe.Pointer(&buf[0])))
+			d := b.id(h5write.CreateDataset(f, g+name, typ, []int64{rows}, o))
+			b.check(h5write.Write(d, typ, unsafe.Pointer(&buf[0])))
 		}
 	}
 	b.closeAll()

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 func main() {
@@ -94,7 +95,7 @@ const channels = 64
 
 func writeCalibration(path string) error {
 	w := &writer{}
-	f := w.id(h5.CreateFile(path))
+	f := w.id(h5write.CreateFile(path))
 	if w.err != nil {
 		return w.err
 	}
@@ -105,15 +106,15 @@ func writeCalibration(path string) error {
 		gains[i] = math.Round((1+0.05*rng.NormFloat64())*10000) / 10000
 		offsets[i] = math.Round(rng.NormFloat64()*2*100) / 100
 	}
-	d := w.id(h5.CreateDataset(f, "/gains", f64, []int64{channels}, nil))
-	w.check(h5.WriteValues(d, f64, gains))
-	w.check(h5.SetAttr(d, "units", "counts/MeV"))
-	w.check(h5.SetAttr(d, "long_name", "Per-channel gain"))
-	d = w.id(h5.CreateDataset(f, "/offsets", f64, []int64{channels}, nil))
-	w.check(h5.WriteValues(d, f64, offsets))
-	w.check(h5.SetAttr(d, "units", "counts"))
-	w.check(h5.SetAttr(f, "title", "MUON-2 channel calibration"))
-	w.check(h5.SetAttr(f, "valid_from", "2024-04-01"))
+	d := w.id(h5write.CreateDataset(f, "/gains", f64, []int64{channels}, nil))
+	w.check(h5write.WriteValues(d, f64, gains))
+	w.check(h5write.SetAttr(d, "units", "counts/MeV"))
+	w.check(h5write.SetAttr(d, "long_name", "Per-channel gain"))
+	d = w.id(h5write.CreateDataset(f, "/offsets", f64, []int64{channels}, nil))
+	w.check(h5write.WriteValues(d, f64, offsets))
+	w.check(h5write.SetAttr(d, "units", "counts"))
+	w.check(h5write.SetAttr(f, "title", "MUON-2 channel calibration"))
+	w.check(h5write.SetAttr(f, "valid_from", "2024-04-01"))
 	return w.close()
 }
 
@@ -131,7 +132,7 @@ const (
 
 func writeExperiment(path string) error {
 	w := &writer{}
-	f := w.id(h5.CreateFile(path))
+	f := w.id(h5write.CreateFile(path))
 	if w.err != nil {
 		return w.err
 	}
@@ -141,12 +142,12 @@ func writeExperiment(path string) error {
 	i32 := w.keep(h5.NewInt(4, true))
 	i64 := w.keep(h5.NewInt(8, true))
 	i8 := w.keep(h5.NewInt(1, true))
-	boolT := w.id(h5.NewBoolType())
+	boolT := w.id(h5write.NewBoolType())
 	vstr := w.keep(h5.NewString(-1, true, h5.StrNullTerm))
 
-	w.check(h5.SetAttr(f, "title", "MUON-2 muon lifetime experiment (demo data)"))
-	w.check(h5.SetAttr(f, "institution", "Quarry demo laboratory"))
-	w.check(h5.SetAttr(f, "description", "Synthetic detector runs, events and images for trying Quarry on HDF5."))
+	w.check(h5write.SetAttr(f, "title", "MUON-2 muon lifetime experiment (demo data)"))
+	w.check(h5write.SetAttr(f, "institution", "Quarry demo laboratory"))
+	w.check(h5write.SetAttr(f, "description", "Synthetic detector runs, events and images for trying Quarry on HDF5."))
 
 	// /runs: one dataset per column (pandas/PyTables layout).
 	rng := rand.New(rand.NewPCG(0x5175617272790101, 0x2045))
@@ -174,13 +175,13 @@ func writeExperiment(path string) error {
 		}
 		ops[i] = operators[rng.IntN(len(operators))]
 	}
-	g := w.id(h5.CreateGroup(f, "/runs"))
-	w.check(h5.SetAttr(g, "description", "One row per detector run"))
+	g := w.id(h5write.CreateGroup(f, "/runs"))
+	w.check(h5write.SetAttr(g, "description", "One row per detector run"))
 	col := func(name string, typ h5.ID, mem h5.ID, buf unsafe.Pointer, attrs ...string) {
-		d := w.id(h5.CreateDataset(g, name, typ, []int64{runCount}, nil))
-		w.check(h5.Write(d, mem, buf))
+		d := w.id(h5write.CreateDataset(g, name, typ, []int64{runCount}, nil))
+		w.check(h5write.Write(d, mem, buf))
 		for i := 0; i+1 < len(attrs); i += 2 {
-			w.check(h5.SetAttr(d, attrs[i], attrs[i+1]))
+			w.check(h5write.SetAttr(d, attrs[i], attrs[i+1]))
 		}
 	}
 	col("run_id", i32, i32, ptr(runID))
@@ -191,9 +192,9 @@ func writeExperiment(path string) error {
 	col("events", i64, i64, ptr(events))
 	qualityT := w.id(h5.NewEnum(i8, []h5.EnumMember{{Name: "GOOD", Value: 0}, {Name: "MARGINAL", Value: 1}, {Name: "BAD", Value: 2}}))
 	col("quality", qualityT, qualityT, ptr(quality))
-	d := w.id(h5.CreateDataset(g, "operator", vstr, []int64{runCount}, nil))
-	w.check(h5.WriteStrings(d, ops, true))
-	w.check(h5.SetAttr(d, "description", "Shift operator (UTF-8)"))
+	d := w.id(h5write.CreateDataset(g, "operator", vstr, []int64{runCount}, nil))
+	w.check(h5write.WriteStrings(d, ops, true))
+	w.check(h5write.SetAttr(d, "description", "Shift operator (UTF-8)"))
 
 	// /events: a 1-D compound table, chunked and compressed.
 	hit := w.id(h5.NewCompound(8, []h5.MemberSpec{{Name: "x", Offset: 0, Type: f32}, {Name: "y", Offset: 4, Type: f32}}))
@@ -227,17 +228,17 @@ func writeExperiment(path string) error {
 		}
 		copy(r[33:39], dets[rng.IntN(len(dets))])
 	}
-	d = w.id(h5.CreateDataset(f, "/events", ev, []int64{eventCount}, &h5.DatasetOptions{
+	d = w.id(h5write.CreateDataset(f, "/events", ev, []int64{eventCount}, &h5write.DatasetOptions{
 		MaxDims: []int64{h5.Unlimited}, Chunk: []int64{500}, Gzip: 4, Shuffle: true,
 	}))
-	w.check(h5.Write(d, ev, ptr(rec)))
-	w.check(h5.SetAttr(d, "title", "Reconstructed muon candidate events"))
-	w.check(h5.SetAttr(d, "t_ns_units", "ns after trigger"))
+	w.check(h5write.Write(d, ev, ptr(rec)))
+	w.check(h5write.SetAttr(d, "title", "Reconstructed muon candidate events"))
+	w.check(h5write.SetAttr(d, "t_ns_units", "ns after trigger"))
 
 	// /detector: a 2-D image, a 3-D cube and a soft link.
-	g = w.id(h5.CreateGroup(f, "/detector"))
-	w.check(h5.SetAttr(g, "name", "MUON-2"))
-	w.check(h5.SetAttr(g, "pixel_pitch_mm", 2.5))
+	g = w.id(h5write.CreateGroup(f, "/detector"))
+	w.check(h5write.SetAttr(g, "name", "MUON-2"))
+	w.check(h5write.SetAttr(g, "pixel_pitch_mm", 2.5))
 	rng = rand.New(rand.NewPCG(0x5175617272790103, 0x1A6E))
 	img := make([]float64, imgRows*imgCols)
 	for i := 0; i < imgRows; i++ {
@@ -247,11 +248,11 @@ func writeExperiment(path string) error {
 			img[i*imgCols+j] = math.Round(v*10) / 10
 		}
 	}
-	d = w.id(h5.CreateDataset(g, "image", f64, []int64{imgRows, imgCols}, &h5.DatasetOptions{Chunk: []int64{32, 32}, Gzip: 6, Shuffle: true}))
-	w.check(h5.WriteValues(d, f64, img))
-	w.check(h5.SetAttr(d, "units", "counts/s"))
-	w.check(h5.SetAttr(d, "description", "Mean hit rate per pixel over all runs"))
-	w.check(h5.SetAttr(d, "exposure_s", 864000.0))
+	d = w.id(h5write.CreateDataset(g, "image", f64, []int64{imgRows, imgCols}, &h5write.DatasetOptions{Chunk: []int64{32, 32}, Gzip: 6, Shuffle: true}))
+	w.check(h5write.WriteValues(d, f64, img))
+	w.check(h5write.SetAttr(d, "units", "counts/s"))
+	w.check(h5write.SetAttr(d, "description", "Mean hit rate per pixel over all runs"))
+	w.check(h5write.SetAttr(d, "exposure_s", 864000.0))
 	cube := make([]int16, 16*32*32)
 	for k := 0; k < 16; k++ {
 		for i := 0; i < 32; i++ {
@@ -260,11 +261,11 @@ func writeExperiment(path string) error {
 			}
 		}
 	}
-	d = w.id(h5.CreateDataset(g, "cube", i16, []int64{16, 32, 32}, &h5.DatasetOptions{Chunk: []int64{4, 32, 32}, Gzip: 6}))
-	w.check(h5.WriteValues(d, i16, cube))
-	w.check(h5.SetAttr(d, "description", "Hit counts per time slice (16) and pixel (32x32)"))
-	w.check(h5.SetAttr(d, "dims", []string{"time_slice", "row", "col"}))
-	w.check(h5.CreateSoftLink(g, "/detector/image", "latest"))
-	w.check(h5.CreateExternalLink(f, "calibration.h5", "/gains", "/calibration"))
+	d = w.id(h5write.CreateDataset(g, "cube", i16, []int64{16, 32, 32}, &h5write.DatasetOptions{Chunk: []int64{4, 32, 32}, Gzip: 6}))
+	w.check(h5write.WriteValues(d, i16, cube))
+	w.check(h5write.SetAttr(d, "description", "Hit counts per time slice (16) and pixel (32x32)"))
+	w.check(h5write.SetAttr(d, "dims", []string{"time_slice", "row", "col"}))
+	w.check(h5write.CreateSoftLink(g, "/detector/image", "latest"))
+	w.check(h5write.CreateExternalLink(f, "calibration.h5", "/gains", "/calibration"))
 	return w.close()
 }

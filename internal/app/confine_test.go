@@ -15,6 +15,7 @@ import (
 
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/h5"
+	"github.com/quarrydb/quarry/internal/h5/h5write"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/internal/service"
 )
@@ -46,15 +47,15 @@ func write(t *testing.T, p, content string) {
 func writeH5(t *testing.T, p string, vals []float64) {
 	t.Helper()
 	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	f, err := h5.CreateFile(p)
+	f, err := h5write.CreateFile(p)
 	must(t, err)
 	defer h5.Close(f)
 	typ := h5.NewFloat(8)
 	defer h5.Close(typ)
-	d, err := h5.CreateDataset(f, "/name", typ, []int64{int64(len(vals))}, nil)
+	d, err := h5write.CreateDataset(f, "/name", typ, []int64{int64(len(vals))}, nil)
 	must(t, err)
 	defer h5.Close(d)
-	must(t, h5.WriteValues(d, typ, vals))
+	must(t, h5write.WriteValues(d, typ, vals))
 }
 
 // The datasets (each with a column "name") and what the file outside the

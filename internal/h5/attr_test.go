@@ -1,4 +1,4 @@
-package h5
+package h5_test
 
 import (
 	"encoding/base64"
@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	. "github.com/quarrydb/quarry/internal/h5"
+	. "github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // rawAttr creates attribute name on obj with file and memory type typ

@@ -342,25 +342,3 @@ func (r *ChunkReader) fillChunk() []byte {
 	})
 	return r.fill
 }
-
-// WriteRawChunk stores data as the chunk of dset at offset (the chunk's
-// first element), bypassing the filter pipeline: mask marks the filters,
-// by pipeline position, that the data did not go through. Used by tests
-// to build chunks with filter masks or corrupt contents.
-func WriteRawChunk(dset ID, offset []int64, mask uint32, data []byte) error {
-	if len(offset) > MaxRank || len(data) == 0 {
-		return &Error{Msg: "WriteRawChunk: bad offset or empty chunk"}
-	}
-	var off [MaxRank]C.hsize_t
-	for i, o := range offset {
-		off[i] = C.hsize_t(o)
-	}
-	var e C.qh5_err
-	lock()
-	r := C.qh5_write_raw_chunk(C.hid_t(dset), &off[0], C.uint(mask), unsafe.Pointer(&data[0]), C.size_t(len(data)), &e)
-	unlock()
-	if r < 0 {
-		return errOf(&e)
-	}
-	return nil
-}

@@ -1,10 +1,13 @@
-package h5
+package h5_test
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
+
+	. "github.com/quarrydb/quarry/internal/h5"
+	. "github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // recordFixture is a dataset of the direct-read differential test whose

@@ -1,4 +1,4 @@
-package h5
+package h5_test
 
 import (
 	"bytes"
@@ -6,7 +6,8 @@ import (
 	"encoding/binary"
 	"io"
 	"testing"
-	"unsafe"
+
+	. "github.com/quarrydb/quarry/internal/h5"
 )
 
 // fuzzFilters maps two bits of the fuzzer's pipeline byte to a filter; 3
@@ -114,31 +115,23 @@ func FuzzChunkDecode(f *testing.F) {
 		size := int(chunkBytes)%4096 + 1
 		capacity := size + 4*len(filters)
 		want, ok, known := refDecode(raw, filters, uint32(mask), int(shuffleSize), size, capacity)
-		r := newPipeline(filters, int(shuffleSize), size)
 		for _, ld := range []bool{true, false} {
 			if ld && !HaveLibdeflate() {
 				continue
 			}
-			useLibdeflate(ld)
-			w := newChunkWorker(r)
+			UseLibdeflate(ld)
 			// An exactly sized copy, so reading past the input is caught
 			// under -asan.
-			in := bytes.Clone(raw)
-			p := w.decode(in, uint32(mask))
-			var got []byte
-			if p != nil {
-				got = bytes.Clone(unsafe.Slice((*byte)(p), size))
-			}
-			w.free()
-			useLibdeflate(true)
+			got := DecodeChunk(filters, int(shuffleSize), size, bytes.Clone(raw), uint32(mask))
+			UseLibdeflate(true)
 			switch {
-			case ok && p == nil:
+			case ok && got == nil:
 				t.Fatalf("libdeflate=%v filters=%v mask=%#x: decoder failed, Go decodes %d bytes", ld, filters, mask, len(want))
 			case ok && !bytes.Equal(got, want):
 				t.Fatalf("libdeflate=%v filters=%v mask=%#x: decoded bytes differ from Go's", ld, filters, mask)
-			case !ok && known && p != nil:
+			case !ok && known && got != nil:
 				t.Fatalf("libdeflate=%v filters=%v mask=%#x: decoded a chunk that cannot decode", ld, filters, mask)
-			case !ok && !known && p != nil && !ld:
+			case !ok && !known && got != nil && !ld:
 				t.Fatalf("filters=%v mask=%#x: zlib decoded a stream Go's compress/zlib rejects", filters, mask)
 			}
 		}

@@ -1,4 +1,4 @@
-package h5
+package h5_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	. "github.com/quarrydb/quarry/internal/h5"
+	. "github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // chunkFixture is one generated dataset of the direct-read differential test.
@@ -239,8 +242,8 @@ func inflaters(t *testing.T, f func(t *testing.T)) {
 			name = "libdeflate"
 		}
 		t.Run(name, func(t *testing.T) {
-			useLibdeflate(ld)
-			defer useLibdeflate(true)
+			UseLibdeflate(ld)
+			defer UseLibdeflate(true)
 			f(t)
 		})
 	}

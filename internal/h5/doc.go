@@ -34,9 +34,9 @@
 //   - attributes: AttributeNames (H5Aiterate2), ReadAttribute(s) decoding
 //     into JSON-safe Go values;
 //   - ParseSlice, a NumPy-style slice-string parser (no evaluation);
-//   - a writing side (CreateFile, CreateGroup, CreateDataset, links,
-//     attributes, typed constructors) used only by tests and the demo data
-//     generator.
+//   - no writing: files, groups, datasets, attributes and links are
+//     created by the sibling package h5write, which only tests and the demo
+//     data generator import (the shipped binary does not link it).
 //
 // Why not gonum/hdf5: its identifiers wrap hid_t in unexported fields, so
 // mixing it with a shim is awkward, and it reads through reflection into Go

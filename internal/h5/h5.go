@@ -62,12 +62,24 @@ type Error struct {
 // Error implements error.
 func (e *Error) Error() string { return "hdf5: " + e.Msg }
 
-func errOf(e *C.qh5_err) error {
-	msg := C.GoString(&e.msg[0])
+func errOf(e *C.qh5_err) error { return LibraryError(C.GoString(&e.msg[0])) }
+
+// LibraryError is the *Error for a message a C helper captured from the
+// library's error stack (empty when the stack was).
+func LibraryError(msg string) error {
 	if msg == "" {
 		msg = "unknown library error"
 	}
 	return &Error{Msg: msg}
+}
+
+// Locked runs f, which calls libhdf5 through cgo, under the package's
+// locking discipline (see ThreadSafe). For package h5write, whose C
+// helpers are its own.
+func Locked(f func()) {
+	lock()
+	defer unlock()
+	f()
 }
 
 func cstr(s string) *C.char { return C.CString(s) }
@@ -159,20 +171,6 @@ func OpenFile(path string) (ID, error) {
 	var e C.qh5_err
 	lock()
 	id := C.qh5_fopen(cp, &e)
-	unlock()
-	if id < 0 {
-		return Invalid, errOf(&e)
-	}
-	return ID(id), nil
-}
-
-// CreateFile creates (truncates) path for writing.
-func CreateFile(path string) (ID, error) {
-	cp := cstr(path)
-	defer free(cp)
-	var e C.qh5_err
-	lock()
-	id := C.qh5_fcreate(cp, &e)
 	unlock()
 	if id < 0 {
 		return Invalid, errOf(&e)

@@ -1,4 +1,4 @@
-package h5
+package h5_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	. "github.com/quarrydb/quarry/internal/h5"
+	. "github.com/quarrydb/quarry/internal/h5/h5write"
 )
 
 // idOK returns a checker for (ID, error) results that fails t on error.

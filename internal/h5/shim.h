@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <hdf5.h>
 
+// H5Pset_file_locking exists from 1.10.7 (and 1.12.1).
+#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
+#define QH5_HAVE_FILE_LOCKING 1
+#endif
+
 #define QH5_MAX_RANK 32
 #define QH5_ERRLEN 768
 
@@ -30,7 +35,6 @@ int qh5_id_valid(hid_t id);
 // Files.
 int qh5_is_hdf5(const char *path, qh5_err *e);
 hid_t qh5_fopen(const char *path, qh5_err *e);
-hid_t qh5_fcreate(const char *path, qh5_err *e);
 
 // Link access property list that refuses to traverse external links.
 hid_t qh5_lapl_noext(void);
@@ -91,7 +95,6 @@ int qh5_enum_insert(hid_t t, const char *name, long long value);
 hid_t qh5_opaque_create(size_t size, const char *tag);
 hid_t qh5_type_copy(hid_t t);
 int qh5_type_set_order(hid_t t, int big);
-int qh5_type_commit(hid_t loc, const char *name, hid_t t, qh5_err *e);
 
 // Datasets.
 int qh5_dset_space(hid_t dset, int *space_class, int *rank, hsize_t *dims, hsize_t *maxdims, qh5_err *e);
@@ -109,6 +112,11 @@ typedef struct {
 int qh5_dset_info(hid_t dset, qh5_dsetinfo *di, qh5_err *e);
 int qh5_dset_filter(hid_t dset, int idx, int *id, unsigned *flags, unsigned *cd, size_t *ncd, char *name, size_t namelen, int *avail, qh5_err *e);
 int qh5_dset_fill(hid_t dset, hid_t memtype, void *buf, qh5_err *e);
+// Builds the file dataspace of obj with the hyperslab start/stride/count
+// (stride NULL = 1) selected and a matching memory dataspace (*ms, not
+// created when the selection is empty); *n is the number of elements.
+int qh5_select(hid_t obj, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, hid_t *fs,
+               hid_t *ms, hsize_t *n, qh5_err *e);
 int qh5_read(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, void *buf, qh5_err *e);
 // Variable-length strings: read pointers (malloced array, freed by qh5_vstr_free), then copy.
 int qh5_read_vstr(hid_t obj, int is_attr, hid_t memtype, int rank, const hsize_t *start, const hsize_t *stride, const hsize_t *count, size_t n, char ***out, long long *total, qh5_err *e);
@@ -121,39 +129,6 @@ int qh5_attr_names(hid_t obj, size_t max, qh5_members *out, qh5_err *e);
 hid_t qh5_aopen(hid_t obj, const char *name, qh5_err *e);
 int qh5_attr_space(hid_t attr, int *space_class, int *rank, hsize_t *dims, qh5_err *e);
 hid_t qh5_attr_type(hid_t attr, qh5_err *e);
-
-// Writing (tests and the demo generator).
-hid_t qh5_gcreate(hid_t loc, const char *name, qh5_err *e);
-typedef struct {
-	int rank;
-	hsize_t dims[QH5_MAX_RANK];
-	hsize_t maxdims[QH5_MAX_RANK]; // HSIZE_UNDEF == H5S_UNLIMITED
-	int chunk_rank;
-	hsize_t chunk[QH5_MAX_RANK];
-	int deflate; // <0 none
-	int shuffle;
-	int fletcher32;
-	int nextra;
-	int extra_id[4];
-	unsigned extra_flags[4];
-	int scalar; // 1: scalar dataspace, 2: null dataspace
-	int compact;
-	const void *fill; // in the dataset type, may be NULL
-	const char *external; // raw data file (contiguous layout only), may be NULL
-} qh5_dcreate_opts;
-hid_t qh5_dcreate(hid_t loc, const char *name, hid_t type, const qh5_dcreate_opts *c, qh5_err *e);
-int qh5_write(hid_t dset, hid_t memtype, int rank, const hsize_t *start, const hsize_t *count, const void *buf, qh5_err *e);
-hid_t qh5_acreate(hid_t obj, const char *name, hid_t type, int rank, const hsize_t *dims, qh5_err *e);
-int qh5_awrite(hid_t attr, hid_t memtype, const void *buf, qh5_err *e);
-int qh5_lcreate_soft(hid_t loc, const char *target, const char *name, qh5_err *e);
-int qh5_lcreate_external(hid_t loc, const char *file, const char *obj, const char *name, qh5_err *e);
-int qh5_lcreate_hard(hid_t loc, const char *target, const char *name, qh5_err *e);
-// Test support: registers a pass-through-with-XOR filter under id / unregisters a filter.
-int qh5_register_xor_filter(int id, qh5_err *e);
-int qh5_unregister_filter(int id, qh5_err *e);
-// Test support: writes one raw (already filtered) chunk with a filter mask.
-int qh5_write_raw_chunk(hid_t dset, const hsize_t *offset, unsigned mask, const void *buf, size_t n, qh5_err *e);
-int qh5_write_obj_ref(hid_t loc, const char *name, const char *target, qh5_err *e);
 
 // Direct chunk reads (chunk.go).
 #define QH5_MAX_FILTERS 32
