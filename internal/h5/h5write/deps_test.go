@@ -2,8 +2,6 @@ package h5write_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -13,8 +11,8 @@ import (
 // neither cmd/quarry nor anything it imports may depend on it.
 func TestNotInShippedBinary(t *testing.T) {
 	const writer = "github.com/quarrydb/quarry/internal/h5/h5write"
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goTool, "list", "-deps", "github.com/quarrydb/quarry/cmd/quarry").Output()
+	// go test puts its own GOROOT/bin first on the test's PATH.
+	out, err := exec.Command("go", "list", "-deps", "github.com/quarrydb/quarry/cmd/quarry").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
