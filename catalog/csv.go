@@ -141,6 +141,15 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		fields[i] = arrow.Field{Name: n, Type: inf.kinds[i].arrowType(), Nullable: true}
 	}
 	schema := arrow.NewSchema(fields, nil)
+	var notes map[string]ColumnNote
+	for i, tr := range inf.traces {
+		if n := tr.note(); n != (ColumnNote{}) {
+			if notes == nil {
+				notes = make(map[string]ColumnNote)
+			}
+			notes[inf.names[i]] = n
+		}
+	}
 	attrs := map[string]any{"delimiter": string(inf.delim)}
 	if gz {
 		attrs["compression"] = "gzip"
@@ -157,6 +166,7 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		ModTime:       f.ModTime,
 		FileID:        f.FileID,
 		Attributes:    attrs,
+		ColumnNotes:   notes,
 	}
 	ds.Source = &csvSource{
 		id:     f.BaseID,
@@ -216,11 +226,12 @@ func (m multiCloser) Close() error {
 
 // csvInference is what one full pass over a CSV file learns.
 type csvInference struct {
-	names []string
-	kinds []colKind
-	rows  int64
-	delim rune
-	kept  [][]arrow.Array // with a keeper: the parsed columns (see ColumnKeeper.Keep)
+	names  []string
+	kinds  []colKind
+	traces []kindTrace // per column: how its kind came about (notes)
+	rows   int64
+	delim  rune
+	kept   [][]arrow.Array // with a keeper: the parsed columns (see ColumnKeeper.Keep)
 }
 
 // inferCSV reads the whole file once: header, delimiter, types, row count.
@@ -258,7 +269,7 @@ func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune) (*csvI
 	if err != nil {
 		return nil, err
 	}
-	inf := &csvInference{names: names, kinds: make([]colKind, len(names)), delim: delim}
+	inf := &csvInference{names: names, kinds: make([]colKind, len(names)), traces: make([]kindTrace, len(names)), delim: delim}
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -282,7 +293,10 @@ func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune) (*csvI
 				return nil, fmt.Errorf("line %d is not valid UTF-8 text; re-save the file as UTF-8", line)
 			}
 			if k := inf.kinds[i]; k != kindString {
-				inf.kinds[i] = widen(k, cell)
+				if nk := widen(k, cell); nk != k {
+					inf.kinds[i] = nk
+					inf.traces[i].step(inf.rows, cell, nk)
+				}
 			}
 		}
 	}

@@ -97,10 +97,10 @@ func inferCSVFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, si
 // chunkKinds is what one chunk tells inference: the kind of each column
 // over the chunk, its rows, and (when keeping) its parsed columns.
 type chunkKinds struct {
-	kinds   []colKind
-	rows    int64
-	cols    []arrow.Array // keep: per column, nil for kindNull
-	negZero []bool        // keep: an int column held "-0" (cannot become float exactly)
+	kinds  []colKind
+	traces []kindTrace // per column, rows counted from the chunk's start
+	rows   int64
+	cols   []arrow.Array // keep: per column, nil for kindNull
 }
 
 func (c chunkKinds) release() {
@@ -162,7 +162,7 @@ func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size 
 		return keepChunk(keep, t, ch, &scratch[w], noDict, dicts[w])
 	}, chunkKinds.release)
 	defer p.close()
-	inf := &csvInference{names: h.names, kinds: make([]colKind, ncols), delim: h.delim}
+	inf := &csvInference{names: h.names, kinds: make([]colKind, ncols), traces: make([]kindTrace, ncols), delim: h.delim}
 	var kept []chunkKinds
 	defer func() {
 		for _, k := range kept {
@@ -180,10 +180,11 @@ func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size 
 		if !ok {
 			break
 		}
-		inf.rows += ck.rows
-		for c, k := range ck.kinds {
-			inf.kinds[c] = mergeKinds(inf.kinds[c], k)
+		for c, tr := range ck.traces {
+			inf.traces[c] = inf.traces[c].merge(tr, inf.rows)
+			inf.kinds[c] = inf.traces[c].kind()
 		}
+		inf.rows += ck.rows
 		if keep != nil && ck.rows > 0 {
 			kept = append(kept, ck)
 		}
@@ -207,16 +208,18 @@ var minFlushRows = 256 // tests lower it
 // columns are UTF-8), batch by batch as the tokenizer goes.
 func inferChunk(t *csvTokenizer, ch *csvChunk, scratch *[]byte) (chunkKinds, error) {
 	ncols := t.ncols
-	out := chunkKinds{kinds: make([]colKind, ncols)}
+	out := chunkKinds{kinds: make([]colKind, ncols), traces: make([]kindTrace, ncols)}
 	t.flushRows = flushRowsFor(ncols)
-	t.flush = func(int) error {
+	base := int64(0) // rows of the chunk before this flush
+	t.flush = func(rows int) error {
 		for c := range ncols {
-			k, err := classifyFrom(out.kinds[c], t.spansOf(ch.data, c), scratch)
+			k, err := classifyFrom(out.kinds[c], t.spansOf(ch.data, c), scratch, &out.traces[c], base)
 			if err != nil {
 				return err
 			}
 			out.kinds[c] = k
 		}
+		base += int64(rows)
 		return nil
 	}
 	defer func() { t.flush = nil }()
@@ -237,6 +240,7 @@ type keepCol struct {
 	kind  colKind
 	b     colBuilder
 	nulls int // leading empty cells before the builder exists
+	trace kindTrace
 }
 
 // keepChunk classifies and parses every column of a chunk in one pass: each
@@ -258,12 +262,14 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 		}
 	}
 	t.flushRows = flushRowsFor(ncols)
-	t.flush = func(int) error {
+	base := int64(0) // rows of the chunk before this flush
+	t.flush = func(rows int) error {
 		for c := range cols {
-			if err := cols[c].add(mem, t.spansOf(ch.data, c), ub, scratch, &noDict[c], &dicts[c]); err != nil {
+			if err := cols[c].add(mem, t.spansOf(ch.data, c), ub, scratch, &noDict[c], &dicts[c], base); err != nil {
 				return err
 			}
 		}
+		base += int64(rows)
 		return nil
 	}
 	err := t.run(ch.data, ch.first)
@@ -275,18 +281,16 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 		}
 		return chunkKinds{}, err
 	}
-	out := chunkKinds{kinds: make([]colKind, ncols), rows: int64(t.total), cols: make([]arrow.Array, ncols), negZero: make([]bool, ncols)}
+	out := chunkKinds{kinds: make([]colKind, ncols), traces: make([]kindTrace, ncols), rows: int64(t.total), cols: make([]arrow.Array, ncols)}
 	if t.total == 0 {
 		release()
 		return out, nil
 	}
 	for c, kc := range cols {
 		out.kinds[c] = kc.kind
+		out.traces[c] = kc.trace
 		if kc.b == nil {
 			continue // kindNull
-		}
-		if ib, ok := kc.b.(*int64Builder); ok {
-			out.negZero[c] = ib.negZero
 		}
 		if db, ok := kc.b.(*dictBuilder); ok && db.plain != nil {
 			noDict[c].Store(true)
@@ -298,13 +302,14 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 
 var nl = []byte{'\n'}
 
-func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte, noDict *atomic.Bool, dict *workerDict) error {
+func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte, noDict *atomic.Bool, dict *workerDict, base int64) error {
 	if kc.b == nil {
 		first := -1
 		for r := range c.rows {
 			if f := c.at(r, scratch); len(f) > 0 {
 				first = r
 				kc.kind = classify(unsafeString(f))
+				kc.trace.step(base+int64(r)+1, unsafeString(f), kc.kind)
 				break
 			}
 		}
@@ -312,7 +317,7 @@ func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte
 			kc.nulls += c.rows
 			return nil
 		}
-		if kc.kind != kindString || noDict.Load() {
+		if !kc.kind.textual() || noDict.Load() {
 			dict = nil
 		}
 		kc.b = newBuilder(mem, kc.kind, ub, true, dict)
@@ -335,13 +340,13 @@ func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch 
 		return chunkKinds{}, err
 	}
 	ncols := t.ncols
-	out := chunkKinds{kinds: make([]colKind, ncols), rows: int64(t.rows), cols: make([]arrow.Array, ncols), negZero: make([]bool, ncols)}
+	out := chunkKinds{kinds: make([]colKind, ncols), traces: make([]kindTrace, ncols), rows: int64(t.rows), cols: make([]arrow.Array, ncols)}
 	if t.rows == 0 {
 		return out, nil
 	}
 	for c := range ncols {
 		cs := t.spansOf(ch.data, c)
-		k, err := classifyFrom(kindNull, cs, scratch)
+		k, err := classifyFrom(kindNull, cs, scratch, &out.traces[c], 0)
 		if err != nil {
 			out.release()
 			return chunkKinds{}, err
@@ -351,7 +356,7 @@ func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch 
 			continue
 		}
 		var dict *workerDict
-		if k == kindString && !noDict[c].Load() {
+		if k.textual() && !noDict[c].Load() {
 			dict = &dicts[c]
 		}
 		b := newBuilder(mem, k, cs.rows, true, dict)
@@ -360,18 +365,16 @@ func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch 
 			out.release()
 			return chunkKinds{}, err
 		}
-		if ib, ok := b.(*int64Builder); ok {
-			out.negZero[c] = ib.negZero
-		}
 		out.cols[c] = b.finish()
 	}
 	return out, nil
 }
 
 // assembleKept turns the chunks' columns into the columns of the final
-// kinds: a chunk of the final kind is kept as is, an all-null chunk becomes
-// an all-null array, an int chunk of a float column is converted (exact,
-// unless it held "-0"); a column with any other mismatch is dropped. It
+// kinds: a chunk of a kind with the final kind's Arrow type is kept as is
+// (its cells parse the same), an all-null chunk becomes an all-null array,
+// an int chunk of a float column is converted (exact: kindInt values are
+// exact float64s); a column with any other mismatch is dropped. It
 // consumes the chunks.
 func assembleKept(mem memory.Allocator, kinds []colKind, chunks []chunkKinds) [][]arrow.Array {
 	out := make([][]arrow.Array, len(kinds))
@@ -382,7 +385,7 @@ func assembleKept(mem memory.Allocator, kinds []colKind, chunks []chunkKinds) []
 			k := ch.kinds[c]
 			switch {
 			case !ok:
-			case k == final:
+			case k != kindNull && arrow.TypeEqual(k.arrowType(), final.arrowType()):
 				if ch.cols[c] == nil { // all-null column (final kind null)
 					col = append(col, array.MakeArrayOfNull(mem, final.arrowType(), int(ch.rows)))
 				} else {
@@ -391,13 +394,13 @@ func assembleKept(mem memory.Allocator, kinds []colKind, chunks []chunkKinds) []
 				}
 			case k == kindNull:
 				col = append(col, array.MakeArrayOfNull(mem, final.arrowType(), int(ch.rows)))
-			case k == kindInt && final == kindFloat && !ch.negZero[c]:
+			case k == kindInt && final == kindFloat:
 				col = append(col, intsToFloats(mem, ch.cols[c].(*array.Int64)))
 			default:
 				ok = false
 			}
 		}
-		if ok && final == kindString {
+		if ok && final.textual() {
 			col = sameStringEncoding(mem, col)
 		}
 		if ok {
@@ -467,9 +470,10 @@ func intsToFloats(mem memory.Allocator, a *array.Int64) arrow.Array {
 
 // classifyFrom folds widen over the non-empty cells of one column of a
 // batch, starting from kind k, with validate-only fast paths for the kinds
-// that need every cell checked. When the result is string, every cell of
-// the batch must be valid UTF-8 (cells of the other kinds are ASCII).
-func classifyFrom(k colKind, c colSpans, scratch *[]byte) (colKind, error) {
+// that need every cell checked. Every change of kind is a step of tr (rows
+// numbered from base+1). When the result is string, every cell of the
+// batch must be valid UTF-8 (cells of the other kinds are ASCII).
+func classifyFrom(k colKind, c colSpans, scratch *[]byte, tr *kindTrace, base int64) (colKind, error) {
 	for r := range c.rows {
 		if k == kindString {
 			break
@@ -488,20 +492,25 @@ func classifyFrom(k colKind, c colSpans, scratch *[]byte) (colKind, error) {
 		}
 		var ok bool
 		switch k {
-		case kindInt:
+		case kindInt, kindIntWide, kindNumNoDot:
 			ok = validInt(f)
 		case kindFloat:
 			ok = validDecimal(f)
+		case kindNumText:
+			ok = looksDecimal(f)
 		case kindTSNaive:
 			ok = validNaiveTS(f)
 		case kindDate:
 			_, ok = parseDateBytes(f)
 		}
 		if !ok {
-			k = widenBytes(k, f)
+			if nk := widenBytes(k, f); nk != k {
+				k = nk
+				tr.step(base+int64(r)+1, unsafeString(f), k)
+			}
 		}
 	}
-	if k == kindString {
+	if k.textual() {
 		for r := range c.rows {
 			if f := c.at(r, scratch); !utf8.Valid(f) {
 				return k, errInvalidUTF8
@@ -511,19 +520,18 @@ func classifyFrom(k colKind, c colSpans, scratch *[]byte) (colKind, error) {
 	return k, nil
 }
 
-// validInt reports (for the common short shapes only) that s is an int64
-// strconv.ParseInt accepts; false means "look closer".
+// validInt reports (for the common shapes only) that s is a kindInt cell:
+// -?[1-9][0-9]* or 0 with at most 15 digits. false means "look closer".
 func validInt(s []byte) bool {
 	n := len(s)
-	if n == 0 || n > 18 {
-		return false
-	}
 	i := 0
-	if s[0] == '-' || s[0] == '+' {
-		if n == 1 {
-			return false
-		}
+	if n > 0 && s[0] == '-' {
 		i = 1
+	}
+	if d := n - i; d == 0 || d > 15 {
+		return false
+	} else if s[i] == '0' {
+		return n == 1 // "0"; not "-0" or leading zeros
 	}
 	for ; i < n; i++ {
 		if s[i]-'0' > 9 {
@@ -533,10 +541,40 @@ func validInt(s []byte) bool {
 	return true
 }
 
-// validDecimal reports (for plain decimals only) that s is a float64
+// validDecimal reports (for plain decimals only) that s is a cell a float
+// column keeps: -?digits[.digits] with 1 to 15 digits (so it prints back
+// as written) and no leading zero before other digits of the integer part.
+// false means "look closer".
+func validDecimal(s []byte) bool {
+	n := len(s)
+	if n == 0 || n > 17 {
+		return false
+	}
+	i := 0
+	if s[0] == '-' {
+		i = 1
+	}
+	if i+1 < n && s[i] == '0' && s[i+1] != '.' {
+		return false
+	}
+	digits, dot := 0, false
+	for ; i < n; i++ {
+		c := s[i]
+		if c-'0' <= 9 {
+			digits++
+		} else if c == '.' && !dot {
+			dot = true
+		} else {
+			return false
+		}
+	}
+	return digits > 0 && digits <= 15
+}
+
+// looksDecimal reports (for plain decimals only) that s is a number
 // strconv.ParseFloat accepts: [+-]?digits[.digits] with a digit somewhere,
 // at most 64 bytes (so it cannot overflow). false means "look closer".
-func validDecimal(s []byte) bool {
+func looksDecimal(s []byte) bool {
 	n := len(s)
 	if n == 0 || n > 64 {
 		return false

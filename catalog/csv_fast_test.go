@@ -270,8 +270,28 @@ func randTypedCSV(r *rand.Rand, nrows int) string {
 		func() string {
 			return []string{"north", "south", "Երևան", "café, bar", "say \"hi\"", "a\nb"}[r.IntN(6)]
 		},
+		func() string { return fmt.Sprintf("%05d", r.IntN(100000)) }, // codes, some with leading zeros
+		func() string { return fmt.Sprint(r.Int64()) },               // 19-digit ints
+		func() string {
+			return fmt.Sprintf("%.*g", 1+r.IntN(20), r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)))
+		},
+		func() string { return fmt.Sprintf("%d/%d/%04d", 1+r.IntN(12), 1+r.IntN(28), 1990+r.IntN(30)) },
+		func() string { return fmt.Sprintf("%02d/%02d/%04d", 1+r.IntN(28), 1+r.IntN(12), 1990+r.IntN(30)) },
+		func() string {
+			return fmt.Sprintf("%04d/%02d/%02d %02d:%02d:%02d", 1990+r.IntN(30), 1+r.IntN(12), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60))
+		},
+		func() string {
+			m := monthNames[r.IntN(12)]
+			if r.IntN(2) == 0 {
+				m = m[:3]
+			}
+			layout := []string{"%[1]s %[2]d %[3]d", "%[2]d %[1]s %[3]d", "%[3]d-%[1]s-%02[2]d", "%02[2]d-%[1]s-%[3]d", "%[1]s %[2]d, %[3]d"}[r.IntN(5)]
+			return fmt.Sprintf(layout, m, 1+r.IntN(28), 1990+r.IntN(30))
+		},
 	}
-	odd := []string{"1e5", "NaN", "inf", "-0", "+7", "2024-02-29", "2023-02-29", "x", "00012", "1.", ".5", "99999999999999999999", "0.1234567890123456789", "0x1p3", "1_0"}
+	odd := []string{"1e5", "NaN", "inf", "-0", "+7", "2024-02-29", "2023-02-29", "x", "00012", "1.", ".5", "99999999999999999999", "0.1234567890123456789", "0x1p3", "1_0",
+		"007", "0", "-0.0", "01.5", "1E5", "12345678901234567", "9223372036854775808", "100000000000000000000", "0.30000000000000004",
+		"01/02/2015", "13/01/2015", "01/13/2015", "2015/01/31", "2015/02/30", "Jan 1 2000", "1 January 2000", "2000-Jan-01", "2015/01/01 01:00", "N/A"}
 	if r.IntN(8) == 0 {
 		odd = append(odd, "caf\xe9", "\xff1", "\xe2\x82")
 	}
@@ -399,6 +419,9 @@ func TestScanDifferential(t *testing.T) {
 		if !reflect.DeepEqual(src.kinds, ref.kinds) || src.rows != ref.rows || !reflect.DeepEqual(src.schema.Fields()[0].Name, ref.names[0]) {
 			t.Fatalf("iter %d: inference kinds %v rows %d, reference %v rows %d\n%q", iter, src.kinds, src.rows, ref.kinds, ref.rows, text)
 		}
+		if fast, _ := inferFast(context.Background(), src.file, src.gz, ',', src.size, nil); !reflect.DeepEqual(fast.traces, ref.traces) {
+			t.Fatalf("iter %d: inference traces %v, reference %v\n%q", iter, fast.traces, ref.traces, text)
+		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		checkKept(t, src, mem)
 		var cols []string
@@ -437,6 +460,9 @@ func checkKept(t *testing.T, src *csvSource, mem memory.Allocator) {
 	inf, err := inferFast(context.Background(), src.file, src.gz, ',', src.size, mem)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ref, err := inferCSV(context.Background(), src.file, src.gz, ','); err != nil || !reflect.DeepEqual(inf.traces, ref.traces) {
+		t.Fatalf("kept inference traces %v, reference %v (%v)", inf.traces, ref.traces, err)
 	}
 	rrr, err := src.scanReference(context.Background(), ScanOptions{})
 	if err != nil {
@@ -708,7 +734,9 @@ func TestParseFastPathsMatchStrconv(t *testing.T) {
 }
 
 func TestMergeKindsMatchesWiden(t *testing.T) {
-	cells := []string{"1", "-3", "2.5", "1e999", "true", "FALSE", "2024-01-01", "2024-01-01T00:00:00", "2024-01-01T00:00:00Z", "x", "NaN"}
+	cells := []string{"1", "-3", "2.5", "1e999", "true", "FALSE", "2024-01-01", "2024-01-01T00:00:00", "2024-01-01T00:00:00Z", "x", "NaN",
+		"007", "+1", "-0", "1e3", "12345678901234567", "99999999999999999999", "100000000000000000000", "0.30000000000000000001",
+		"01/02/2015", "13/01/2015", "01/13/2015", "01/02/2015 10:00", "13/01/2015 10:00", "2015/01/31", "Jan 1 2000"}
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 20000 {
 		seq := make([]string, r.IntN(8))

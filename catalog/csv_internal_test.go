@@ -1,8 +1,12 @@
 package catalog
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 func TestSniffDelimiter(t *testing.T) {
@@ -81,7 +85,35 @@ func TestClassifyAndWiden(t *testing.T) {
 		cells []string
 		want  colKind
 	}{
-		{[]string{"1", "-2", "+3"}, kindInt},
+		{[]string{"1", "-2", "3"}, kindInt},
+		{[]string{"1", "-2", "+3"}, kindNumText},
+		{[]string{"00501", "10001"}, kindNumText},
+		{[]string{"0", "-0"}, kindNumNoDot},
+		{[]string{"0", "-0", "1.5"}, kindFloat},
+		{[]string{"1", "1e3"}, kindNumNoDot},
+		{[]string{"1", "1e3", "1.5"}, kindFloat},
+		{[]string{"1", "1e3", "x"}, kindString},
+		{[]string{"12345678901234567"}, kindIntWide},
+		{[]string{"12345678901234567", "1.5"}, kindNumText},
+		{[]string{"9007199254740992", "1.5"}, kindFloat},
+		{[]string{"9223372036854775808"}, kindNumText},
+		{[]string{"100000000000000000000"}, kindNumNoDot},
+		{[]string{"0.1", "1.50", "-0.0", ".5", "5."}, kindFloat},
+		{[]string{"0.30000000000000004"}, kindFloat},
+		{[]string{"0.30000000000000000001"}, kindNumText},
+		{[]string{"01.5"}, kindNumText},
+		{[]string{"2015/01/31", "2015/1/1"}, kindDateYMD},
+		{[]string{"01/02/2015", "03/04/2015"}, kindDateAmbig},
+		{[]string{"01/02/2015", "01/13/2015"}, kindDateMDY},
+		{[]string{"01/02/2015", "13/01/2015"}, kindDateDMY},
+		{[]string{"13/01/2015", "01/13/2015"}, kindString},
+		{[]string{"2015/01/01 01:00:00", "2015/01/01 1:00"}, kindTSYMD},
+		{[]string{"01/02/2015 01:00", "03/04/2015 10:00:00.25"}, kindTSAmbig},
+		{[]string{"Jan 1 2000", "december 31, 1999", "Feb 29 2000"}, kindDateMonDY},
+		{[]string{"Feb 30 2000"}, kindString},
+		{[]string{"1 January 2000", "31 Dec 1999"}, kindDateDMonY},
+		{[]string{"01-JAN-2000"}, kindDateDMonY},
+		{[]string{"2000-Jan-01", "1999-December-31"}, kindDateYMonD},
 		{[]string{"1", "2.5"}, kindFloat},
 		{[]string{"2.5", "1"}, kindFloat},
 		{[]string{"1", "x"}, kindString},
@@ -112,3 +144,84 @@ func TestClassifyAndWiden(t *testing.T) {
 // fileAt is the FileInfo of a test file opened outside a catalog (confined
 // to its own directory).
 func fileAt(p string) FileInfo { return FileInfo{AbsPath: p} }
+
+// FuzzClassify checks the cell classifier against its rule and the fast
+// paths against the classifier: a cell of a number kind prints back as
+// written (up to float formatting), validInt/validDecimal/looksDecimal
+// only accept cells of the kinds they stand for, and a cell of a date
+// kind parses under that kind.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{"0", "-0", "00501", "+1", "1.50", "1e3", "01.5", "12345678901234567", "9223372036854775808",
+		"0.30000000000000004", "0.1000000000000000055511", "NaN", "-inf", ".5", "5.", "2015/01/31", "01/02/2015", "13/01/2015 10:00:00.5",
+		"Jan 1 2000", "1 January 2000", "2000-Jan-01", "31-DEC-1999", "2024-01-01T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" {
+			return
+		}
+		k := classify(s)
+		if widenBytes(kindNull, []byte(s)) != k {
+			t.Fatalf("%q: widenBytes %d, classify %d", s, widenBytes(kindNull, []byte(s)), k)
+		}
+		switch k {
+		case kindInt, kindIntWide:
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || strconv.FormatInt(v, 10) != s {
+				t.Fatalf("%q: int kind does not print back (%v)", s, err)
+			}
+			if k == kindInt && strconv.FormatFloat(float64(v), 'f', -1, 64) != s {
+				t.Fatalf("%q: kindInt is not exact as a float64", s)
+			}
+		case kindFloat, kindNumNoDot:
+			if strings.ContainsAny(s, "iInN") {
+				break // NaN, Inf
+			}
+			if !floatExact(s) {
+				t.Fatalf("%q: float kind does not print back", s)
+			}
+			if s[0] == '+' || strings.HasPrefix(strings.TrimPrefix(s, "-"), "00") {
+				t.Fatalf("%q: float kind with a sign or leading zeros", s)
+			}
+		}
+		b := []byte(s)
+		if validInt(b) && k != kindInt {
+			t.Fatalf("validInt(%q) but kind %d", s, k)
+		}
+		if validDecimal(b) && joinKinds(kindFloat, k) != kindFloat {
+			t.Fatalf("validDecimal(%q) but kind %d", s, k)
+		}
+		if looksDecimal(b) && k.numBits() == 0 {
+			t.Fatalf("looksDecimal(%q) but kind %d", s, k)
+		}
+		if dt := k.arrowType().ID(); dt == arrow.DATE32 && k != kindDate {
+			if _, ok := parseDateKind(k, s); !ok {
+				t.Fatalf("%q: kind %d does not parse", s, k)
+			}
+		} else if dt == arrow.TIMESTAMP {
+			if _, ok := parseTSCell(k, b); !ok {
+				t.Fatalf("%q: kind %d does not parse", s, k)
+			}
+		}
+	})
+}
+
+// TestJoinKindsIsASemilattice: joinKinds is commutative, associative and
+// idempotent over every kind, so chunks may be merged in any grouping.
+func TestJoinKindsIsASemilattice(t *testing.T) {
+	for a := kindNull; a <= kindTSAmbig; a++ {
+		if joinKinds(a, a) != a {
+			t.Fatalf("join(%d, %d) != %d", a, a, a)
+		}
+		for b := kindNull; b <= kindTSAmbig; b++ {
+			if joinKinds(a, b) != joinKinds(b, a) {
+				t.Fatalf("join(%d, %d) not commutative", a, b)
+			}
+			for c := kindNull; c <= kindTSAmbig; c++ {
+				if joinKinds(joinKinds(a, b), c) != joinKinds(a, joinKinds(b, c)) {
+					t.Fatalf("join not associative on %d %d %d", a, b, c)
+				}
+			}
+		}
+	}
+}

@@ -123,25 +123,55 @@ type colBuilder interface {
 }
 
 // newBuilder returns the builder of kind k for up to ub rows. validate
-// makes string builders check UTF-8 (inference); with dict, a string
-// builder tries dictionary encoding, looking values up in dict.
+// (inference) makes builders accept only the cells whose kind joins k to k
+// (a *cellError otherwise) and string builders check UTF-8; with dict, a
+// string builder tries dictionary encoding, looking values up in dict.
 func newBuilder(mem memory.Allocator, k colKind, ub int, validate bool, dict *workerDict) colBuilder {
+	check := kindNull
+	if validate {
+		check = k
+	}
 	switch k {
-	case kindInt:
-		return &int64Builder{fixed: newFixed(mem, ub, 8)}
+	case kindInt, kindIntWide:
+		return &int64Builder{fixed: newFixed(mem, ub, 8), check: check}
 	case kindFloat:
-		return &float64Builder{fixed: newFixed(mem, ub, 8)}
+		return &float64Builder{fixed: newFixed(mem, ub, 8), check: validate}
 	case kindBool:
 		return &boolBuilder{fixed: newFixedBits(mem, ub)}
-	case kindDate:
-		return &date32Builder{fixed: newFixed(mem, ub, 4)}
-	case kindTSZoned, kindTSNaive:
-		return &tsBuilder{fixed: newFixed(mem, ub, 8), dt: k.arrowType(), zoned: k == kindTSZoned}
 	}
+	switch dt := k.arrowType(); dt.ID() {
+	case arrow.DATE32:
+		return &date32Builder{fixed: newFixed(mem, ub, 4), kind: k}
+	case arrow.TIMESTAMP:
+		return &tsBuilder{fixed: newFixed(mem, ub, 8), dt: dt, kind: k}
+	}
+	var b colBuilder
 	if dict != nil {
-		return newDictBuilder(mem, ub, dict)
+		b = newDictBuilder(mem, ub, dict)
+	} else {
+		b = newStringBuilder(mem, ub, validate)
 	}
-	return newStringBuilder(mem, ub, validate)
+	if validate && k != kindString {
+		b = &textBuilder{colBuilder: b, kind: k}
+	}
+	return b
+}
+
+// textBuilder is a string builder for a textual kind other than string
+// (numeric text, ambiguous dates): it refuses cells that would change the
+// kind.
+type textBuilder struct {
+	colBuilder
+	kind colKind
+}
+
+func (b *textBuilder) add(c colSpans, scratch *[]byte) error {
+	for r := range c.rows {
+		if f := c.at(r, scratch); len(f) > 0 && !(b.kind == kindNumText && looksDecimal(f)) && widenBytes(b.kind, f) != b.kind {
+			return &cellError{string(f), "value of the column's kind"}
+		}
+	}
+	return b.colBuilder.add(c, scratch)
 }
 
 // fixed is the state shared by the fixed-width builders.
@@ -201,7 +231,7 @@ func (f *fixed) array(dt arrow.DataType) arrow.Array {
 
 type int64Builder struct {
 	fixed
-	negZero bool // a zero was written with a minus sign ("-0"; as a float, -0)
+	check colKind // kindInt or kindIntWide: refuse cells of other kinds
 }
 
 func (b *int64Builder) add(c colSpans, scratch *[]byte) error {
@@ -219,11 +249,9 @@ func (b *int64Builder) add(c colSpans, scratch *[]byte) error {
 			b.null()
 		} else {
 			x, ok := parseInt64Bytes(f)
-			if !ok {
+			if !ok || b.check != kindNull && (len(f) > 15 || f[0] == '+' || f[0] == '0' && len(f) > 1 || f[0] == '-' && f[1] == '0') &&
+				widenBytes(b.check, f) != b.check {
 				return &cellError{string(f), "int64"}
-			}
-			if x == 0 && f[0] == '-' {
-				b.negZero = true
 			}
 			vals[b.n] = x
 		}
@@ -234,7 +262,10 @@ func (b *int64Builder) add(c colSpans, scratch *[]byte) error {
 
 func (b *int64Builder) finish() arrow.Array { return b.array(arrow.PrimitiveTypes.Int64) }
 
-type float64Builder struct{ fixed }
+type float64Builder struct {
+	fixed
+	check bool // refuse cells that are not kindFloat cells
+}
 
 func (b *float64Builder) add(c colSpans, scratch *[]byte) error {
 	b.reserve(c.rows, 8)
@@ -251,7 +282,7 @@ func (b *float64Builder) add(c colSpans, scratch *[]byte) error {
 			b.null()
 		} else {
 			x, ok := parseFloat64Bytes(f)
-			if !ok {
+			if !ok || b.check && !validDecimal(f) && widenBytes(kindFloat, f) != kindFloat {
 				return &cellError{string(f), "float64"}
 			}
 			vals[b.n] = x
@@ -288,7 +319,10 @@ func (b *boolBuilder) add(c colSpans, scratch *[]byte) error {
 
 func (b *boolBuilder) finish() arrow.Array { return b.array(arrow.FixedWidthTypes.Boolean) }
 
-type date32Builder struct{ fixed }
+type date32Builder struct {
+	fixed
+	kind colKind
+}
 
 func (b *date32Builder) add(c colSpans, scratch *[]byte) error {
 	b.reserve(c.rows, 4)
@@ -298,7 +332,13 @@ func (b *date32Builder) add(c colSpans, scratch *[]byte) error {
 		if len(f) == 0 {
 			b.null()
 		} else {
-			d, ok := parseDateBytes(f)
+			var d int32
+			var ok bool
+			if b.kind == kindDate {
+				d, ok = parseDateBytes(f)
+			} else {
+				d, ok = parseDateKind(b.kind, unsafeString(f))
+			}
 			if !ok {
 				return &cellError{string(f), "date32"}
 			}
@@ -313,8 +353,8 @@ func (b *date32Builder) finish() arrow.Array { return b.array(arrow.FixedWidthTy
 
 type tsBuilder struct {
 	fixed
-	dt    arrow.DataType
-	zoned bool
+	dt   arrow.DataType
+	kind colKind
 }
 
 func (b *tsBuilder) add(c colSpans, scratch *[]byte) error {
@@ -331,12 +371,8 @@ func (b *tsBuilder) add(c colSpans, scratch *[]byte) error {
 		if len(f) == 0 {
 			b.null()
 		} else {
-			ms, ok := parseNaiveTSFast(f)
-			zoned := false
+			ms, ok := parseTSCell(b.kind, f)
 			if !ok {
-				ms, zoned, ok = parseTimestamp(unsafeString(f))
-			}
-			if !ok || zoned != b.zoned {
 				return &cellError{string(f), b.dt.String() + " timestamp"}
 			}
 			vals[b.n] = arrow.Timestamp(ms)
@@ -347,6 +383,21 @@ func (b *tsBuilder) add(c colSpans, scratch *[]byte) error {
 }
 
 func (b *tsBuilder) finish() arrow.Array { return b.array(b.dt) }
+
+// parseTSCell parses a cell of timestamp kind k into milliseconds; ok is
+// false for cells of other kinds.
+func parseTSCell(k colKind, f []byte) (int64, bool) {
+	switch k {
+	case kindTSNaive, kindTSZoned:
+		ms, ok := parseNaiveTSFast(f)
+		zoned := false
+		if !ok {
+			ms, zoned, ok = parseTimestamp(unsafeString(f))
+		}
+		return ms, ok && zoned == (k == kindTSZoned)
+	}
+	return parseTSKind(k, unsafeString(f))
+}
 
 // errInvalidUTF8 fails a cell that is not UTF-8 text (the reference reader
 // then reports the line).
@@ -1031,50 +1082,18 @@ func allDigits(x uint64) bool {
 	return (x&0xF0F0F0F0F0F0F0F0)|(((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) == 0x3333333333333333
 }
 
-// widenBytes is widen for a non-empty cell given as bytes, with fast paths
-// for the common kinds.
+// widenBytes is widen for a non-empty cell given as bytes, with a fast
+// path for the common integer shape.
 func widenBytes(cur colKind, s []byte) colKind {
-	switch cur {
-	case kindString:
+	if cur == kindString {
 		return kindString
-	case kindInt:
-		if isIntBytes(s) {
-			return kindInt
-		}
-		if isFloatBytes(s) {
-			return kindFloat
-		}
-		return kindString
-	case kindFloat:
-		if isFloatBytes(s) {
-			return kindFloat
-		}
-		return kindString
-	case kindDate:
-		if _, ok := parseDateBytes(s); ok {
-			return kindDate
-		}
-		return kindString
-	case kindTSNaive:
-		if _, ok := parseNaiveTSFast(s); ok {
-			return kindTSNaive
-		}
 	}
-	return widen(cur, unsafeString(s))
+	if validInt(s) {
+		return joinKinds(cur, kindInt)
+	}
+	return joinKinds(cur, classify(unsafeString(s)))
 }
 
 // mergeKinds combines the kinds inferred for two parts of a column: the
 // result is the kind widen would reach over both parts in sequence.
-func mergeKinds(a, b colKind) colKind {
-	switch {
-	case a == b:
-		return a
-	case a == kindNull:
-		return b
-	case b == kindNull:
-		return a
-	case (a == kindInt && b == kindFloat) || (a == kindFloat && b == kindInt):
-		return kindFloat
-	}
-	return kindString
-}
+func mergeKinds(a, b colKind) colKind { return joinKinds(a, b) }

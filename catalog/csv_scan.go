@@ -261,7 +261,7 @@ func (r *csvRecordReader) Next() (ok bool) {
 	for _, fi := range r.proj {
 		col := in.Column(fi)
 		k := r.src.kinds[fi]
-		if k.nativeRead() || k == kindString || k == kindNull {
+		if k.nativeRead() || k.textual() {
 			col.Retain()
 			cols = append(cols, col)
 			continue
@@ -291,40 +291,52 @@ func (r *csvRecordReader) readError(err error) error {
 
 // convertColumn turns a string column into the kind's Arrow type.
 func convertColumn(mem memory.Allocator, in *array.String, k colKind) (arrow.Array, error) {
-	n := in.Len()
-	switch k {
-	case kindBool:
+	switch dt := k.arrowType(); {
+	case k == kindBool:
 		b := array.NewBooleanBuilder(mem)
-		defer b.Release()
-		b.Reserve(n)
-		for i := range n {
-			if in.IsNull(i) {
-				b.AppendNull()
-				continue
-			}
-			v, ok := parseBool(in.Value(i))
-			if !ok {
-				return nil, fmt.Errorf("value %q is not a bool", in.Value(i))
-			}
+		return convertEach(in, b, func(s string) bool {
+			v, ok := parseBool(s)
 			b.UnsafeAppend(v)
-		}
-		return b.NewArray(), nil
-	case kindTSZoned, kindTSNaive:
-		b := array.NewTimestampBuilder(mem, k.arrowType().(*arrow.TimestampType))
-		defer b.Release()
-		b.Reserve(n)
-		for i := range n {
-			if in.IsNull(i) {
-				b.AppendNull()
-				continue
-			}
-			ms, zoned, ok := parseTimestamp(in.Value(i))
-			if !ok || zoned != (k == kindTSZoned) {
-				return nil, fmt.Errorf("value %q is not a %s timestamp", in.Value(i), k.arrowType())
+			return ok
+		}, "a bool")
+	case dt.ID() == arrow.TIMESTAMP:
+		b := array.NewTimestampBuilder(mem, dt.(*arrow.TimestampType))
+		return convertEach(in, b, func(s string) bool {
+			var ms int64
+			ok := false
+			if k == kindTSZoned || k == kindTSNaive {
+				var zoned bool
+				ms, zoned, ok = parseTimestamp(s)
+				ok = ok && zoned == (k == kindTSZoned)
+			} else {
+				ms, ok = parseTSKind(k, s)
 			}
 			b.UnsafeAppend(arrow.Timestamp(ms))
-		}
-		return b.NewArray(), nil
+			return ok
+		}, "a "+dt.String()+" timestamp")
+	case dt.ID() == arrow.DATE32 && k != kindDate:
+		b := array.NewDate32Builder(mem)
+		return convertEach(in, b, func(s string) bool {
+			d, ok := parseDateKind(k, s)
+			b.UnsafeAppend(arrow.Date32(d))
+			return ok
+		}, "a "+k.layout()+" date")
 	}
 	return nil, fmt.Errorf("no conversion for column kind %d", k)
+}
+
+// convertEach builds b from the cells of in: nulls stay null, every other
+// cell goes through add, which appends it and reports whether it parsed.
+// It consumes b.
+func convertEach(in *array.String, b array.Builder, add func(string) bool, what string) (arrow.Array, error) {
+	defer b.Release()
+	b.Reserve(in.Len())
+	for i := range in.Len() {
+		if in.IsNull(i) {
+			b.AppendNull()
+		} else if !add(in.Value(i)) {
+			return nil, fmt.Errorf("value %q is not %s", in.Value(i), what)
+		}
+	}
+	return b.NewArray(), nil
 }

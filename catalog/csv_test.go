@@ -23,13 +23,20 @@ func TestCSVInference(t *testing.T) {
 		names []string
 		types []string
 		rows  int64
-		vals  [][]any // optional: expected column values
+		vals  [][]any                       // optional: expected column values
+		notes map[string]catalog.ColumnNote // optional: expected column notes
 	}{
 		{
 			name: "ints and nulls", file: "a.csv",
-			data:  "x,y\n1,-2\n,+3\n4,\n",
+			data:  "x,y\n1,-2\n,3\n4,\n",
 			names: []string{"x", "y"}, types: []string{"int64", "int64"}, rows: 3,
 			vals: [][]any{{int64(1), nil, int64(4)}, {int64(-2), int64(3), nil}},
+		},
+		{
+			name: "a leading plus keeps ints as text", file: "a.csv",
+			data:  "x,y\n1,-2\n,+3\n4,\n",
+			types: []string{"int64", "utf8"}, rows: 3,
+			vals: [][]any{{int64(1), nil, int64(4)}, {"-2", "+3", nil}},
 		},
 		{
 			name: "int widens to float", file: "a.csv",
@@ -158,9 +165,62 @@ func TestCSVInference(t *testing.T) {
 			vals: [][]any{{int64(1)}, {int64(2)}, {int64(3)}, {int64(4)}, {int64(5)}, {int64(6)}},
 		},
 		{
-			name: "int64 overflow widens to float", file: "a.csv",
-			data:  "a\n1\n99999999999999999999\n",
-			types: []string{"float64"}, rows: 2,
+			name: "int64 overflow stays text", file: "a.csv",
+			data:  "a,b\n1,1\n99999999999999999999,100000000000000000000\n",
+			types: []string{"utf8", "utf8"}, rows: 2,
+			vals: [][]any{{"1", "99999999999999999999"}, {"1", "100000000000000000000"}},
+		},
+		{
+			name: "codes with leading zeros stay text", file: "a.csv",
+			data:  "zip,fips,n,f,g\n00501,01001,0,01.5,0.5\n10001,36061,-0,2.5,1e3\n99950,02013,7,3,.25\n",
+			types: []string{"utf8", "utf8", "utf8", "utf8", "float64"}, rows: 3,
+			notes: map[string]catalog.ColumnNote{
+				"zip":  {Hint: `looks numeric, but values like "00501" have leading zeros; kept as text so nothing is lost`},
+				"fips": {Hint: `looks numeric, but values like "01001" have leading zeros; kept as text so nothing is lost`},
+				"n":    {Hint: `looks numeric, but values like "-0" are not integers (as an integer it prints as 0); kept as text so nothing is lost`},
+				"f":    {Hint: `looks numeric, but values like "01.5" have leading zeros; kept as text so nothing is lost`},
+			},
+			vals: [][]any{{"00501", "10001", "99950"}, {"01001", "36061", "02013"}, {"0", "-0", "7"}, {"01.5", "2.5", "3"}, {0.5, 1000.0, 0.25}},
+		},
+		{
+			name: "float digits beyond float64 stay text", file: "a.csv",
+			data:  "a,b,c\n0.1000000000000000055511151231257827,1.50,12345678901234567\n0.2,2,12345678901234568\n",
+			types: []string{"utf8", "float64", "int64"}, rows: 2,
+			vals: [][]any{{"0.1000000000000000055511151231257827", "0.2"}, {1.5, 2.0}, {int64(12345678901234567), int64(12345678901234568)}},
+		},
+		{
+			name: "exponents in an integer column stay text", file: "a.csv",
+			data:  "a,b,c\n1,12345678901234567,1E5\n1e3,1.5,2E5\n",
+			types: []string{"utf8", "utf8", "utf8"}, rows: 2,
+			vals: [][]any{{"1", "1e3"}, {"12345678901234567", "1.5"}, {"1E5", "2E5"}},
+			notes: map[string]catalog.ColumnNote{
+				"a": {Hint: `looks numeric, but values like "1e3" use exponent notation in a column without decimals; kept as text so nothing is lost`},
+				"b": {Hint: `looks numeric, but integers like "12345678901234567" have more digits than a float64 keeps while values like "1.5" are not integers; kept as text so nothing is lost`},
+				"c": {Hint: `looks numeric, but values like "1E5" use exponent notation in a column without decimals; kept as text so nothing is lost`},
+			},
+		},
+		{
+			name: "dates and timestamps in common layouts", file: "a.csv",
+			data: "a,b,c,d,e,f,g,h\n" +
+				"2015/01/31,2015/01/01 01:00:00,01/31/2015,31/01/2015,Jan 1 2000,1 January 2000,2000-Jan-01,12/31/1999 23:59\n" +
+				"2015/2/1,2015/01/01 01:00:00.5,02/01/2015,01/02/2015,\"February 29, 2000\",01-Feb-2000,2000-feb-29,01/01/2000 0:00:01\n",
+			types: []string{"date32", ts, "date32", "date32", "date32", "date32", "date32", ts}, rows: 2,
+			notes: map[string]catalog.ColumnNote{
+				"a": {Format: "YYYY/MM/DD"}, "b": {Format: "YYYY/MM/DD HH:MM[:SS[.f]]"}, "c": {Format: "MM/DD/YYYY"}, "d": {Format: "DD/MM/YYYY"},
+				"e": {Format: "Mon D YYYY"}, "f": {Format: "D Mon YYYY"}, "g": {Format: "YYYY-Mon-DD"}, "h": {Format: "MM/DD/YYYY HH:MM[:SS[.f]]"},
+			},
+			vals: [][]any{{"2015-01-31", "2015-02-01"}, {"2015-01-01T01:00:00.000", "2015-01-01T01:00:00.500"},
+				{"2015-01-31", "2015-02-01"}, {"2015-01-31", "2015-02-01"}, {"2000-01-01", "2000-02-29"},
+				{"2000-01-01", "2000-02-01"}, {"2000-01-01", "2000-02-29"}, {"1999-12-31T23:59:00.000", "2000-01-01T00:00:01.000"}},
+		},
+		{
+			name: "ambiguous day-month and broken dates stay text", file: "a.csv",
+			data:  "a,b\n01/02/2015,2015/01/31\n03/04/2015,N/A\n",
+			types: []string{"utf8", "utf8"}, rows: 2,
+			notes: map[string]catalog.ColumnNote{
+				"a": {Hint: `looks like dates, but every value (like "01/02/2015") reads both as month/day and as day/month; kept as text so nothing is misread`},
+				"b": {Warning: `looks like dates (YYYY/MM/DD) but did not parse in full: row 2 holds "N/A"; kept as text`},
+			},
 		},
 	}
 	for _, tc := range tests {
@@ -194,6 +254,9 @@ func TestCSVInference(t *testing.T) {
 			}
 			if ds.Kind != catalog.KindCSV {
 				t.Errorf("kind %q", ds.Kind)
+			}
+			if tc.notes != nil && !reflect.DeepEqual(ds.ColumnNotes, tc.notes) {
+				t.Errorf("notes %q, want %q", ds.ColumnNotes, tc.notes)
 			}
 			schema, cols := scanAll(t, ds, catalog.ScanOptions{})
 			if !schema.Equal(ds.Schema) {

@@ -8,40 +8,67 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// colKind is the inferred logical type of a CSV column. The zero value means
-// "no non-null value seen yet".
+// colKind is the inferred logical type of a CSV column, or a state of
+// inference on the way to one. The zero value means "no non-null value seen
+// yet". Kinds form a join semilattice (joinKinds): a column's kind is the
+// join of the kinds of its non-empty cells (classify), in any order and
+// grouping, so chunks of a file can be classified apart and merged.
 type colKind uint8
 
 const (
 	kindNull    colKind = iota // only empty cells so far
-	kindInt                    // int64
-	kindFloat                  // float64
+	kindInt                    // int64: canonical integers float64 also holds exactly
+	kindFloat                  // float64: decimals (a '.', NaN or Inf somewhere), every value printed back as written
 	kindBool                   // true/false, case-insensitive
 	kindDate                   // YYYY-MM-DD -> date32
 	kindTSZoned                // ISO-8601 with Z or ±hh:mm -> timestamp[ms, UTC]
 	kindTSNaive                // ISO-8601 without zone -> timestamp[ms]
 	kindString                 // anything else, or a mix
+
+	// Numeric states that are not plain int or float (see numKind).
+	kindIntWide  // int64: canonical integers, some with more digits than float64 holds
+	kindNumNoDot // string: numbers without a '.', not all canonical int64 ("1e3", "-0", 2^70); a decimal later makes it float
+	kindNumText  // string: numeric text no number type prints back as written ("00501", "+1", 30 digits)
+
+	// Date and timestamp layouts beyond ISO (csv_dates.go).
+	kindDateYMD   // YYYY/MM/DD -> date32
+	kindDateMDY   // MM/DD/YYYY -> date32
+	kindDateDMY   // DD/MM/YYYY -> date32
+	kindDateAmbig // string: every value reads both as MM/DD/YYYY and DD/MM/YYYY
+	kindDateMonDY // Mon D YYYY ("Jan 1 2000", "January 1, 2000") -> date32
+	kindDateDMonY // D Mon YYYY ("1 January 2000", "01-Jan-2000") -> date32
+	kindDateYMonD // YYYY-Mon-DD ("2000-Jan-01") -> date32
+	kindTSYMD     // YYYY/MM/DD HH:MM[:SS[.f]] -> timestamp[ms]
+	kindTSMDY     // MM/DD/YYYY HH:MM[:SS[.f]] -> timestamp[ms]
+	kindTSDMY     // DD/MM/YYYY HH:MM[:SS[.f]] -> timestamp[ms]
+	kindTSAmbig   // string: every value reads both as MM/DD/YYYY and DD/MM/YYYY
 )
 
 // arrowType is the Arrow type a column of this kind is exposed as.
 // A column that never saw a non-null value is a string column.
 func (k colKind) arrowType() arrow.DataType {
 	switch k {
-	case kindInt:
+	case kindInt, kindIntWide:
 		return arrow.PrimitiveTypes.Int64
 	case kindFloat:
 		return arrow.PrimitiveTypes.Float64
 	case kindBool:
 		return arrow.FixedWidthTypes.Boolean
-	case kindDate:
+	case kindDate, kindDateYMD, kindDateMDY, kindDateDMY, kindDateMonDY, kindDateDMonY, kindDateYMonD:
 		return arrow.FixedWidthTypes.Date32
 	case kindTSZoned:
 		return &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
-	case kindTSNaive:
+	case kindTSNaive, kindTSYMD, kindTSMDY, kindTSDMY:
 		return &arrow.TimestampType{Unit: arrow.Millisecond}
 	default:
 		return arrow.BinaryTypes.String
 	}
+}
+
+// textual reports whether a column of this kind is a string column (its
+// cells are kept as written).
+func (k colKind) textual() bool {
+	return k.arrowType().ID() == arrow.STRING
 }
 
 // nativeRead reports whether arrow-go's CSV reader parses this kind itself
@@ -49,16 +76,15 @@ func (k colKind) arrowType() arrow.DataType {
 // time.Parse("2006-01-02")). Other kinds are read as strings and converted by
 // convertColumn, so inference and reading can never disagree.
 func (k colKind) nativeRead() bool {
-	return k == kindInt || k == kindFloat || k == kindDate
+	return k == kindInt || k == kindIntWide || k == kindFloat || k == kindDate
 }
 
-// classify returns the narrowest kind a single non-empty cell fits.
+// classify returns the kind of a single non-empty cell.
 func classify(s string) colKind {
+	if k := numKind(s); k != kindNull {
+		return k
+	}
 	switch {
-	case isInt(s):
-		return kindInt
-	case isFloat(s):
-		return kindFloat
 	case isBool(s):
 		return kindBool
 	case isDate(s):
@@ -70,42 +96,200 @@ func classify(s string) colKind {
 		}
 		return kindTSNaive
 	}
+	return dateKind(s)
+}
+
+// widen folds one more non-empty cell into a column's kind.
+func widen(cur colKind, s string) colKind {
+	if cur == kindString {
+		return kindString
+	}
+	return joinKinds(cur, classify(s))
+}
+
+// numBits describes the numeric kinds for joinKinds: every cell is a
+// canonical int64 (numI), every cell prints back as written as a float64
+// (numF), some cell is a decimal (numD: a '.', NaN or Inf).
+const (
+	numI = 1 << iota
+	numF
+	numD
+	numAny // a numeric kind
+)
+
+func (k colKind) numBits() uint8 {
+	switch k {
+	case kindInt:
+		return numAny | numI | numF
+	case kindIntWide:
+		return numAny | numI
+	case kindNumNoDot:
+		return numAny | numF
+	case kindFloat:
+		return numAny | numF | numD
+	case kindNumText:
+		return numAny
+	}
+	return 0
+}
+
+// joinKinds is the kind of a column made of a part of kind a and a part of
+// kind b: int and float meet at float, an integer float64 cannot hold
+// exactly next to a decimal makes numeric text, an ambiguous day/month
+// date meets either order at that order; every other disagreement is a
+// string column.
+func joinKinds(a, b colKind) colKind {
+	switch {
+	case a == b:
+		return a
+	case a == kindNull:
+		return b
+	case b == kindNull:
+		return a
+	case a == kindString || b == kindString:
+		return kindString
+	}
+	if x, y := a.numBits(), b.numBits(); x != 0 && y != 0 {
+		j := x & y & (numI | numF)
+		switch {
+		case j == numI|numF:
+			return kindInt
+		case j == numI:
+			return kindIntWide
+		case j == numF && (x|y)&numD != 0:
+			return kindFloat
+		case j == numF:
+			return kindNumNoDot
+		}
+		return kindNumText
+	}
+	switch {
+	case a == kindDateAmbig && (b == kindDateMDY || b == kindDateDMY):
+		return b
+	case b == kindDateAmbig && (a == kindDateMDY || a == kindDateDMY):
+		return a
+	case a == kindTSAmbig && (b == kindTSMDY || b == kindTSDMY):
+		return b
+	case b == kindTSAmbig && (a == kindTSMDY || a == kindTSDMY):
+		return a
+	}
 	return kindString
 }
 
-// widen folds one more non-empty cell into a column's kind: int widens to
-// float, every other disagreement makes the column a string column.
-func widen(cur colKind, s string) colKind {
-	switch cur {
-	case kindString:
-		return kindString
-	case kindNull:
-		return classify(s)
-	case kindInt:
-		if isInt(s) {
-			return kindInt
+// numKind classifies a cell by how faithfully a number type keeps it: the
+// rule is that a value stays numeric only when printing the number back
+// reproduces the text, up to plain float formatting (1.50 is 1.5, 1e3 is
+// 1000 in a float column). It returns kindNull for a cell that is not a
+// number (what strconv.ParseFloat rejects, hexadecimal, '_', out of range).
+//
+//   - kindInt: -?[1-9][0-9]* or 0 within int64, with at most 15 digits or
+//     otherwise exact as a float64.
+//   - kindIntWide: such an integer with more digits than float64 holds.
+//   - kindFloat: a decimal with a '.', or NaN/Inf, that prints back as written.
+//   - kindNumNoDot: "-0", exponent forms without '.' ("1e3") and integers
+//     beyond int64 that float64 holds exactly: floats, but not integers.
+//   - kindNumText: a leading '+', leading zeros ("00501", "01.5"), or more
+//     significant digits than float64 keeps.
+func numKind(s string) colKind {
+	if !isFloat(s) {
+		return kindNull
+	}
+	d := s
+	if d[0] == '-' || d[0] == '+' {
+		d = d[1:]
+	}
+	if c := d[0]; c == 'i' || c == 'I' || c == 'n' || c == 'N' {
+		return kindFloat // NaN, Inf, Infinity
+	}
+	if s[0] == '+' || (len(d) > 1 && d[0] == '0' && d[1] >= '0' && d[1] <= '9') {
+		return kindNumText
+	}
+	if digits(d) {
+		if d == "0" && s[0] == '-' {
+			return kindNumNoDot
 		}
-		if isFloat(s) {
-			return kindFloat
-		}
-	case kindFloat:
-		if isFloat(s) {
-			return kindFloat
-		}
-	case kindBool:
-		if isBool(s) {
-			return kindBool
-		}
-	case kindDate:
-		if isDate(s) {
-			return kindDate
-		}
-	case kindTSZoned, kindTSNaive:
-		if _, zoned, ok := parseTimestamp(s); ok && zoned == (cur == kindTSZoned) {
-			return cur
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			if len(d) <= 15 || floatExact(s) {
+				return kindInt
+			}
+			return kindIntWide
 		}
 	}
-	return kindString
+	switch {
+	case !floatExact(s):
+		return kindNumText
+	case strings.IndexByte(s, '.') >= 0:
+		return kindFloat
+	}
+	return kindNumNoDot
+}
+
+// floatExact reports whether the float64 nearest to the decimal s (which
+// strconv.ParseFloat accepts, not NaN or Inf) prints back, shortest form,
+// as the same decimal number: same significant digits and magnitude.
+func floatExact(s string) bool {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
+	}
+	var b1 [32]byte
+	var b2, b3 [64]byte
+	back := strconv.AppendFloat(b1[:0], f, 'e', -1, 64)
+	m1, e1 := normDecimal(s, b2[:0])
+	m2, e2 := normDecimal(unsafeString(back), b3[:0])
+	if len(m1) == 0 || len(m2) == 0 {
+		return len(m1) == len(m2) // zero (the sign came along)
+	}
+	return e1 == e2 && string(m1) == string(m2)
+}
+
+// normDecimal returns the significant digits of a decimal number (no
+// leading or trailing zeros; empty for zero) and its decimal exponent (the
+// number is 0.<digits> × 10^exp). s is [+-]?digits[.digits][e[+-]digits].
+func normDecimal(s string, buf []byte) ([]byte, int) {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	point := -1
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			point = len(buf)
+		} else if c >= '0' && c <= '9' {
+			buf = append(buf, c)
+		} else {
+			break
+		}
+	}
+	if point < 0 {
+		point = len(buf)
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		neg := false
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			neg = s[i] == '-'
+			i++
+		}
+		for ; i < len(s); i++ {
+			if exp < 1<<20 {
+				exp = exp*10 + int(s[i]-'0')
+			}
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	for len(buf) > 0 && buf[0] == '0' {
+		buf = buf[1:]
+		point--
+	}
+	for len(buf) > 0 && buf[len(buf)-1] == '0' {
+		buf = buf[:len(buf)-1]
+	}
+	return buf, point + exp
 }
 
 func isInt(s string) bool {

@@ -49,6 +49,10 @@ type Dataset struct {
 	Description string
 	// Attributes are format-level metadata (e.g. HDF5 attributes), JSON-safe values; may be nil.
 	Attributes map[string]any
+	// ColumnNotes are what type inference tells about columns beyond their
+	// types (date layouts, why a numeric-looking column is text), by
+	// column name; nil when there is nothing to tell.
+	ColumnNotes map[string]ColumnNote
 	// Card is the schema card merged from sidecar files (cards.go); nil
 	// when none applies.
 	Card *Card
