@@ -145,7 +145,8 @@ func NewGetSchemaTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.SchemaRequest, *service.SchemaResponse]{
 		name:  "get_schema",
 		title: "Describe a dataset",
-		description: "Columns (name, type, nullable, and role, description and unit from the schema card), shape [rows, columns] and up to " +
+		description: "Columns (name, type, nullable, and role, description and unit from the schema card; the layout a date column was " +
+			"read with, and a hint when a numeric- or date-looking column is kept as text), shape [rows, columns] and up to " +
 			"5 sample rows of one dataset. Call it before filtering so column names and value formats are exact (dates as YYYY-MM-DD, " +
 			"timestamps as ISO-8601); use distinct_values to get valid filter values.",
 		call: svc.Schema,

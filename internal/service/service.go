@@ -226,8 +226,9 @@ func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) 
 	}
 	for _, f := range d.Schema.Fields() {
 		cc := d.Card.Column(f.Name)
+		note := d.ColumnNotes[f.Name]
 		out.Columns = append(out.Columns, Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable,
-			Role: cc.Role, Description: cc.Description, Unit: cc.Unit})
+			Role: cc.Role, Description: cc.Description, Unit: cc.Unit, Format: note.Format, Hint: note.Hint, Warning: note.Warning})
 	}
 	n := int64(5)
 	if examples {

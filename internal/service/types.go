@@ -73,6 +73,12 @@ type Column struct {
 	Description string `json:"description,omitempty"`
 	// Unit comes from the schema card.
 	Unit string `json:"unit,omitempty"`
+	// Format is the layout a date or timestamp column was read with.
+	Format string `json:"format,omitempty" jsonschema:"Layout the date or timestamp column was read with (YYYY/MM/DD, Mon D YYYY, ...)."`
+	// Hint says why a column that looks numeric or date-like is a string.
+	Hint string `json:"hint,omitempty" jsonschema:"Why a column that looks numeric or date-like is a string (kept as text so nothing is lost)."`
+	// Warning names the first value of a date-like column that did not parse.
+	Warning string `json:"warning,omitempty" jsonschema:"A date-like column that did not parse in full: the first offending value and row."`
 	// Examples are up to 3 distinct non-null values from the first rows
 	// (schema card resource only).
 	Examples json.RawMessage `json:"examples,omitempty" jsonschema:"Up to 3 distinct example values (schema card resource only)."`
