@@ -60,13 +60,19 @@ func NewCSVFormatWith(opts CSVOptions) Format { return csvFormat{keeper: opts.Ke
 // (the extension's delimiter wins when it fits), every cell is type-checked
 // and the rows are counted exactly. Quoting follows RFC 4180.
 //
-// Column types are the narrowest that fit every non-empty cell: int64, then
-// float64, else string; bool (true/false, any case), date32 (YYYY-MM-DD) and
-// timestamp[ms] (YYYY-MM-DDTHH:MM:SS or "YYYY-MM-DD HH:MM:SS", optional
-// fraction; with a "UTC" zone when cells carry Z or ±hh:mm) are recognised
-// when every non-empty cell fits them. Mixed columns, and columns with no
-// non-empty cell, are strings. Only the empty cell is null ("NA", "null" and
-// the like are ordinary strings). All fields are nullable.
+// Column types are the narrowest that fit every non-empty cell, and lose
+// nothing: a column is int64 or float64 only when printing every value back
+// reproduces its text up to float formatting ("00501", "+1", integers
+// beyond int64 and decimals with more digits than float64 keeps make it a
+// string column, with a hint in Dataset.ColumnNotes); bool (true/false, any
+// case), dates (YYYY-MM-DD, YYYY/MM/DD, MM/DD/YYYY or DD/MM/YYYY when the
+// column settles the order, month names) and timestamps (ISO-8601 with T or
+// space, optional fraction, with a "UTC" zone when cells carry Z or ±hh:mm;
+// slash layouts, naive) are recognised when every non-empty cell fits one
+// layout (csv_values.go, csv_dates.go; docs/DATA_FORMATS.md). Mixed
+// columns, and columns with no non-empty cell, are strings. Only the empty
+// cell is null ("NA", "null" and the like are ordinary strings). All fields
+// are nullable.
 //
 // Files that are not valid UTF-8, contain NUL bytes, have rows with a
 // different number of fields than the header, or have malformed quoting are
