@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup build run test vet lint unit fuzz asan bench bench-peers clean
+.PHONY: all setup build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers clean
 
 all: build
 
@@ -42,6 +42,13 @@ fuzz: setup
 	@for t in $$($(GO) test -list 'Fuzz.*' ./... | awk '/^Fuzz/{f[n++]=$$1} /^ok/{for(i=0;i<n;i++) print $$2":"f[i]; n=0}'); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+# CSV type inference against DuckDB's sniffer on 100,000 generated CSV files
+# (the default test run does 2,000); INGEST_SEED picks another set.
+INGEST_CSVS ?= 100000
+INGEST_SEED ?= 1
+fuzz-ingest: setup
+	QUARRY_INGEST_CSVS=$(INGEST_CSVS) QUARRY_INGEST_SEED=$(INGEST_SEED) $(GO) test -count=1 -timeout 3h -run '^TestIngestAgainstDuckDB$$' -v ./e2e
 
 # AddressSanitizer and UndefinedBehaviorSanitizer over the cgo boundary: the
 # internal/h5 (and h5write) and catalog/hdf5 tests (FuzzChunkDecode's corpus included)
