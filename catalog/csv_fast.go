@@ -502,6 +502,10 @@ func classifyFrom(k colKind, c colSpans, scratch *[]byte, tr *kindTrace, base in
 			ok = validNaiveTS(f)
 		case kindDate:
 			_, ok = parseDateBytes(f)
+		case kindDateYMD, kindDateMDY, kindDateDMY, kindDateMonDY, kindDateDMonY, kindDateYMonD:
+			_, ok = parseDateKind(k, unsafeString(f))
+		case kindTSYMD, kindTSMDY, kindTSDMY:
+			_, ok = parseTSKind(k, unsafeString(f))
 		}
 		if !ok {
 			if nk := widenBytes(k, f); nk != k {
@@ -550,12 +554,12 @@ func validDecimal(s []byte) bool {
 	if n == 0 || n > 17 {
 		return false
 	}
+	if !cleanLead(s) {
+		return false
+	}
 	i := 0
 	if s[0] == '-' {
 		i = 1
-	}
-	if i+1 < n && s[i] == '0' && s[i+1] != '.' {
-		return false
 	}
 	digits, dot := 0, false
 	for ; i < n; i++ {
@@ -569,6 +573,20 @@ func validDecimal(s []byte) bool {
 		}
 	}
 	return digits > 0 && digits <= 15
+}
+
+// cleanLead reports that a non-empty decimal has no leading '+' and no
+// leading zero before another digit of its integer part ("0.5" and "-0"
+// yes, "+1", "00501" and "01.5" no).
+func cleanLead(s []byte) bool {
+	i := 0
+	switch s[0] {
+	case '+':
+		return false
+	case '-':
+		i = 1
+	}
+	return !(i+1 < len(s) && s[i] == '0' && s[i+1] != '.')
 }
 
 // looksDecimal reports (for plain decimals only) that s is a number

@@ -194,6 +194,13 @@ func FuzzClassify(f *testing.F) {
 		if looksDecimal(b) && k.numBits() == 0 {
 			t.Fatalf("looksDecimal(%q) but kind %d", s, k)
 		}
+		for dk := kindDateYMD; dk <= kindTSAmbig; dk++ {
+			_, dok := parseDateKind(dk, s)
+			_, tok := parseTSKind(dk, s)
+			if (dok || tok) && joinKinds(dk, k) != dk {
+				t.Fatalf("%q parses as kind %d but is kind %d", s, dk, k)
+			}
+		}
 		if dt := k.arrowType().ID(); dt == arrow.DATE32 && k != kindDate {
 			if _, ok := parseDateKind(k, s); !ok {
 				t.Fatalf("%q: kind %d does not parse", s, k)

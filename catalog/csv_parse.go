@@ -281,8 +281,12 @@ func (b *float64Builder) add(c colSpans, scratch *[]byte) error {
 		if len(f) == 0 {
 			b.null()
 		} else {
-			x, ok := parseFloat64Bytes(f)
-			if !ok || b.check && !validDecimal(f) && widenBytes(kindFloat, f) != kindFloat {
+			x, fast := parseDecimalFast(f) // at most 15 digits: prints back as written
+			ok := fast
+			if !fast {
+				x, ok = parseFloat64Bytes(f)
+			}
+			if !ok || b.check && !(fast && cleanLead(f)) && widenBytes(kindFloat, f) != kindFloat {
 				return &cellError{string(f), "float64"}
 			}
 			vals[b.n] = x
