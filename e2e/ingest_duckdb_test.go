@@ -401,8 +401,10 @@ func compareColumn(t *testing.T, where string, tb *genTable, ci int, qt arrow.Da
 				t.Errorf("%s row %d: bool %v, file %q", where, ri+1, qc.b, cell.raw)
 			}
 		case arrow.DATE32, arrow.TIMESTAMP:
-			if cell.when == nil { // a stray "01/02/2015": the column's order decides
-				if tm, err := time.Parse(map[string]string{"MM/DD/YYYY": "01/02/2006", "DD/MM/YYYY": "02/01/2006"}[note.Format], cell.raw); err == nil {
+			// A day/month date means what the column's order says: a stray
+			// "13/01/2015" makes a column of "03/12/2007" day-first.
+			if layout, ok := map[string]string{"MM/DD/YYYY": "01/02/2006", "DD/MM/YYYY": "02/01/2006"}[note.Format]; ok {
+				if tm, err := time.Parse(layout, cell.raw); err == nil {
 					cell.when = &tm
 				}
 			}
