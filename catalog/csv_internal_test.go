@@ -101,6 +101,10 @@ func TestClassifyAndWiden(t *testing.T) {
 		{[]string{"0.1", "1.50", "-0.0", ".5", "5."}, kindFloat},
 		{[]string{"0.30000000000000004"}, kindFloat},
 		{[]string{"0.30000000000000000001"}, kindNumText},
+		{[]string{"1.000000000000000000e+00", "2.999999999999999889e-01", "-1.234567890123456664e+02"}, kindFloat}, // numpy's %.18e
+		{[]string{"0.29999999999999998890"}, kindFloat},                                                            // %.20f of 0.3
+		{[]string{"2.999999999999999999e-01"}, kindNumText},                                                        // not a float64 printed
+		{[]string{"123456789012345678"}, kindIntWide},
 		{[]string{"01.5"}, kindNumText},
 		{[]string{"2015/01/31", "2015/1/1"}, kindDateYMD},
 		{[]string{"01/02/2015", "03/04/2015"}, kindDateAmbig},

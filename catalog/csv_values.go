@@ -240,7 +240,21 @@ func floatExact(s string) bool {
 	if len(m1) == 0 || len(m2) == 0 {
 		return len(m1) == len(m2) // zero (the sign came along)
 	}
-	return e1 == e2 && string(m1) == string(m2)
+	if e1 == e2 && string(m1) == string(m2) {
+		return true
+	}
+	if len(m1) <= 17 || digits(strings.TrimPrefix(s, "-")) {
+		return false // plain integers are written as integers, not printed floats
+	}
+	// More digits than the shortest form: the text is still a printing of
+	// this float when it is the float's exact binary value correctly rounded
+	// to as many significant digits as were written (numpy's "%.18e",
+	// printf's "%.17g" and the like). A decimal that float64 cannot hold
+	// rounds to other digits, so it stays text.
+	var b4, b5 [72]byte
+	long := strconv.AppendFloat(b4[:0], f, 'e', len(m1)-1, 64)
+	m3, e3 := normDecimal(unsafeString(long), b5[:0])
+	return e1 == e3 && string(m1) == string(m3)
 }
 
 // normDecimal returns the significant digits of a decimal number (no
