@@ -330,8 +330,8 @@ func openBoth(t *testing.T, name, text string) (*csvSource, *csvInference, error
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ref, rerr := inferCSV(context.Background(), fileAt(p), gz, ',')
-	fast, ferr := inferFast(context.Background(), fileAt(p), gz, ',', int64(len(data)), nil)
+	ref, rerr := inferCSV(context.Background(), fileAt(p), gz, ',', Limits{})
+	fast, ferr := inferFast(context.Background(), fileAt(p), gz, ',', int64(len(data)), nil, Limits{})
 	if ferr != nil {
 		return nil, ref, rerr, ferr
 	}
@@ -388,7 +388,7 @@ func TestScanDifferential(t *testing.T) {
 			}
 			p := filepath.Join(t.TempDir(), "k.csv")
 			os.WriteFile(p, []byte(text), 0o644)
-			if _, err := inferFast(context.Background(), fileAt(p), false, ',', int64(len(text)), memory.DefaultAllocator); err == nil {
+			if _, err := inferFast(context.Background(), fileAt(p), false, ',', int64(len(text)), memory.DefaultAllocator, Limits{}); err == nil {
 				t.Fatalf("iter %d: keeping inference accepts what the reference rejects (%v)", iter, rerr)
 			}
 			continue
@@ -434,7 +434,7 @@ func TestScanDifferential(t *testing.T) {
 // kept column with the reference reader's.
 func checkKept(t *testing.T, src *csvSource, mem memory.Allocator) {
 	t.Helper()
-	inf, err := inferFast(context.Background(), src.file, src.gz, ',', src.size, mem)
+	inf, err := inferFast(context.Background(), src.file, src.gz, ',', src.size, mem, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func testKeptAcrossChunks(t *testing.T, size int) {
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	src.size = parallelMin * 2
-	inf, err := inferFast(context.Background(), src.file, false, ',', src.size, mem)
+	inf, err := inferFast(context.Background(), src.file, false, ',', src.size, mem, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,7 +629,7 @@ func TestFastFallsBackForErrors(t *testing.T) {
 		if rerr == nil || ferr == nil {
 			t.Fatalf("%q: errors %v %v", text, rerr, ferr)
 		}
-		_, err := inferCSVFast(context.Background(), fileAt(filepath.Join(t.TempDir(), "missing.csv")), false, ',', 0, nil)
+		_, err := inferCSVFast(context.Background(), fileAt(filepath.Join(t.TempDir(), "missing.csv")), false, ',', 0, nil, Limits{})
 		if err == nil {
 			t.Fatal("missing file accepted")
 		}
@@ -637,7 +637,7 @@ func TestFastFallsBackForErrors(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "r.csv")
 	os.WriteFile(p, []byte("a,b\n1,2\n3\n"), 0o644)
-	_, err := inferCSVFast(context.Background(), fileAt(p), false, ',', 10, nil)
+	_, err := inferCSVFast(context.Background(), fileAt(p), false, ',', 10, nil, Limits{})
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("error %v, want the reference message with line 3", err)
 	}
