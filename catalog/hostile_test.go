@@ -334,3 +334,112 @@ func TestLongColumnNames(t *testing.T) {
 		t.Errorf("columns = %v", cols)
 	}
 }
+
+// gateFormat is a fake format whose Open of a file named slow.* waits
+// until gate is closed (or its context ends).
+type gateFormat struct {
+	fakeFormat
+	gate chan struct{}
+}
+
+func (f gateFormat) Open(ctx context.Context, fi catalog.FileInfo) ([]*catalog.Dataset, error) {
+	if strings.HasPrefix(filepath.Base(fi.RelPath), "slow.") {
+		select {
+		case <-f.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return f.fakeFormat.Open(ctx, fi)
+}
+
+// TestBackgroundScan: with Options.Background, New returns while a file
+// is still being opened; the files opened so far are listed, the scan is
+// reported, lookups of ids not known yet wait for it (bounded by their
+// context), and the final snapshot holds every file.
+func TestBackgroundScan(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "fast.fk", "x")
+	writeFile(t, root, "slow.fk", "x")
+	gate := make(chan struct{})
+	f := gateFormat{fakeFormat: fakeFormat{ext: ".fk"}, gate: gate}
+	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{f}, Workers: 2, Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	// The fast file is published while the slow one is still open.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.LookupContext(ctx, "fast"); err != nil {
+		t.Fatalf("LookupContext(fast) during the scan: %v", err)
+	}
+	st := c.ScanStatus()
+	if !st.Scanning || st.PendingFiles != 1 {
+		t.Errorf("ScanStatus = %+v, want scanning with 1 pending file", st)
+	}
+	if got := ids(c); len(got) != 1 || got[0] != "fast" {
+		t.Errorf("datasets during the scan = %v, want [fast]", got)
+	}
+	if err := c.Refresh(context.Background()); err != nil {
+		t.Errorf("Refresh during the scan: %v", err)
+	}
+	// A bounded lookup of a file still being opened says so.
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = c.LookupContext(short, "slow")
+	cancelShort()
+	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	if qe := qerr.As(err); qe == nil || qe.Diagnostics["scanning"] != true {
+		t.Errorf("lookup during the scan: %v, want a scanning mark", err)
+	}
+	if _, err := c.Lookup("slow"); err == nil {
+		t.Error("Lookup (no wait) found a file still being opened")
+	}
+
+	// A waiting lookup gets the slow file once it is open.
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.LookupContext(ctx, "slow")
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	close(gate)
+	if err := <-got; err != nil {
+		t.Fatalf("LookupContext(slow) after the gate opened: %v", err)
+	}
+	if err := c.WaitScanned(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.ScanStatus(); st.Scanning {
+		t.Errorf("ScanStatus after the scan = %+v", st)
+	}
+	if got := ids(c); strings.Join(got, ",") != "fast,slow" {
+		t.Errorf("datasets = %v", got)
+	}
+	// An unknown id after the scan is not found at once.
+	if _, err := c.LookupContext(ctx, "nope"); qerr.Code(err) != qerr.CodeDatasetNotFound {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// TestBackgroundScanClose: Close stops a running first scan.
+func TestBackgroundScanClose(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "slow.fk", "x")
+	f := gateFormat{fakeFormat: fakeFormat{ext: ".fk"}, gate: make(chan struct{})}
+	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{f}, Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { c.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not stop the scan")
+	}
+	if !errors.Is(c.WaitScanned(context.Background()), nil) || c.ScanStatus().Scanning {
+		t.Error("the scan is still reported after Close")
+	}
+}

@@ -143,9 +143,18 @@ func New(cfg Config) (*Service, error) {
 // Config returns the effective configuration (defaults filled in).
 func (s *Service) Config() Config { return s.cfg }
 
+// catalogScanWait is how long get_catalog waits for the server's first
+// catalog scan before answering with what it has opened so far.
+var catalogScanWait = 2 * time.Second
+
 // Catalog lists datasets (get_catalog). It re-scans the root first; the
-// scan re-parses only files whose size or mtime changed.
+// scan re-parses only files whose size or mtime changed. While the first
+// (background) scan runs, it waits up to catalogScanWait for it, then
+// lists the files opened so far with Scanning set.
 func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResponse, error) {
+	wctx, cancel := context.WithTimeout(ctx, catalogScanWait)
+	_ = s.cfg.Catalog.WaitScanned(wctx)
+	cancel()
 	if err := s.cfg.Catalog.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -157,6 +166,9 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 	}
 	q := strings.ToLower(strings.TrimSpace(req.Query))
 	out := &CatalogResponse{Datasets: []CatalogEntry{}, Diagnostics: s.cfg.Catalog.Diagnostics()}
+	if st := s.cfg.Catalog.ScanStatus(); st.Scanning {
+		out.Scanning, out.PendingFiles = true, st.PendingFiles
+	}
 	for _, d := range s.cfg.Catalog.Datasets() {
 		if len(req.Kinds) > 0 && !slices.Contains(req.Kinds, string(d.Kind)) {
 			continue
@@ -213,7 +225,7 @@ func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaRespons
 // schema builds get_schema's answer; examples adds up to 3 example values
 // per column, taken from the first rows (the schema card resource).
 func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) (*SchemaResponse, error) {
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +303,7 @@ func addExamples(t *materialize.Table, cols []Column) error {
 
 // Estimate plans the query and estimates its size (estimate_query).
 func (s *Service) Estimate(ctx context.Context, req EstimateRequest) (*EstimateResponse, error) {
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +449,7 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 }
 
 func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -507,12 +519,14 @@ func (s *Service) NextPage(ctx context.Context, req NextPageRequest) (*materiali
 	return res, nil
 }
 
-func (s *Service) lookup(id string) (*catalog.Dataset, error) {
+// lookup finds a dataset; while the catalog's first scan runs, it waits
+// (bounded by ctx) for an id not known yet.
+func (s *Service) lookup(ctx context.Context, id string) (*catalog.Dataset, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "dataset is required").
 			With("field", "dataset").WithHint("call get_catalog to list dataset ids")
 	}
-	return s.cfg.Catalog.Lookup(id)
+	return s.cfg.Catalog.LookupContext(ctx, id)
 }
 
 // run plans, optimizes and executes spec over d and collects the result.
@@ -673,7 +687,7 @@ func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string,
 			v, err = s.schema(ctx, SchemaRequest{Dataset: id}, true)
 		case ResourceCatalog:
 			var d *catalog.Dataset
-			if d, err = s.lookup(id); err == nil {
+			if d, err = s.lookup(ctx, id); err == nil {
 				v = entryOf(d)
 			}
 		case ResourceSummary:

@@ -29,7 +29,7 @@ const maxTopValueBytes = 80
 // are cached per file version; roles and units come from the current
 // schema card.
 func (s *Service) Summary(ctx context.Context, dataset string) (*SummaryResponse, error) {
-	d, err := s.lookup(dataset)
+	d, err := s.lookup(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}

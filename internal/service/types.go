@@ -51,6 +51,11 @@ type CatalogResponse struct {
 	Total int `json:"total" jsonschema:"Number of datasets returned."`
 	// Diagnostics are files skipped and schema-card problems.
 	Diagnostics []catalog.Diagnostic `json:"diagnostics,omitempty" jsonschema:"Files that could not be read and schema-card problems, with reasons."`
+	// Scanning is true while the server's first scan of the data root
+	// runs: the list holds the files opened so far.
+	Scanning bool `json:"scanning,omitempty" jsonschema:"True while the server is still scanning the data root after start-up: more datasets may appear; call get_catalog again shortly."`
+	// PendingFiles is how many files the scan has not opened yet.
+	PendingFiles int `json:"pending_files,omitempty" jsonschema:"Files the start-up scan has not opened yet (with scanning)."`
 }
 
 // SchemaRequest is the input of get_schema.
