@@ -236,21 +236,50 @@ func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) 
 	if d.Card != nil && len(d.Card.Tags) > 0 {
 		out.Tags = d.Card.Tags
 	}
-	for _, f := range d.Schema.Fields() {
+	fields := d.Schema.Fields()
+	if req.ColumnOffset < 0 || req.ColumnOffset > len(fields) {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "column_offset %d is out of range: dataset %q has %d columns", req.ColumnOffset, d.ID, len(fields)).
+			With("field", "column_offset").WithHint("pass next_column_offset from the previous get_schema answer")
+	}
+	size := 0
+	var listed []string // queryable listed columns
+	for i := req.ColumnOffset; i < len(fields); i++ {
+		f := fields[i]
 		cc := d.Card.Column(f.Name)
-		out.Columns = append(out.Columns, Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable,
-			Role: cc.Role, Description: cc.Description, Unit: cc.Unit})
+		col := Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable,
+			Role: cc.Role, Description: cc.Description, Unit: cc.Unit}
+		n := len(col.Name) + len(col.Type) + len(col.Role) + len(col.Description) + len(col.Unit) + 64
+		if len(out.Columns) >= SchemaMaxColumns || (len(out.Columns) > 0 && size+n > SchemaMaxBytes) {
+			out.ColumnsTruncated, out.NextColumnOffset = true, i
+			break
+		}
+		size += n
+		out.Columns = append(out.Columns, col)
+		if _, bad := f.Metadata.GetValue(planner.UnsupportedMetaKey); !bad {
+			listed = append(listed, f.Name)
+		}
 	}
 	n := int64(5)
 	if examples {
 		n = 100
+		if len(out.Columns) > 100 {
+			n = 10 // bound the cells read for the examples of wide datasets
+		}
 	}
-	t, _, err := s.run(ctx, d, planner.Spec{Limit: &n}, 0)
+	spec := planner.Spec{Limit: &n}
+	if out.ColumnsTruncated || req.ColumnOffset > 0 {
+		if len(listed) == 0 {
+			out.SampleRows = json.RawMessage("[]")
+			return out, nil
+		}
+		spec.Columns = listed // sample the listed columns only
+	}
+	t, _, err := s.run(ctx, d, spec, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Release()
-	if out.SampleRows, err = materialize.Preview(t, 5); err != nil {
+	if out.SampleRows, out.SampleRowsTruncated, err = boundedPreview(t, 5, SchemaSampleBytes); err != nil {
 		return nil, err
 	}
 	if examples {
@@ -259,6 +288,35 @@ func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) 
 		}
 	}
 	return out, nil
+}
+
+// Caps of get_schema answers (and schema card resources), so a dataset of
+// thousands of columns or huge cells cannot produce a giant answer.
+const (
+	// SchemaMaxColumns is the most columns one answer lists.
+	SchemaMaxColumns = 1000
+	// SchemaMaxBytes bounds the (approximate) JSON bytes of the listed
+	// columns; at least one column is always listed.
+	SchemaMaxBytes = 256 << 10
+	// SchemaSampleBytes bounds the JSON bytes of the sample rows: fewer
+	// rows are shown when 5 do not fit, none when one does not.
+	SchemaSampleBytes = 64 << 10
+)
+
+// boundedPreview is materialize.Preview of up to n rows of t, with as
+// many rows as fit in limit JSON bytes; cut reports that rows were left out.
+func boundedPreview(t *materialize.Table, n int, limit int) (json.RawMessage, bool, error) {
+	n = min(n, int(t.NumRows()))
+	for k := n; k > 0; k-- {
+		raw, err := materialize.Preview(t, k)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(raw) <= limit {
+			return raw, k < n, nil
+		}
+	}
+	return json.RawMessage("[]"), n > 0, nil
 }
 
 // addExamples fills Column.Examples with up to 3 distinct non-null values
@@ -272,15 +330,11 @@ func addExamples(t *materialize.Table, cols []Column) error {
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return qerr.Internal(err, "decoding sample rows")
 	}
-	names := materialize.ColumnNames(t.Schema())
 	for i := range cols {
-		if i >= len(names) {
-			break
-		}
 		var vals []json.RawMessage
 		seen := map[string]bool{}
 		for _, r := range rows {
-			v := r[names[i]]
+			v := r[cols[i].Name]
 			if len(v) == 0 || string(v) == "null" || seen[string(v)] || len(v) > 120 {
 				continue
 			}
