@@ -165,15 +165,18 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 		if q >= 0 {
 			seg = b[:q]
 		}
-		if k := bytes.IndexByte(seg, '\n'); k >= 0 && !l.inQ {
+		for !l.inQ {
+			k := bytes.IndexByte(seg, '\n')
+			if k < 0 {
+				break
+			}
 			if l.cur+k > l.max {
 				l.fail = recordTooLong(l.max)
 				return 0, l.fail
 			}
-			l.cur = len(seg) - bytes.LastIndexByte(seg, '\n') - 1
-		} else {
-			l.cur += len(seg)
+			l.cur, seg = 0, seg[k+1:]
 		}
+		l.cur += len(seg)
 		if q < 0 {
 			break
 		}
