@@ -113,7 +113,7 @@ func TestHostileFiles(t *testing.T) {
 	}{
 		{
 			// 2 GiB of rows in a 2 MB file: the ratio limit stops it
-			// after 64 MiB of output.
+			// after 32 MiB of output.
 			name: "gzip bomb of rows", rel: "bomb.csv.gz",
 			write: func(t *testing.T, p string) {
 				gzipRepeat(t, p, []byte("a,b\n"), bytes.Repeat([]byte("0,0\n"), 16*mib), 32)

@@ -71,7 +71,7 @@ func (l Limits) withDefaults() Limits {
 
 // ratioFloorBytes: the compression ratio is only checked once this many
 // bytes were decompressed (small files may compress extremely well).
-const ratioFloorBytes = 64 << 20
+const ratioFloorBytes = 32 << 20
 
 // limitError is the error of a file that exceeds a limit: resource_exhausted
 // (errors.Is qerr.ErrLimitExceeded), with a hint naming the limit.
