@@ -19,6 +19,23 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
+// writeRootFile writes name under root.
+func writeRootFile(t *testing.T, root, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gzipBytes is b gzipped.
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
 // hostileRoot writes a data root of one good file, one large .csv.gz that
 // takes seconds to scan (about 768 MiB of rows at a ~40x compression
 // ratio, written in under a second as repeated gzip members) and hostile
@@ -27,26 +44,15 @@ import (
 func hostileRoot(t *testing.T) (string, int64) {
 	t.Helper()
 	root := t.TempDir()
-	write := func(name string, data []byte) {
-		if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gz := func(b []byte) []byte {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		_, _ = zw.Write(b)
-		_ = zw.Close()
-		return buf.Bytes()
-	}
+	write := func(name string, data []byte) { writeRootFile(t, root, name, data) }
 	repeat := func(name string, head, body []byte, times int) {
 		f, err := os.Create(filepath.Join(root, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		_, _ = f.Write(gz(head))
-		member := gz(body)
+		_, _ = f.Write(gzipBytes(head))
+		member := gzipBytes(body)
 		for range times {
 			if _, err := f.Write(member); err != nil {
 				t.Fatal(err)
@@ -250,4 +256,58 @@ func TestHostileDataRootStdio(t *testing.T) {
 		t.Fatalf("get_catalog after %v: not scanning (scan too fast for this test?)", time.Since(start))
 	}
 	t.Logf("initialize, tools/list and get_catalog answered after %v during the scan", time.Since(start))
+}
+
+// TestServeInputLimitFlags: each input-limit flag of serve takes effect:
+// lowered, it turns a file the default accepts into a diagnostic.
+func TestServeInputLimitFlags(t *testing.T) {
+	root := t.TempDir()
+	write := func(name string, data []byte) { writeRootFile(t, root, name, data) }
+	write("three.csv", []byte("a,b,c\n1,2,3\n"))
+	write("longline.csv", append([]byte("a,b\n1,"), append(bytes.Repeat([]byte("z"), 3<<20), '\n')...)) // longer than a chunk
+	var rows bytes.Buffer
+	rng := rand.New(rand.NewPCG(3, 4))
+	for rows.Len() < 40<<20 { // ~40x compressible: over 32 MiB, so the ratio is checked
+		fmt.Fprintf(&rows, "1,2,3,4,5,6,7,8,9,10,%s,%d\n", strings.Repeat("abcdefghij", 5), rng.IntN(100))
+	}
+	write("ratio.csv.gz", gzipBytes(append([]byte("a,b,c,d,e,f,g,h,i,j,s,r\n"), rows.Bytes()...)))
+	write("size.csv.gz", gzipBytes(append([]byte("a,b\n"), bytes.Repeat([]byte("1,2\n"), 1<<20)...)))
+
+	tests := []struct {
+		flag, value, file, reason string
+	}{
+		{"--max-csv-columns", "2", "three.csv", "more than the limit of 2"},
+		{"--max-csv-record-bytes", "1048576", "longline.csv", "longer than 1 MiB"},
+		{"--max-gz-bytes", "1048576", "size.csv.gz", "decompresses to more than 1 MiB"},
+		{"--max-gz-ratio", "10", "ratio.csv.gz", "more than 10 times"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.flag, func(t *testing.T) {
+			for _, lowered := range []bool{false, true} {
+				var extra []string
+				if lowered {
+					extra = []string{tc.flag, tc.value}
+				}
+				c := startStdio(t, append([]string{"--data", root, "--cache-memory", "0"}, extra...)...)
+				var cat scanCatalog
+				for deadline := time.Now().Add(60 * time.Second); ; {
+					cat = scanCatalog{}
+					call(t, c, "get_catalog", map[string]any{}, &cat)
+					if !cat.Scanning || time.Now().After(deadline) {
+						break
+					}
+				}
+				reason := ""
+				for _, d := range cat.Diagnostics {
+					if d.Path == tc.file {
+						reason = d.Reason
+					}
+				}
+				if lowered != strings.Contains(reason, tc.reason) {
+					t.Errorf("%s %s (lowered %v): diagnostic of %s = %q, want it to mention %q: %v", tc.flag, tc.value, lowered, tc.file, reason, tc.reason, lowered)
+				}
+				_ = c.Close()
+			}
+		})
+	}
 }

@@ -132,6 +132,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.QueryTimeout, "query-timeout", 60*time.Second, "time limit of one query")
 	fs.Int64Var(&c.ConfirmRows, "confirm-rows", 1_000_000, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
 	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", 256<<20, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
+	lim := catalog.DefaultLimits()
+	fs.IntVar(&c.InputLimits.MaxColumns, "max-csv-columns", lim.MaxColumns, "CSV files with more columns are not cataloged (a diagnostic)")
+	fs.IntVar(&c.InputLimits.MaxRecordBytes, "max-csv-record-bytes", lim.MaxRecordBytes, "CSV files with a longer record (line) are not cataloged; a query meeting one fails with resource_exhausted")
+	fs.Int64Var(&c.InputLimits.MaxDecompressedBytes, "max-gz-bytes", lim.MaxDecompressedBytes, "bytes a .gz file may decompress to")
+	fs.Float64Var(&c.InputLimits.MaxCompressionRatio, "max-gz-ratio", lim.MaxCompressionRatio, "how many times its compressed size a .gz file may decompress to (checked after 32 MiB; stops gzip bombs)")
 }
 
 // App is a fully wired Quarry.
