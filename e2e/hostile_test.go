@@ -37,7 +37,7 @@ func gzipBytes(b []byte) []byte {
 }
 
 // hostileRoot writes a data root of one good file, one large .csv.gz that
-// takes seconds to scan (about 768 MiB of rows at a ~40x compression
+// takes seconds to scan (about 1.5 GiB of rows at a ~40x compression
 // ratio, written in under a second as repeated gzip members) and hostile
 // files: a gzip bomb, a one-line 20 MiB CSV, a 100,000-column CSV, NUL
 // bytes and invalid UTF-8. It returns the root and the slow file's rows.
@@ -69,7 +69,7 @@ func hostileRoot(t *testing.T) (string, int64) {
 		fmt.Fprintf(&body, "1,2,3,4,5,6,7,8,9,10,%s,%d\n", strings.Repeat("abcdefghij", 5), rng.IntN(100))
 		rowsPerMember++
 	}
-	const members = 48
+	const members = 96
 	repeat("slow.csv.gz", []byte("a,b,c,d,e,f,g,h,i,j,s,r\n"), body.Bytes(), members)
 
 	repeat("bomb.csv.gz", []byte("a,b\n"), bytes.Repeat([]byte("0,0\n"), 16<<20), 32) // 2 GiB, ~1000x
@@ -169,6 +169,9 @@ func TestHostileDataRootHTTP(t *testing.T) {
 	}
 	var cat scanCatalog
 	call(t, c, "get_catalog", map[string]any{}, &cat)
+	if code, _ := httpGet(base + "/readyz"); code == 503 && (!cat.Scanning || cat.PendingFiles < 1) {
+		t.Fatalf("get_catalog while /readyz says the scan runs: scanning=%v pending=%d", cat.Scanning, cat.PendingFiles)
+	}
 	if !cat.Scanning || cat.PendingFiles < 1 {
 		t.Fatalf("get_catalog during the scan: scanning=%v pending=%d (the slow file scanned in %v: too fast for this test?)",
 			cat.Scanning, cat.PendingFiles, time.Since(start))
