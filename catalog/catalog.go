@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -33,6 +34,14 @@ type Options struct {
 	// Workers bounds how many files are opened in parallel during a scan.
 	// Zero or negative means runtime.GOMAXPROCS(0).
 	Workers int
+	// Background makes New return once the root is validated, with the
+	// first scan running in the background (so a server can answer at
+	// once): Datasets and Diagnostics show the files opened so far
+	// (published every scanPublishEvery), ScanStatus reports the scan,
+	// Refresh returns at once while it runs, and LookupContext waits for
+	// an id not known yet until the scan has opened it or ended. Close
+	// stops the scan.
+	Background bool
 }
 
 // Catalog is the set of datasets found under a data root. It never writes
@@ -45,7 +54,13 @@ type Catalog struct {
 
 	scanMu sync.Mutex // serializes scans (Refresh)
 	mu     sync.RWMutex
-	snap   *snapshot // immutable; replaced as a whole under mu
+	snap   *snapshot     // immutable; replaced as a whole under mu
+	pub    chan struct{} // closed (and replaced) when the first scan publishes a snapshot; under mu
+
+	first   chan struct{}      // closed when the first scan has ended
+	stop    context.CancelFunc // cancels a background first scan
+	pending atomic.Int64       // files of the running scan not opened yet
+	walking atomic.Bool        // the running scan is still listing files
 }
 
 // fileEntry is one candidate file and what its Format made of it.
@@ -158,10 +173,73 @@ func New(ctx context.Context, opts Options) (*Catalog, error) {
 		c.workers = runtime.GOMAXPROCS(0)
 	}
 	c.snap = newSnapshot(map[string]*fileEntry{}, nil, nil, nil)
+	c.pub = make(chan struct{})
+	c.first = make(chan struct{})
+	if opts.Background {
+		ctx, c.stop = context.WithCancel(context.WithoutCancel(ctx))
+		c.walking.Store(true)
+		go func() {
+			defer close(c.first)
+			if err := c.refresh(ctx, true); err != nil && ctx.Err() == nil {
+				c.log.Error("catalog: first scan failed", "root", c.root, "err", err)
+			}
+		}()
+		return c, nil
+	}
+	defer close(c.first)
 	if err := c.Refresh(ctx); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// ScanStatus describes the first scan of a background catalog.
+type ScanStatus struct {
+	// Scanning is true until the first scan has ended.
+	Scanning bool
+	// Listing is true while it is still walking the root (PendingFiles
+	// is not known yet).
+	Listing bool
+	// PendingFiles is how many files it has not opened yet.
+	PendingFiles int
+}
+
+// ScanStatus reports whether the first scan is still running.
+func (c *Catalog) ScanStatus() ScanStatus {
+	select {
+	case <-c.first:
+		return ScanStatus{}
+	default:
+	}
+	return ScanStatus{Scanning: true, Listing: c.walking.Load(), PendingFiles: int(c.pending.Load())}
+}
+
+// WaitScanned waits until the first scan has ended, or ctx ends.
+func (c *Catalog) WaitScanned(ctx context.Context) error {
+	select {
+	case <-c.first:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops a background first scan and waits for it to end. The
+// catalog stays usable. Idempotent.
+func (c *Catalog) Close() {
+	if c.stop != nil {
+		c.stop()
+	}
+	<-c.first
+}
+
+func (c *Catalog) scanning() bool {
+	select {
+	case <-c.first:
+		return false
+	default:
+		return true
+	}
 }
 
 // validateRoot returns the absolute, symlink-resolved root.
@@ -219,7 +297,19 @@ func (c *Catalog) snapshot() *snapshot {
 // are dropped. If the root itself has become unusable, Refresh returns an
 // invalid_argument *qerr.Error and keeps the previous snapshot; if ctx ends,
 // it returns ctx.Err() and keeps the previous snapshot.
+//
+// While the first scan of a background catalog runs, Refresh returns nil
+// at once (that scan is the refresh).
 func (c *Catalog) Refresh(ctx context.Context) error {
+	if c.scanning() && c.stop != nil {
+		return nil
+	}
+	return c.refresh(ctx, false)
+}
+
+// refresh is Refresh; partial publishes a snapshot of the files opened so
+// far every scanPublishEvery (the first scan of a background catalog).
+func (c *Catalog) refresh(ctx context.Context, partial bool) error {
 	c.scanMu.Lock()
 	defer c.scanMu.Unlock()
 	if _, err := validateRoot(c.root); err != nil {
@@ -228,6 +318,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	start := time.Now()
 	prev := c.snapshot()
 	cands, sidecars, walkDiags, err := c.walk(ctx, prev.walkDiags)
+	c.walking.Store(false)
 	if err != nil {
 		return err
 	}
@@ -244,13 +335,28 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 		files[cand.info.RelPath] = e
 		todo = append(todo, e)
 	}
-	if err := c.openAll(ctx, todo); err != nil {
+	cards := c.loadCards(sidecars, prev.cards)
+	c.pending.Store(int64(len(todo)))
+	var opened func(*fileEntry)
+	stopPublishing := func() {}
+	if partial {
+		p := &publisher{c: c, files: make(map[string]*fileEntry, len(files)), walkDiags: walkDiags, cards: cards}
+		for rel, e := range files {
+			if prev.files[rel] == e { // reused, already open
+				p.files[rel] = e
+			}
+		}
+		stopPublishing = p.start()
+		opened = p.add
+	}
+	err = c.openAll(ctx, todo, opened)
+	stopPublishing() // before the final snapshot, which must not be overwritten
+	c.pending.Store(0)
+	if err != nil {
 		return err
 	}
-	snap := newSnapshot(files, walkDiags, c.loadCards(sidecars, prev.cards), prev.memo)
-	c.mu.Lock()
-	c.snap = snap
-	c.mu.Unlock()
+	snap := newSnapshot(files, walkDiags, cards, prev.memo)
+	c.publish(snap)
 	level := slog.LevelDebug
 	if len(todo) > 0 || reused != len(prev.files) {
 		level = slog.LevelInfo // something changed
@@ -259,6 +365,71 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 		"files", len(files), "opened", len(todo), "reused", reused,
 		"diagnostics", len(snap.diags), "duration", time.Since(start))
 	return nil
+}
+
+// publish makes snap the current snapshot and wakes LookupContext waiters.
+func (c *Catalog) publish(snap *snapshot) {
+	c.mu.Lock()
+	c.snap = snap
+	close(c.pub)
+	c.pub = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// scanPublishEvery is how often a background first scan publishes the
+// files it has opened so far.
+var scanPublishEvery = 250 * time.Millisecond
+
+// publisher collects the files a background first scan has opened and
+// publishes them as snapshots.
+type publisher struct {
+	c         *Catalog
+	walkDiags []Diagnostic
+	cards     *cardIndex
+
+	mu    sync.Mutex
+	files map[string]*fileEntry // opened so far
+	dirty bool
+}
+
+func (p *publisher) add(e *fileEntry) {
+	p.mu.Lock()
+	p.files[e.info.RelPath] = e
+	p.dirty = true
+	p.mu.Unlock()
+}
+
+// start publishes every scanPublishEvery until the returned stop is called.
+func (p *publisher) start() (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tk := time.NewTicker(scanPublishEvery)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+			}
+			p.mu.Lock()
+			if !p.dirty {
+				p.mu.Unlock()
+				continue
+			}
+			files := make(map[string]*fileEntry, len(p.files))
+			for k, v := range p.files {
+				files[k] = v
+			}
+			p.dirty = false
+			p.mu.Unlock()
+			p.c.publish(newSnapshot(files, p.walkDiags, p.cards, nil))
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // Datasets returns the datasets of the current snapshot sorted by ID.
@@ -283,7 +454,38 @@ func (c *Catalog) Diagnostics() []Diagnostic {
 // a symbolic link (or is reached through one) since the scan is refused: a
 // *qerr.Error with code path_outside_root, also listed in Diagnostics until
 // the next scan.
+//
+// Lookup does not wait for a running background scan (LookupContext does).
 func (c *Catalog) Lookup(id string) (*Dataset, error) {
+	return c.lookupNow(id)
+}
+
+// LookupContext is Lookup that, while the first scan of a background
+// catalog runs, waits for an id not known yet until the scan has opened
+// it or ended. When ctx ends first, the not-found error says the catalog
+// is still being scanned (With "scanning": true).
+func (c *Catalog) LookupContext(ctx context.Context, id string) (*Dataset, error) {
+	for {
+		c.mu.RLock()
+		_, ok := c.snap.byID[id]
+		pub := c.pub
+		c.mu.RUnlock()
+		if ok || !c.scanning() {
+			break
+		}
+		select {
+		case <-pub:
+		case <-c.first:
+		case <-ctx.Done():
+			st := c.ScanStatus()
+			return nil, c.notFound(c.snapshot(), id).With("scanning", true).
+				WithHint("the catalog is still being scanned (%d files to go); retry in a moment or call get_catalog", st.PendingFiles)
+		}
+	}
+	return c.lookupNow(id)
+}
+
+func (c *Catalog) lookupNow(id string) (*Dataset, error) {
 	snap := c.snapshot()
 	ds, ok := snap.byID[id]
 	if !ok {

@@ -21,6 +21,7 @@ import (
 // csvFormat implements Format for delimited text files.
 type csvFormat struct {
 	keeper ColumnKeeper
+	lim    Limits
 }
 
 // CSVOptions configure NewCSVFormatWith.
@@ -29,6 +30,9 @@ type CSVOptions struct {
 	// opens: the type-checking pass then also parses every cell into Arrow
 	// arrays (one pass over the file instead of two for the first query).
 	Keeper ColumnKeeper
+	// Limits bound what reading one file may cost; zero fields take
+	// DefaultLimits. A file beyond them is not cataloged (a diagnostic).
+	Limits Limits
 }
 
 // ColumnKeeper keeps columns a Format parsed while opening a file (a column
@@ -48,7 +52,9 @@ type ColumnKeeper interface {
 }
 
 // NewCSVFormatWith is NewCSVFormat with options.
-func NewCSVFormatWith(opts CSVOptions) Format { return csvFormat{keeper: opts.Keeper} }
+func NewCSVFormatWith(opts CSVOptions) Format {
+	return csvFormat{keeper: opts.Keeper, lim: opts.Limits.withDefaults()}
+}
 
 // NewCSVFormat returns the Format for delimited text files: ".csv", ".tsv",
 // ".csv.gz" and ".tsv.gz" (extensions matched case-insensitively).
@@ -74,6 +80,10 @@ func NewCSVFormatWith(opts CSVOptions) Format { return csvFormat{keeper: opts.Ke
 // cell is null ("NA", "null" and the like are ordinary strings). All fields
 // are nullable.
 //
+// Files beyond the format's Limits (DefaultLimits: compression bombs,
+// overlong records, too many columns) are rejected too; overlong column
+// names are cut.
+//
 // Files that are not valid UTF-8, contain NUL bytes, have rows with a
 // different number of fields than the header, or have malformed quoting are
 // rejected (the catalog lists them in its Diagnostics). Blank lines are
@@ -85,7 +95,7 @@ func NewCSVFormatWith(opts CSVOptions) Format { return csvFormat{keeper: opts.Ke
 // only parses the columns it is asked for. Results are identical to
 // encoding/csv and arrow-go's CSV reader, which stay the reference (files
 // the fast path rejects are re-read by encoding/csv for the exact message).
-func NewCSVFormat() Format { return csvFormat{} }
+func NewCSVFormat() Format { return csvFormat{lim: DefaultLimits()} }
 
 // Kind implements Format.
 func (csvFormat) Kind() Kind { return KindCSV }
@@ -131,7 +141,7 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 			keep = alloc
 		}
 	}
-	inf, err := inferCSVFast(ctx, f, gz, defDelim, f.Size, keep)
+	inf, err := inferCSVFast(ctx, f, gz, defDelim, f.Size, keep, cf.lim)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -160,6 +170,9 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	if gz {
 		attrs["compression"] = "gzip"
 	}
+	if inf.cutNames > 0 {
+		attrs["truncated_column_names"] = inf.cutNames
+	}
 	ds := &Dataset{
 		ID:            f.BaseID,
 		Kind:          KindCSV,
@@ -183,6 +196,7 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		kinds:  inf.kinds,
 		rows:   inf.rows,
 		size:   f.Size,
+		lim:    cf.lim,
 	}
 	if inf.kept != nil {
 		cf.keeper.Keep(ds, inf.kept)
@@ -196,8 +210,9 @@ const sniffBytes = 64 << 10
 
 // openText opens a CSV file for reading (confined: FileInfo.Open):
 // decompresses gzip and strips a UTF-8 BOM. The returned closer closes
-// everything.
-func openText(file FileInfo, gz bool) (*bufio.Reader, io.Closer, error) {
+// everything. The text fails with a resource_exhausted error past lim
+// (inflation, record length).
+func openText(file FileInfo, gz bool, lim Limits) (*bufio.Reader, io.Closer, error) {
 	f, err := file.Open()
 	if err != nil {
 		return nil, nil, err
@@ -205,15 +220,16 @@ func openText(file FileInfo, gz bool) (*bufio.Reader, io.Closer, error) {
 	var src io.Reader = f
 	closer := io.Closer(f)
 	if gz {
-		zr, err := gzip.NewReader(bufio.NewReader(f))
+		cin := &countingReader{r: bufio.NewReader(f)}
+		zr, err := gzip.NewReader(cin)
 		if err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("not a valid gzip file: %w", err)
 		}
-		src = zr
+		src = newInflateLimiter(zr, cin, lim)
 		closer = multiCloser{zr, f}
 	}
-	br := bufio.NewReaderSize(src, sniffBytes)
+	br := bufio.NewReaderSize(newRecordLimiter(src, lim.MaxRecordBytes), sniffBytes)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 	}
@@ -238,11 +254,14 @@ type csvInference struct {
 	rows   int64
 	delim  rune
 	kept   [][]arrow.Array // with a keeper: the parsed columns (see ColumnKeeper.Keep)
+	// cutNames is how many column names were cut to Limits.MaxNameBytes.
+	cutNames int
 }
 
 // inferCSV reads the whole file once: header, delimiter, types, row count.
-func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune) (*csvInference, error) {
-	br, closer, err := openText(file, gz)
+func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune, lim Limits) (*csvInference, error) {
+	lim = lim.withDefaults()
+	br, closer, err := openText(file, gz, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -271,17 +290,20 @@ func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune) (*csvI
 	if err != nil {
 		return nil, describeCSVError(err, "header row")
 	}
-	names, err := uniqueNames(header)
+	names, cut, err := headerNames(header, lim)
 	if err != nil {
 		return nil, err
 	}
-	inf := &csvInference{names: names, kinds: make([]colKind, len(names)), traces: make([]kindTrace, len(names)), delim: delim}
+	inf := &csvInference{names: names, kinds: make([]colKind, len(names)), traces: make([]kindTrace, len(names)), delim: delim, cutNames: cut}
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			if errors.Is(err, qerr.ErrLimitExceeded) {
+				return nil, err
+			}
 			return nil, describeCSVError(err, "")
 		}
 		inf.rows++
@@ -311,6 +333,9 @@ func inferCSV(ctx context.Context, file FileInfo, gz bool, defDelim rune) (*csvI
 
 // describeCSVError turns encoding/csv errors into one readable sentence.
 func describeCSVError(err error, what string) error {
+	if errors.Is(err, qerr.ErrLimitExceeded) {
+		return err
+	}
 	if errors.Is(err, io.EOF) {
 		return errors.New("file is empty: a CSV file needs at least a header row")
 	}
@@ -328,6 +353,18 @@ func describeCSVError(err error, what string) error {
 		return fmt.Errorf("cannot read %s: %w", what, err)
 	}
 	return fmt.Errorf("cannot read file: %w", err)
+}
+
+// headerNames checks the header's column count against lim, cuts overlong
+// names (returning how many) and makes the names unique (uniqueNames).
+func headerNames(header []string, lim Limits) ([]string, int, error) {
+	if len(header) > lim.MaxColumns {
+		return nil, 0, tooManyColumns(len(header), lim.MaxColumns)
+	}
+	capped := append([]string(nil), header...)
+	cut := capNames(capped, lim.MaxNameBytes)
+	names, err := uniqueNames(capped)
+	return names, cut, err
 }
 
 // uniqueNames cleans header names: trims spaces, names empty ones

@@ -38,8 +38,9 @@ func workersFor(size int64) int {
 
 // csvHeader is what the start of a file tells: delimiter and column names.
 type csvHeader struct {
-	delim rune
-	names []string
+	delim    rune
+	names    []string
+	cutNames int // names cut to Limits.MaxNameBytes
 }
 
 // errFallback marks inputs the fast path leaves to the reference path.
@@ -48,14 +49,17 @@ var errFallback = errors.New("use the reference CSV reader")
 // readHeader sniffs the delimiter and reads the header row from the first
 // sniffBytes of the file, with the same checks as inferCSV. It returns
 // errFallback when the header does not fit in the sample or does not parse.
-func readHeader(file FileInfo, gz bool, defDelim rune) (*csvHeader, error) {
-	br, closer, err := openText(file, gz)
+func readHeader(file FileInfo, gz bool, defDelim rune, lim Limits) (*csvHeader, error) {
+	br, closer, err := openText(file, gz, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
 	sample, err := br.Peek(sniffBytes)
 	truncated := err == nil
+	if errors.Is(err, qerr.ErrLimitExceeded) {
+		return nil, err
+	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, errFallback
 	}
@@ -72,26 +76,36 @@ func readHeader(file FileInfo, gz bool, defDelim rune) (*csvHeader, error) {
 	if off := r.InputOffset(); truncated && (off <= 0 || off > int64(len(sample)) || sample[off-1] != '\n') {
 		return nil, errFallback
 	}
-	names, err := uniqueNames(header)
+	names, cut, err := headerNames(header, lim)
+	if errors.Is(err, qerr.ErrLimitExceeded) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, errFallback
 	}
-	return &csvHeader{delim: delim, names: names}, nil
+	return &csvHeader{delim: delim, names: names, cutNames: cut}, nil
 }
 
 // inferCSVFast is inferCSV on every core. size is the file size on disk.
 // With keep non-nil it also parses every column into arrays allocated
 // from keep (csvInference.kept); columns whose cells changed kind along the
 // file in a way a typed array cannot follow are left out (nil).
-func inferCSVFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size int64, keep memory.Allocator) (*csvInference, error) {
-	inf, err := inferFast(ctx, file, gz, defDelim, size, keep)
+//
+// A file beyond lim is a resource_exhausted error (errors.Is
+// qerr.ErrLimitExceeded) at once, without the reference re-read.
+func inferCSVFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size int64, keep memory.Allocator, lim Limits) (*csvInference, error) {
+	lim = lim.withDefaults()
+	inf, err := inferFast(ctx, file, gz, defDelim, size, keep, lim)
 	if err == nil {
 		return inf, nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
 	}
-	return inferCSV(ctx, file, gz, defDelim)
+	if errors.Is(err, qerr.ErrLimitExceeded) {
+		return nil, err
+	}
+	return inferCSV(ctx, file, gz, defDelim, lim)
 }
 
 // chunkKinds is what one chunk tells inference: the kind of each column
@@ -119,8 +133,9 @@ var (
 	keepChunkBytes  = 4 << 20
 )
 
-func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size int64, keep memory.Allocator) (*csvInference, error) {
-	h, err := readHeader(file, gz, defDelim)
+func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size int64, keep memory.Allocator, lim Limits) (*csvInference, error) {
+	lim = lim.withDefaults()
+	h, err := readHeader(file, gz, defDelim, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +147,7 @@ func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size 
 	if keep != nil {
 		chunkBytes = keepChunkBytes
 	}
-	cr, err := openChunks(file, gz, chunkBytes)
+	cr, err := openChunks(file, gz, chunkBytes, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +177,7 @@ func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size 
 		return keepChunk(keep, t, ch, &scratch[w], noDict, dicts[w])
 	}, chunkKinds.release)
 	defer p.close()
-	inf := &csvInference{names: h.names, kinds: make([]colKind, ncols), traces: make([]kindTrace, ncols), delim: h.delim}
+	inf := &csvInference{names: h.names, kinds: make([]colKind, ncols), traces: make([]kindTrace, ncols), delim: h.delim, cutNames: h.cutNames}
 	var kept []chunkKinds
 	defer func() {
 		for _, k := range kept {
@@ -197,10 +212,16 @@ func inferFast(ctx context.Context, file FileInfo, gz bool, defDelim rune, size 
 }
 
 // flushRowsFor is how many rows the tokenizer records between flushes:
-// about 128 KiB of spans, so they stay in the core's cache.
+// about 128 KiB of spans, so they stay in the core's cache; for very wide
+// files fewer than minFlushRows, so the spans stay within maxFlushSpanBytes.
 func flushRowsFor(nslots int) int {
-	return min(max((64<<10)/(8*max(nslots, 1)), minFlushRows), 8192)
+	n := min(max((64<<10)/(8*max(nslots, 1)), minFlushRows), 8192)
+	return max(min(n, maxFlushSpanBytes/(8*max(nslots, 1))), 1)
 }
+
+// maxFlushSpanBytes bounds the span memory of one tokenizer between
+// flushes (about 8 bytes per recorded field).
+const maxFlushSpanBytes = 4 << 20
 
 var minFlushRows = 256 // tests lower it
 
@@ -646,7 +667,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			rowBytes *= 4
 		}
 	}
-	cr, err := openChunks(s.file, s.gz, chunkBytesFor(batch, rowBytes))
+	cr, err := openChunks(s.file, s.gz, chunkBytesFor(batch, rowBytes), s.lim)
 	if err != nil {
 		return nil, err
 	}

@@ -350,8 +350,8 @@ func openBoth(t *testing.T, name, text string) (*csvSource, *csvInference, error
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ref, rerr := inferCSV(context.Background(), fileAt(p), gz, ',')
-	fast, ferr := inferFast(context.Background(), fileAt(p), gz, ',', int64(len(data)), nil)
+	ref, rerr := inferCSV(context.Background(), fileAt(p), gz, ',', Limits{})
+	fast, ferr := inferFast(context.Background(), fileAt(p), gz, ',', int64(len(data)), nil, Limits{})
 	if ferr != nil {
 		return nil, ref, rerr, ferr
 	}
@@ -408,7 +408,7 @@ func TestScanDifferential(t *testing.T) {
 			}
 			p := filepath.Join(t.TempDir(), "k.csv")
 			os.WriteFile(p, []byte(text), 0o644)
-			if _, err := inferFast(context.Background(), fileAt(p), false, ',', int64(len(text)), memory.DefaultAllocator); err == nil {
+			if _, err := inferFast(context.Background(), fileAt(p), false, ',', int64(len(text)), memory.DefaultAllocator, Limits{}); err == nil {
 				t.Fatalf("iter %d: keeping inference accepts what the reference rejects (%v)", iter, rerr)
 			}
 			continue
@@ -419,7 +419,7 @@ func TestScanDifferential(t *testing.T) {
 		if !reflect.DeepEqual(src.kinds, ref.kinds) || src.rows != ref.rows || !reflect.DeepEqual(src.schema.Fields()[0].Name, ref.names[0]) {
 			t.Fatalf("iter %d: inference kinds %v rows %d, reference %v rows %d\n%q", iter, src.kinds, src.rows, ref.kinds, ref.rows, text)
 		}
-		if fast, _ := inferFast(context.Background(), src.file, src.gz, ',', src.size, nil); !reflect.DeepEqual(fast.traces, ref.traces) {
+		if fast, _ := inferFast(context.Background(), src.file, src.gz, ',', src.size, nil, Limits{}); !reflect.DeepEqual(fast.traces, ref.traces) {
 			t.Fatalf("iter %d: inference traces %v, reference %v\n%q", iter, fast.traces, ref.traces, text)
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -457,11 +457,11 @@ func TestScanDifferential(t *testing.T) {
 // kept column with the reference reader's.
 func checkKept(t *testing.T, src *csvSource, mem memory.Allocator) {
 	t.Helper()
-	inf, err := inferFast(context.Background(), src.file, src.gz, ',', src.size, mem)
+	inf, err := inferFast(context.Background(), src.file, src.gz, ',', src.size, mem, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref, err := inferCSV(context.Background(), src.file, src.gz, ','); err != nil || !reflect.DeepEqual(inf.traces, ref.traces) {
+	if ref, err := inferCSV(context.Background(), src.file, src.gz, ',', Limits{}); err != nil || !reflect.DeepEqual(inf.traces, ref.traces) {
 		t.Fatalf("kept inference traces %v, reference %v (%v)", inf.traces, ref.traces, err)
 	}
 	rrr, err := src.scanReference(context.Background(), ScanOptions{})
@@ -575,7 +575,7 @@ func testKeptAcrossChunks(t *testing.T, size int) {
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	src.size = parallelMin * 2
-	inf, err := inferFast(context.Background(), src.file, false, ',', src.size, mem)
+	inf, err := inferFast(context.Background(), src.file, false, ',', src.size, mem, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -655,7 +655,7 @@ func TestFastFallsBackForErrors(t *testing.T) {
 		if rerr == nil || ferr == nil {
 			t.Fatalf("%q: errors %v %v", text, rerr, ferr)
 		}
-		_, err := inferCSVFast(context.Background(), fileAt(filepath.Join(t.TempDir(), "missing.csv")), false, ',', 0, nil)
+		_, err := inferCSVFast(context.Background(), fileAt(filepath.Join(t.TempDir(), "missing.csv")), false, ',', 0, nil, Limits{})
 		if err == nil {
 			t.Fatal("missing file accepted")
 		}
@@ -663,7 +663,7 @@ func TestFastFallsBackForErrors(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "r.csv")
 	os.WriteFile(p, []byte("a,b\n1,2\n3\n"), 0o644)
-	_, err := inferCSVFast(context.Background(), fileAt(p), false, ',', 10, nil)
+	_, err := inferCSVFast(context.Background(), fileAt(p), false, ',', 10, nil, Limits{})
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("error %v, want the reference message with line 3", err)
 	}

@@ -122,8 +122,8 @@ func (c *chunkReader) nextMapped() (*csvChunk, error) {
 			return m.take(c, b), nil
 		}
 		// One record longer than the window: widen it.
-		if n >= spanQuoted/2 {
-			return nil, errors.New("a CSV record is larger than 1 GiB")
+		if err := c.checkRecord(n); err != nil {
+			return nil, err
 		}
 		want *= 2
 	}

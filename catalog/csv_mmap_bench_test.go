@@ -54,7 +54,7 @@ func BenchmarkCSVChunks(b *testing.B) {
 			b.SetBytes(size)
 			t0 := procCPU(b)
 			for b.Loop() {
-				cr, err := openChunks(fileAt(path), false, keepChunkBytes)
+				cr, err := openChunks(fileAt(path), false, keepChunkBytes, Limits{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -89,7 +89,7 @@ func BenchmarkCSVLoadMapped(b *testing.B) {
 		b.Run(m.name, func(b *testing.B) {
 			withMapping(b, m.mapped, mmapMinBytes, m.prefault)
 			load := func() {
-				inf, err := inferFast(context.Background(), fileAt(path), false, ',', size, memory.DefaultAllocator)
+				inf, err := inferFast(context.Background(), fileAt(path), false, ',', size, memory.DefaultAllocator, Limits{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -75,7 +75,7 @@ type chunkCopy struct {
 // and whether the reader was mapped.
 func readChunks(t *testing.T, path string, size int) ([]chunkCopy, bool, error) {
 	t.Helper()
-	cr, err := openChunks(fileAt(path), false, size)
+	cr, err := openChunks(fileAt(path), false, size, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestMappedOnlyWhenWorthIt(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withMapping(t, tc.enabled, tc.minBytes, prefaultPopulate)
-			cr, err := openChunks(fileAt(tc.path), tc.gz, 64<<10)
+			cr, err := openChunks(fileAt(tc.path), tc.gz, 64<<10, Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestMappedLoadMatchesRead(t *testing.T) {
 			}
 			load := func(mapped bool, mem memory.Allocator) loaded {
 				withMapping(t, mapped, 0, prefaultPopulate)
-				inf, err := inferFast(context.Background(), fileAt(p), false, ',', size, mem)
+				inf, err := inferFast(context.Background(), fileAt(p), false, ',', size, mem, Limits{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -340,7 +340,7 @@ func TestMappedFileChanged(t *testing.T) {
 			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cr, err := openChunks(fileAt(p), false, tc.chunk)
+			cr, err := openChunks(fileAt(p), false, tc.chunk, Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -415,7 +415,7 @@ func TestMappedOtherPanics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cr, err := openChunks(fileAt(p), false, 4<<10)
+			cr, err := openChunks(fileAt(p), false, 4<<10, Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

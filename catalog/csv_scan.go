@@ -30,6 +30,7 @@ type csvSource struct {
 	kinds  []colKind
 	rows   int64
 	size   int64 // file size on disk when cataloged
+	lim    Limits
 }
 
 // projection resolves requested column names to file column indices.
@@ -123,7 +124,7 @@ func (s *csvSource) scan(ctx context.Context, opts ScanOptions, reference bool) 
 		}
 		return rr, nil
 	}
-	br, closer, err := openText(s.file, s.gz)
+	br, closer, err := openText(s.file, s.gz, s.lim.withDefaults())
 	if err != nil {
 		return nil, s.openError(err)
 	}
@@ -285,6 +286,10 @@ func (r *csvRecordReader) fail(err error) {
 }
 
 func (r *csvRecordReader) readError(err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) {
+		return err
+	}
 	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", r.src.id).
 		WithHint("refresh the catalog and retry")
 }

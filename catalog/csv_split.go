@@ -49,11 +49,16 @@ type chunkReader struct {
 	seq    int
 	bomOK  bool         // BOM already checked
 	mm     *mappedInput // non-nil: chunks are views of a memory map (csv_mmap.go)
+	// maxRecord is Limits.MaxRecordBytes: a record that does not fit a
+	// chunk is only buffered (the buffer doubled) up to it.
+	maxRecord int
 }
 
 // openChunks opens a CSV file (confined: FileInfo.Open; gzip-decompressed
-// if gz) for chunked reading.
-func openChunks(file FileInfo, gz bool, size int) (*chunkReader, error) {
+// if gz) for chunked reading; reading fails with a resource_exhausted
+// error past lim.
+func openChunks(file FileInfo, gz bool, size int, lim Limits) (*chunkReader, error) {
+	lim = lim.withDefaults()
 	f, err := file.Open()
 	if err != nil {
 		return nil, err
@@ -67,18 +72,20 @@ func openChunks(file FileInfo, gz bool, size int) (*chunkReader, error) {
 		size = int(min(int64(size), max(limit, 4<<10)))
 		if !gz {
 			if cr := openMapped(f, st, size); cr != nil {
+				cr.maxRecord = lim.MaxRecordBytes
 				return cr, nil
 			}
 		}
 	}
-	cr := &chunkReader{r: f, closer: f, size: size}
+	cr := &chunkReader{r: f, closer: f, size: size, maxRecord: lim.MaxRecordBytes}
 	if gz {
-		zr, err := gzip.NewReader(f)
+		cin := &countingReader{r: f}
+		zr, err := gzip.NewReader(cin)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("not a valid gzip file: %w", err)
 		}
-		cr.r = zr
+		cr.r = newInflateLimiter(zr, cin, lim)
 		cr.closer = multiCloser{zr, f}
 	}
 	return cr, nil
@@ -181,9 +188,9 @@ func (c *chunkReader) next() (*csvChunk, error) {
 			return c.emit(bp, buf[:b]), nil
 		}
 		// One record longer than the buffer: grow it.
-		if n >= spanQuoted/2 {
+		if err := c.checkRecord(n); err != nil {
 			putBuf(bp)
-			return nil, errors.New("a CSV record is larger than 1 GiB")
+			return nil, err
 		}
 		want *= 2
 		nbp := getBuf(want)
@@ -194,6 +201,18 @@ func (c *chunkReader) next() (*csvChunk, error) {
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// checkRecord fails a record of at least n bytes (one that does not fit
+// the chunk read so far) beyond the record limit.
+func (c *chunkReader) checkRecord(n int) error {
+	if c.maxRecord > 0 && n > c.maxRecord {
+		return recordTooLong(c.maxRecord)
+	}
+	if n >= spanQuoted/2 {
+		return errors.New("a CSV record is larger than 1 GiB")
+	}
+	return nil
+}
 
 func (c *chunkReader) emit(bp *[]byte, data []byte) *csvChunk {
 	c.bomOK = true // only the very start of the stream may hold a BOM

@@ -141,9 +141,14 @@ func (t *csvTokenizer) run(b []byte, skipFirst bool) error {
 		return &errMalformed{0, "chunk too large"}
 	}
 	t.rows, t.total = 0, 0
-	capRows := max(n/48, 16)
+	// A record takes at least max(ncols, 2) bytes (its delimiters and
+	// newline, or one byte and the newline), which bounds the rows of b
+	// and of a window: wide files must not get a span region of n/48
+	// rows per column. (The layout grows should the guess be short.)
+	minRec := max(t.ncols, 2)
+	capRows := max(min(n/48, n/minRec+1), 16)
 	if t.flush != nil {
-		capRows = t.flushRows + maskWindow/2 + 2 // a window adds at most maskWindow/2 rows
+		capRows = t.flushRows + maskWindow/minRec + 2 // a window adds at most maskWindow/minRec+1 rows
 	}
 	t.layout(capRows, 0)
 	capRows = t.capRows

@@ -8,6 +8,10 @@
 // path before every query, refusing one that now leads out of the root.
 // Formats (CSV, HDF5) plug in through the Format interface; each dataset
 // carries a Source that streams its rows as Arrow record batches.
+// Reading CSV is bounded by Limits: a file beyond them is a diagnostic, a
+// scan meeting one fails with a resource_exhausted error. With
+// Options.Background the first scan runs after New returns (ScanStatus,
+// LookupContext).
 //
 // A Source's batches have exactly the dataset schema's types. The one
 // exception is a CSV format with a ColumnKeeper (NewCSVFormatWith): the

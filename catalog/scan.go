@@ -217,8 +217,9 @@ func assignBaseIDs(cands []candidate) {
 	}
 }
 
-// openAll opens entries with a bounded worker pool.
-func (c *Catalog) openAll(ctx context.Context, todo []*fileEntry) error {
+// openAll opens entries with a bounded worker pool; opened (if not nil)
+// gets each entry once it is open.
+func (c *Catalog) openAll(ctx context.Context, todo []*fileEntry, opened func(*fileEntry)) error {
 	if len(todo) == 0 {
 		return ctx.Err()
 	}
@@ -228,6 +229,10 @@ func (c *Catalog) openAll(ctx context.Context, todo []*fileEntry) error {
 		wg.Go(func() {
 			for e := range jobs {
 				c.openOne(ctx, e)
+				c.pending.Add(-1)
+				if opened != nil && ctx.Err() == nil {
+					opened(e)
+				}
 			}
 		})
 	}

@@ -330,6 +330,7 @@ func TestHTTPAuth(t *testing.T) {
 			t.Fatalf("%s token: data leaked: %s", name, r.body)
 		}
 	}
+	waitHealthy(t, p.base+"/readyz") // 503 while the first catalog scan runs
 	for _, path := range []string{"/healthz", "/readyz"} {
 		if r := httpDo(t, http.MethodGet, p.base+path, "", nil); r.status != 200 {
 			t.Fatalf("%s without a token: %d %s", path, r.status, r.body)

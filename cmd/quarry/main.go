@@ -157,13 +157,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 	}
+	cfg.app.BackgroundScan = true // answer at once; the catalog scan runs behind
 	a, err := open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root, "datasets", len(a.Catalog.Datasets()),
-		"artifact_dir", a.Artifacts.Dir())
+	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
+		"artifact_dir", a.Artifacts.Dir(), "catalog", "scanning in the background")
 	if *transport == "stdio" {
 		return mcpapi.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
@@ -186,8 +187,12 @@ func printBanner(w io.Writer, addr string, a *app.App) {
 	server := map[string]any{"command": exe, "args": args}
 	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"quarry": server}}, "", "  ")
 	vscode, _ := json.MarshalIndent(map[string]any{"servers": map[string]any{"quarry": server}}, "", "  ")
+	serving := fmt.Sprintf("%d datasets", len(a.Catalog.Datasets()))
+	if a.Catalog.ScanStatus().Scanning {
+		serving = "the datasets (scanning in the background)"
+	}
 	fmt.Fprintf(w, `
-Quarry %s is serving %d datasets from %s
+Quarry %s is serving %s from %s
   MCP endpoint (Streamable HTTP): http://%s/mcp
   Health check:                   http://%s/healthz
 
@@ -200,7 +205,7 @@ Connect a client over stdio instead:
     claude mcp add quarry -- %s %s
 
 Serve your own folder: %s serve --data /path/to/folder   (or: make run DATA=/path/to/folder)
-`, version, len(a.Catalog.Datasets()), rootLabel(a), addr, addr, indent(desktop), indent(vscode), exe, strings.Join(args, " "), exe)
+`, version, serving, rootLabel(a), addr, addr, indent(desktop), indent(vscode), exe, strings.Join(args, " "), exe)
 }
 
 func indent(b []byte) string {

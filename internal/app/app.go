@@ -83,6 +83,14 @@ type Config struct {
 	// ConfirmBytes: they also ask when the estimated result is bigger (as
 	// JSON bytes); 0 => 256 MiB, negative => never ask.
 	ConfirmBytes int64
+	// BackgroundScan makes Open return without waiting for the catalog's
+	// first scan (serve: the server answers at once, get_catalog reports
+	// the scan, lookups wait for it). False scans before Open returns.
+	BackgroundScan bool
+	// InputLimits bound what reading one CSV file may cost (compression
+	// ratio, decompressed size, record length, columns, name length); zero
+	// fields => catalog.DefaultLimits.
+	InputLimits catalog.Limits
 	// Version is announced to clients; "" => "dev".
 	Version string
 	// Logger receives all logs (stderr); nil => slog.Default().
@@ -124,6 +132,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.QueryTimeout, "query-timeout", 60*time.Second, "time limit of one query")
 	fs.Int64Var(&c.ConfirmRows, "confirm-rows", 1_000_000, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
 	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", 256<<20, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
+	lim := catalog.DefaultLimits()
+	fs.IntVar(&c.InputLimits.MaxColumns, "max-csv-columns", lim.MaxColumns, "CSV files with more columns are not cataloged (a diagnostic)")
+	fs.IntVar(&c.InputLimits.MaxRecordBytes, "max-csv-record-bytes", lim.MaxRecordBytes, "CSV files with a longer record (line) are not cataloged; a query meeting one fails with resource_exhausted")
+	fs.Int64Var(&c.InputLimits.MaxDecompressedBytes, "max-gz-bytes", lim.MaxDecompressedBytes, "bytes a .gz file may decompress to")
+	fs.Float64Var(&c.InputLimits.MaxCompressionRatio, "max-gz-ratio", lim.MaxCompressionRatio, "how many times its compressed size a .gz file may decompress to (checked after 32 MiB; stops gzip bombs)")
 }
 
 // App is a fully wired Quarry.
@@ -175,14 +188,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cache.Enabled() {
 		keeper = cache
 	}
-	formats := []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: keeper}), h5}
-	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger})
+	formats := []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: keeper, Limits: cfg.InputLimits}), h5}
+	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger, Background: cfg.BackgroundScan})
 	if err != nil {
 		_ = h5.Close()
 		return nil, err
 	}
 	store, err := artifacts.Open(artifacts.Options{Dir: cfg.ArtifactDir, TTL: cfg.ArtifactTTL, Quota: cfg.ArtifactQuota, DataRoot: cat.Root()})
 	if err != nil {
+		cat.Close()
+		_ = h5.Close()
 		return nil, fmt.Errorf("artifact store: %w", err)
 	}
 	handleMem := cfg.HandleMemory
@@ -209,7 +224,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		HandleTTL: cfg.HandleTTL, MaxHandles: cfg.MaxHandles, ArtifactTTL: cfg.ArtifactTTL, ArtifactQuota: cfg.ArtifactQuota,
 	})
 	if err != nil {
+		cat.Close()
 		reg.Close()
+		_ = h5.Close()
 		_ = store.Close()
 		return nil, err
 	}
@@ -229,19 +246,25 @@ func cacheBudget(n int64) int64 {
 	return n
 }
 
-// Close releases the handle registry and stops the artifact sweeper.
+// Close stops a background catalog scan, releases the handle registry and
+// stops the artifact sweeper.
 func (a *App) Close() {
+	a.Catalog.Close()
 	a.handles.Close()
 	_ = a.h5.Close()
 	_ = a.Artifacts.Close()
 }
 
 // Ready reports whether the app can answer queries (the HTTP readiness
-// probe): the catalog has been scanned (Open does that before returning),
-// and the data root and the artifact directory are still directories.
+// probe): the catalog's first scan has ended (with BackgroundScan it runs
+// after Open returns), and the data root and the artifact directory are
+// still directories.
 func (a *App) Ready() error {
 	if a.Catalog == nil || a.Artifacts == nil {
 		return fmt.Errorf("catalog or artifact store not open")
+	}
+	if st := a.Catalog.ScanStatus(); st.Scanning {
+		return fmt.Errorf("the first catalog scan is running (%d files to go)", st.PendingFiles)
 	}
 	for _, d := range [...]struct{ what, dir string }{{"data root", a.Root}, {"artifact directory", a.Artifacts.Dir()}} {
 		st, err := os.Stat(d.dir)

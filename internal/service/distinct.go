@@ -50,7 +50,7 @@ func (s *Service) DistinctValues(ctx context.Context, req DistinctRequest) (*Dis
 		return nil, qerr.Invalid(qerr.CodeInvalidColumn, "column is required").With("field", "column").
 			WithHint("name the column whose values you want; get_schema lists them")
 	}
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}

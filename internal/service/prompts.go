@@ -20,10 +20,10 @@ const overviewMaxDatasets = 40
 // SchemaCardsOverview is the text of the schema_cards_overview prompt: per
 // dataset its id, size, description, tags and columns with type, role and
 // unit, one compact block each. dataset "" lists every dataset (up to 40).
-func (s *Service) SchemaCardsOverview(_ context.Context, dataset string) (string, error) {
+func (s *Service) SchemaCardsOverview(ctx context.Context, dataset string) (string, error) {
 	var ds []*catalog.Dataset
 	if dataset != "" {
-		d, err := s.lookup(dataset)
+		d, err := s.lookup(ctx, dataset)
 		if err != nil {
 			return "", err
 		}
@@ -122,7 +122,7 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 	var d *catalog.Dataset
 	var err error
 	if dataset != "" {
-		if d, err = s.lookup(dataset); err != nil {
+		if d, err = s.lookup(ctx, dataset); err != nil {
 			return nil, err
 		}
 	} else if d = pickExampleDataset(s.cfg.Catalog.Datasets()); d == nil {

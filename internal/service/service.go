@@ -143,9 +143,18 @@ func New(cfg Config) (*Service, error) {
 // Config returns the effective configuration (defaults filled in).
 func (s *Service) Config() Config { return s.cfg }
 
+// catalogScanWait is how long get_catalog waits for the server's first
+// catalog scan before answering with what it has opened so far.
+var catalogScanWait = 2 * time.Second
+
 // Catalog lists datasets (get_catalog). It re-scans the root first; the
-// scan re-parses only files whose size or mtime changed.
+// scan re-parses only files whose size or mtime changed. While the first
+// (background) scan runs, it waits up to catalogScanWait for it, then
+// lists the files opened so far with Scanning set.
 func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResponse, error) {
+	wctx, cancel := context.WithTimeout(ctx, catalogScanWait)
+	_ = s.cfg.Catalog.WaitScanned(wctx)
+	cancel()
 	if err := s.cfg.Catalog.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -157,6 +166,9 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 	}
 	q := strings.ToLower(strings.TrimSpace(req.Query))
 	out := &CatalogResponse{Datasets: []CatalogEntry{}, Diagnostics: s.cfg.Catalog.Diagnostics()}
+	if st := s.cfg.Catalog.ScanStatus(); st.Scanning {
+		out.Scanning, out.PendingFiles = true, st.PendingFiles
+	}
 	for _, d := range s.cfg.Catalog.Datasets() {
 		if len(req.Kinds) > 0 && !slices.Contains(req.Kinds, string(d.Kind)) {
 			continue
@@ -213,7 +225,7 @@ func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaRespons
 // schema builds get_schema's answer; examples adds up to 3 example values
 // per column, taken from the first rows (the schema card resource).
 func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) (*SchemaResponse, error) {
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -224,22 +236,52 @@ func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) 
 	if d.Card != nil && len(d.Card.Tags) > 0 {
 		out.Tags = d.Card.Tags
 	}
-	for _, f := range d.Schema.Fields() {
+	fields := d.Schema.Fields()
+	if req.ColumnOffset < 0 || req.ColumnOffset > len(fields) {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "column_offset %d is out of range: dataset %q has %d columns", req.ColumnOffset, d.ID, len(fields)).
+			With("field", "column_offset").WithHint("pass next_column_offset from the previous get_schema answer")
+	}
+	size := 0
+	var listed []string // queryable listed columns
+	for i := req.ColumnOffset; i < len(fields); i++ {
+		f := fields[i]
 		cc := d.Card.Column(f.Name)
 		note := d.ColumnNotes[f.Name]
-		out.Columns = append(out.Columns, Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable,
-			Role: cc.Role, Description: cc.Description, Unit: cc.Unit, Format: note.Format, Hint: note.Hint, Warning: note.Warning})
+		col := Column{Name: f.Name, Type: planner.TypeName(f.Type), Nullable: f.Nullable,
+			Role: cc.Role, Description: cc.Description, Unit: cc.Unit, Format: note.Format, Hint: note.Hint, Warning: note.Warning}
+		n := len(col.Name) + len(col.Type) + len(col.Role) + len(col.Description) + len(col.Unit) +
+			len(col.Format) + len(col.Hint) + len(col.Warning) + 64
+		if len(out.Columns) >= SchemaMaxColumns || (len(out.Columns) > 0 && size+n > SchemaMaxBytes) {
+			out.ColumnsTruncated, out.NextColumnOffset = true, i
+			break
+		}
+		size += n
+		out.Columns = append(out.Columns, col)
+		if _, bad := f.Metadata.GetValue(planner.UnsupportedMetaKey); !bad {
+			listed = append(listed, f.Name)
+		}
 	}
 	n := int64(5)
 	if examples {
 		n = 100
+		if len(out.Columns) > 100 {
+			n = 10 // bound the cells read for the examples of wide datasets
+		}
 	}
-	t, _, err := s.run(ctx, d, planner.Spec{Limit: &n}, 0)
+	spec := planner.Spec{Limit: &n}
+	if out.ColumnsTruncated || req.ColumnOffset > 0 {
+		if len(listed) == 0 {
+			out.SampleRows = json.RawMessage("[]")
+			return out, nil
+		}
+		spec.Columns = listed // sample the listed columns only
+	}
+	t, _, err := s.run(ctx, d, spec, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Release()
-	if out.SampleRows, err = materialize.Preview(t, 5); err != nil {
+	if out.SampleRows, out.SampleRowsTruncated, err = boundedPreview(t, 5, SchemaSampleBytes); err != nil {
 		return nil, err
 	}
 	if examples {
@@ -248,6 +290,35 @@ func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) 
 		}
 	}
 	return out, nil
+}
+
+// Caps of get_schema answers (and schema card resources), so a dataset of
+// thousands of columns or huge cells cannot produce a giant answer.
+const (
+	// SchemaMaxColumns is the most columns one answer lists.
+	SchemaMaxColumns = 1000
+	// SchemaMaxBytes bounds the (approximate) JSON bytes of the listed
+	// columns; at least one column is always listed.
+	SchemaMaxBytes = 256 << 10
+	// SchemaSampleBytes bounds the JSON bytes of the sample rows: fewer
+	// rows are shown when 5 do not fit, none when one does not.
+	SchemaSampleBytes = 64 << 10
+)
+
+// boundedPreview is materialize.Preview of up to n rows of t, with as
+// many rows as fit in limit JSON bytes; cut reports that rows were left out.
+func boundedPreview(t *materialize.Table, n int, limit int) (json.RawMessage, bool, error) {
+	n = min(n, int(t.NumRows()))
+	for k := n; k > 0; k-- {
+		raw, err := materialize.Preview(t, k)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(raw) <= limit {
+			return raw, k < n, nil
+		}
+	}
+	return json.RawMessage("[]"), n > 0, nil
 }
 
 // addExamples fills Column.Examples with up to 3 distinct non-null values
@@ -261,15 +332,11 @@ func addExamples(t *materialize.Table, cols []Column) error {
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return qerr.Internal(err, "decoding sample rows")
 	}
-	names := materialize.ColumnNames(t.Schema())
 	for i := range cols {
-		if i >= len(names) {
-			break
-		}
 		var vals []json.RawMessage
 		seen := map[string]bool{}
 		for _, r := range rows {
-			v := r[names[i]]
+			v := r[cols[i].Name]
 			if len(v) == 0 || string(v) == "null" || seen[string(v)] || len(v) > 120 {
 				continue
 			}
@@ -292,7 +359,7 @@ func addExamples(t *materialize.Table, cols []Column) error {
 
 // Estimate plans the query and estimates its size (estimate_query).
 func (s *Service) Estimate(ctx context.Context, req EstimateRequest) (*EstimateResponse, error) {
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +505,7 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 }
 
 func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
-	d, err := s.lookup(req.Dataset)
+	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -508,12 +575,14 @@ func (s *Service) NextPage(ctx context.Context, req NextPageRequest) (*materiali
 	return res, nil
 }
 
-func (s *Service) lookup(id string) (*catalog.Dataset, error) {
+// lookup finds a dataset; while the catalog's first scan runs, it waits
+// (bounded by ctx) for an id not known yet.
+func (s *Service) lookup(ctx context.Context, id string) (*catalog.Dataset, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "dataset is required").
 			With("field", "dataset").WithHint("call get_catalog to list dataset ids")
 	}
-	return s.cfg.Catalog.Lookup(id)
+	return s.cfg.Catalog.LookupContext(ctx, id)
 }
 
 // run plans, optimizes and executes spec over d and collects the result.
@@ -674,7 +743,7 @@ func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string,
 			v, err = s.schema(ctx, SchemaRequest{Dataset: id}, true)
 		case ResourceCatalog:
 			var d *catalog.Dataset
-			if d, err = s.lookup(id); err == nil {
+			if d, err = s.lookup(ctx, id); err == nil {
 				v = entryOf(d)
 			}
 		case ResourceSummary:

@@ -29,7 +29,7 @@ const maxTopValueBytes = 80
 // are cached per file version; roles and units come from the current
 // schema card.
 func (s *Service) Summary(ctx context.Context, dataset string) (*SummaryResponse, error) {
-	d, err := s.lookup(dataset)
+	d, err := s.lookup(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -58,14 +58,18 @@ func (s *Service) profile(ctx context.Context, d *catalog.Dataset) (*SummaryResp
 	if d.RowCount > s.cfg.SampleRows {
 		sample = s.cfg.SampleRows
 	}
+	fields := d.Schema.Fields()
+	out := &SummaryResponse{Dataset: d.ID, RowCount: d.RowCount, Columns: []ColumnProfile{}}
+	if len(fields) > SchemaMaxColumns {
+		fields, out.ColumnsTruncated = fields[:SchemaMaxColumns], true
+	}
 	var cols []string
-	for _, f := range d.Schema.Fields() {
+	for _, f := range fields {
 		if profilable(f.Type) {
 			cols = append(cols, f.Name)
 		}
 	}
-	out := &SummaryResponse{Dataset: d.ID, RowCount: d.RowCount, Columns: []ColumnProfile{}}
-	for _, f := range d.Schema.Fields() {
+	for _, f := range fields {
 		out.Columns = append(out.Columns, ColumnProfile{Name: f.Name, Type: planner.TypeName(f.Type)})
 	}
 	if len(cols) == 0 {

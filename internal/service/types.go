@@ -51,12 +51,19 @@ type CatalogResponse struct {
 	Total int `json:"total" jsonschema:"Number of datasets returned."`
 	// Diagnostics are files skipped and schema-card problems.
 	Diagnostics []catalog.Diagnostic `json:"diagnostics,omitempty" jsonschema:"Files that could not be read and schema-card problems, with reasons."`
+	// Scanning is true while the server's first scan of the data root
+	// runs: the list holds the files opened so far.
+	Scanning bool `json:"scanning,omitempty" jsonschema:"True while the server is still scanning the data root after start-up: more datasets may appear; call get_catalog again shortly."`
+	// PendingFiles is how many files the scan has not opened yet.
+	PendingFiles int `json:"pending_files,omitempty" jsonschema:"Files the start-up scan has not opened yet (with scanning)."`
 }
 
 // SchemaRequest is the input of get_schema.
 type SchemaRequest struct {
 	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
+	// ColumnOffset is the first column to list (paging of wide datasets).
+	ColumnOffset int `json:"column_offset,omitempty" jsonschema:"First column to list (0-based); pass next_column_offset from a previous answer to page through a dataset with very many columns."`
 }
 
 // Column describes one column.
@@ -94,13 +101,19 @@ type SchemaResponse struct {
 	// Shape is [rows, columns].
 	Shape []int64 `json:"shape" jsonschema:"[rows, columns]."`
 	// SampleRows are up to 5 rows as records.
-	SampleRows json.RawMessage `json:"sample_rows" jsonschema:"Up to 5 rows, as records."`
+	SampleRows json.RawMessage `json:"sample_rows" jsonschema:"Up to 5 rows, as records (only the listed columns when columns are paged; fewer rows when 5 exceed 64 KiB)."`
 	// SchemaURI is the resource URI of the schema card.
 	SchemaURI string `json:"schema_uri" jsonschema:"Resource URI of this schema card."`
 	// Description comes from the schema card or the file's metadata.
 	Description string `json:"description,omitempty"`
 	// Tags come from schema cards.
 	Tags map[string]string `json:"tags,omitempty" jsonschema:"Tags from schema cards."`
+	// ColumnsTruncated: more columns follow (from NextColumnOffset).
+	ColumnsTruncated bool `json:"columns_truncated,omitempty" jsonschema:"True when the dataset has more columns than one answer lists (at most 1,000 or about 256 KiB); call again with column_offset=next_column_offset."`
+	// NextColumnOffset is the column_offset of the next page of columns.
+	NextColumnOffset int `json:"next_column_offset,omitempty" jsonschema:"column_offset of the next page of columns (with columns_truncated)."`
+	// SampleRowsTruncated: fewer than 5 sample rows fit the 64 KiB cap.
+	SampleRowsTruncated bool `json:"sample_rows_truncated,omitempty" jsonschema:"True when fewer sample rows are shown because they did not fit in 64 KiB."`
 }
 
 // EstimateRequest is the input of estimate_query: a dataset and a query spec.
@@ -353,8 +366,11 @@ type SummaryResponse struct {
 	ProfiledRows int64 `json:"profiled_rows"`
 	// Sampled is true when ProfiledRows < RowCount (the first rows only).
 	Sampled bool `json:"sampled"`
-	// Columns are profiled in file order.
+	// Columns are profiled in file order (the first SchemaMaxColumns).
 	Columns []ColumnProfile `json:"columns"`
+	// ColumnsTruncated: the dataset has more than SchemaMaxColumns
+	// columns; the others are not profiled.
+	ColumnsTruncated bool `json:"columns_truncated,omitempty"`
 }
 
 // ColumnProfile is the profile of one column.
