@@ -52,7 +52,7 @@ func duckdbCheck(t *testing.T, file string) duckdbOut {
 
 // duckdbScript runs a script of interop/duckdb with args and returns its
 // standard output. The first call installs the pinned @duckdb/node-api into interop/duckdb/node_modules
-// (npm install, once; later runs reuse it). Node.js 20+ and npm are
+// (npm ci, once; later runs reuse it). Node.js 20+ and npm are
 // required: CI has them, so their absence fails the test.
 func duckdbScript(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
@@ -73,10 +73,11 @@ func duckdbScript(t *testing.T, script string, args ...string) []byte {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
+		// npm ci installs exactly package-lock.json and never rewrites it.
+		cmd := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
 		cmd.Env = env()
 		if out, err := cmd.CombinedOutput(); err != nil {
-			duckdbInstall.err = fmt.Errorf("npm install --prefix %s: %v\n%s", dir, err, out)
+			duckdbInstall.err = fmt.Errorf("npm ci --prefix %s: %v\n%s", dir, err, out)
 		}
 	})
 	if duckdbInstall.err != nil {
