@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quarrydb/quarry/internal/funcs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -54,6 +55,14 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 		return nil, nil, qerr.Internal(nil, "aggregate %s(%s): column index %d out of range for %d input columns", e.Fn, e.Col, e.Index, in.NumFields())
 	}
 	dt := in.Field(e.Index).Type
+	decl, ok := e.Fn.Lookup()
+	if !ok {
+		return nil, nil, qerr.Invalid(qerr.CodeInvalidAggregate, "unknown aggregate function %q", e.Fn).
+			WithHint("use one of %s", strings.Join(funcs.AggNames(), ", "))
+	}
+	if decl.Kernel != nil {
+		return newKernelState(decl, e, dt)
+	}
 	unsupported := func() (aggState, arrow.DataType, error) {
 		return nil, nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "%s is not supported on column %q of type %s", e.Fn, e.Col, dt).
 			WithHint("sum, avg, median, quantile and stddev need numeric columns; min, max, first, last, count_distinct and count work on numbers, strings, booleans, dates and timestamps")
@@ -226,8 +235,7 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 		}
 		return s, out, nil
 	}
-	return nil, nil, qerr.Invalid(qerr.CodeInvalidAggregate, "unknown aggregate function %q", e.Fn).
-		WithHint("use one of count, count_distinct, sum, avg, min, max, median, quantile, stddev, first, last")
+	return nil, nil, qerr.Internal(nil, "aggregate function %q is registered without a kernel", e.Fn)
 }
 
 func growTo[T any](s []T, n int) []T {

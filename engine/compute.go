@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/quarrydb/quarry/internal/funcs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -14,7 +15,8 @@ import (
 // evaluated over the whole batch into a typed vector ([]int64 or
 // []float64 plus an optional []bool validity), with one tight loop per
 // operator and type. Null propagates; integer overflow is an error;
-// division by zero gives null (see planner's AddInt, DivFloat, ...).
+// division by zero gives null (see funcs.AddInt, funcs.DivFloat, ...; scalar functions run their
+// registered kernels).
 
 // vec is one evaluated expression over a batch of n rows.
 type vec struct {
@@ -262,17 +264,17 @@ func (ev *evaluator) intBinary(op byte, a, b []int64, valid []bool) (vec, error)
 	var f func(x, y int64) (int64, bool)
 	switch op {
 	case '+':
-		f = planner.AddInt
+		f = funcs.AddInt
 	case '-':
-		f = planner.SubInt
+		f = funcs.SubInt
 	default:
-		f = planner.MulInt
+		f = funcs.MulInt
 	}
 	if valid == nil {
 		switch op { // hot loops without per-row validity checks
 		case '+':
 			for i := range out {
-				r, ok := planner.AddInt(a[i], b[i])
+				r, ok := funcs.AddInt(a[i], b[i])
 				if !ok {
 					return vec{}, overflowErr(ev.name)
 				}
@@ -280,7 +282,7 @@ func (ev *evaluator) intBinary(op byte, a, b []int64, valid []bool) (vec, error)
 			}
 		case '-':
 			for i := range out {
-				r, ok := planner.SubInt(a[i], b[i])
+				r, ok := funcs.SubInt(a[i], b[i])
 				if !ok {
 					return vec{}, overflowErr(ev.name)
 				}
@@ -288,7 +290,7 @@ func (ev *evaluator) intBinary(op byte, a, b []int64, valid []bool) (vec, error)
 			}
 		default:
 			for i := range out {
-				r, ok := planner.MulInt(a[i], b[i])
+				r, ok := funcs.MulInt(a[i], b[i])
 				if !ok {
 					return vec{}, overflowErr(ev.name)
 				}
@@ -353,7 +355,13 @@ func (ev *evaluator) floatBinary(op byte, a, b []float64, valid []bool) vec {
 	return vec{floats: out, valid: valid}
 }
 
+// call evaluates a registered scalar function with its kernels (the same
+// ones constant folding runs).
 func (ev *evaluator) call(c *planner.Call, cols []arrow.Array, n int) (vec, error) {
+	d, ok := funcs.LookupScalar(c.Fn)
+	if !ok {
+		return vec{}, qerr.Invalid(qerr.CodeInvalidArgument, "expression %q: unknown function %q", ev.name, c.Fn)
+	}
 	a, err := ev.eval(c.Args[0], cols, n)
 	if err != nil {
 		return a, err
@@ -362,58 +370,25 @@ func (ev *evaluator) call(c *planner.Call, cols []arrow.Array, n int) (vec, erro
 	if len(c.Args) == 2 {
 		d, ok := c.Args[1].(*planner.Const)
 		if !ok || d.Null || d.Typ.ID() != arrow.INT64 {
-			return a, qerr.Internal(nil, "expression %q: round digits must be an integer constant", ev.name)
+			return a, qerr.Internal(nil, "expression %q: %s digits must be an integer constant", ev.name, c.Fn)
 		}
 		digits = d.Int
 	}
+	if a.isInt && d.FloatResult {
+		a = ev.toFloat(a)
+	}
 	if a.isInt {
-		switch c.Fn {
-		case "floor", "ceil":
+		if d.Int == nil {
 			return a, nil
-		case "round":
-			if digits >= 0 {
-				return a, nil
-			}
 		}
 		out := ev.pool.int64s(n)
-		for i, v := range a.ints {
-			if !a.ok(i) {
-				out[i] = 0
-				continue
-			}
-			var ok bool
-			if c.Fn == "abs" {
-				out[i], ok = planner.AbsInt(v)
-			} else {
-				out[i], ok = planner.RoundInt(v, digits)
-			}
-			if !ok {
-				return a, overflowErr(ev.name)
-			}
+		if !d.Int(out, a.ints, a.valid, digits) {
+			return a, overflowErr(ev.name)
 		}
 		return vec{isInt: true, ints: out, valid: a.valid}, nil
 	}
 	out := ev.pool.float64s(n)
-	switch c.Fn {
-	case "abs":
-		for i, v := range a.floats {
-			out[i] = math.Abs(v)
-		}
-	case "floor":
-		for i, v := range a.floats {
-			out[i] = math.Floor(v)
-		}
-	case "ceil":
-		for i, v := range a.floats {
-			out[i] = math.Ceil(v)
-		}
-	case "round":
-		for i, v := range a.floats {
-			out[i] = planner.RoundFloat(v, digits)
-		}
-	default:
-		return a, qerr.Invalid(qerr.CodeInvalidArgument, "expression %q: unknown function %q", ev.name, c.Fn)
-	}
+	d.Float(out, a.floats, digits)
 	return vec{floats: out, valid: a.valid}, nil
 }
 

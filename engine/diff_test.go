@@ -269,7 +269,7 @@ func refPred(p planner.Predicate, row []any) bool {
 	if x == nil {
 		return false
 	}
-	if s, ok := x.(string); ok && (p.CaseInsensitive || stringOnly(p.Op)) {
+	if s, ok := x.(string); ok && (p.CaseInsensitive || stringOnly(string(p.Op))) {
 		return refStringOp(p, s)
 	}
 	switch p.Op {
@@ -285,7 +285,7 @@ func refPred(p planner.Predicate, row []any) bool {
 		}
 		return p.Max == nil || refOp("lte", x, p.Max.Value)
 	}
-	return refOp(p.Op, x, p.Value.Value)
+	return refOp(string(p.Op), x, p.Value.Value)
 }
 
 func stringOnly(op string) bool {
@@ -805,7 +805,7 @@ func randLeafPred(r *rand.Rand, schema *arrow.Schema) planner.Predicate {
 		ops = append(ops, "contains", "starts_with", "ends_with", "regex", "contains", "eq", "in")
 	}
 	op := ops[r.IntN(len(ops))]
-	p := planner.Predicate{Col: f.Name, Index: i, Op: op}
+	p := planner.Predicate{Col: f.Name, Index: i, Op: planner.Op(op)}
 	l := func() *planner.Literal {
 		if str && r.IntN(4) == 0 {
 			return lit(f.Type, []string{"A", "É", "SS", "ſ", "B", "AB", "K", "本"}[r.IntN(8)])

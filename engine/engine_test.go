@@ -58,9 +58,10 @@ func TestFilterOps(t *testing.T) {
 	all := []int64{0, 1, 3, 4, 5, 6} // every non-null row
 	f32 := float64(float32(0.1))
 	cases := []struct {
-		col, op string
-		v       []any
-		want    []int64
+		col  string
+		op   planner.Op
+		v    []any
+		want []int64
 	}{
 		{"i64", "eq", vals(int64(9)), []int64{4}},
 		{"i64", "neq", vals(int64(9)), []int64{0, 1, 3, 5, 6}},

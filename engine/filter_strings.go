@@ -15,7 +15,7 @@ import (
 // without building a string header per row. Like strKernel it ANDs into
 // mask and leaves null handling to the caller.
 type plainKernel struct {
-	op     string
+	op     planner.Op
 	needle []byte
 	sel    []int32 // scratch: the rows left
 }

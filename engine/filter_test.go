@@ -126,7 +126,7 @@ func TestPlainStringKernels(t *testing.T) {
 		hi := n - r.IntN(n/3+1)
 		hi = max(hi, lo)
 		col := array.NewSlice(b.Column(0), int64(lo), int64(hi))
-		for _, op := range []string{planner.OpContains, planner.OpStartsWith, planner.OpEndsWith} {
+		for _, op := range []planner.Op{planner.OpContains, planner.OpStartsWith, planner.OpEndsWith} {
 			for _, needle := range needles {
 				p := planner.Predicate{Col: "s", Op: op, Value: &planner.Literal{Type: typ, Value: needle}}
 				k := newPlainKernel(p)

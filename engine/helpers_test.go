@@ -272,7 +272,7 @@ func lit(dt arrow.DataType, v any) *planner.Literal {
 	return &planner.Literal{Type: dt, Value: v}
 }
 
-func pred(schema *arrow.Schema, col, op string, v ...any) planner.Predicate {
+func pred(schema *arrow.Schema, col string, op planner.Op, v ...any) planner.Predicate {
 	i := colIndex(schema, col)
 	dt := schema.Field(i).Type
 	p := planner.Predicate{Col: col, Index: i, Op: op}
@@ -325,13 +325,14 @@ func aggOf(in planner.Node, keys []string, aggs ...string) *planner.Aggregate {
 		fs = append(fs, f)
 	}
 	for _, spec := range aggs {
-		fn, col, _ := strings.Cut(spec, ":")
+		fns, col, _ := strings.Cut(spec, ":")
+		fn := planner.AggFn(fns)
 		var q float64
 		if c, qs, ok := strings.Cut(col, ":"); ok {
 			col = c
 			fmt.Sscan(qs, &q)
 		}
-		e := planner.AggExpr{Fn: fn, Col: col, Q: q, Index: -1, Name: fn + "_" + col}
+		e := planner.AggExpr{Fn: fn, Col: col, Q: q, Index: -1, Name: fns + "_" + col}
 		if fn == planner.AggQuantile {
 			e.Name = fmt.Sprintf("quantile_%v_%s", q, col)
 		}

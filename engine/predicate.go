@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quarrydb/quarry/internal/funcs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -130,14 +132,6 @@ func compileAny(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 	}}, nil
 }
 
-var knownOps = map[string]bool{
-	planner.OpEq: true, planner.OpNeq: true, planner.OpLt: true, planner.OpLte: true, planner.OpGt: true, planner.OpGte: true,
-	planner.OpIn: true, planner.OpNotIn: true, planner.OpRange: true, planner.OpContains: true, planner.OpStartsWith: true,
-	planner.OpEndsWith: true, planner.OpRegex: true, planner.OpIsNull: true, planner.OpIsNotNull: true,
-}
-
-var stringOnlyOps = map[string]bool{planner.OpContains: true, planner.OpStartsWith: true, planner.OpEndsWith: true, planner.OpRegex: true}
-
 func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 	if p.Op == planner.OpAny {
 		return compileAny(p, schema)
@@ -171,11 +165,12 @@ func compilePred(p planner.Predicate, schema *arrow.Schema) (predicate, error) {
 			andValid(col, mask)
 		}}, nil
 	}
-	if !knownOps[p.Op] {
+	decl, ok := p.Op.Lookup()
+	if !ok {
 		return predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "unknown filter op %q on column %q", p.Op, p.Col).
-			WithHint("use one of eq, neq, lt, lte, gt, gte, in, not_in, range, contains, starts_with, ends_with, regex, is_null, is_not_null")
+			WithHint("use one of %s", strings.Join(funcs.OpNames(), ", "))
 	}
-	if stringOnlyOps[p.Op] && !isStringLike(dt) {
+	if decl.StringOnly && !isStringLike(dt) {
 		return predicate{}, qerr.Unsupported(qerr.CodeInvalidFilter, "%s needs a string column; %q is %s", p.Op, p.Col, dt).
 			WithHint("use eq/in/range on non-string columns")
 	}
@@ -365,7 +360,7 @@ func litBounds(p planner.Predicate, l *planner.Literal) (floor, ceil planner.Int
 
 // constOutcome is the result of comparing any value with a literal outside
 // the column type's range (cls -1 below, +1 above).
-func constOutcome(op string, cls int) bool {
+func constOutcome(op planner.Op, cls int) bool {
 	switch op {
 	case planner.OpNeq:
 		return true
@@ -401,7 +396,7 @@ func intPred[T integer](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
 		var bounds []T
-		for i, op := range []string{planner.OpGte, planner.OpLte} {
+		for i, op := range []planner.Op{planner.OpGte, planner.OpLte} {
 			if lits[i] == nil {
 				continue
 			}
@@ -447,7 +442,7 @@ func constPred(pass bool) func(arrow.Array, []bool, *scratch) {
 	return func(_ arrow.Array, mask []bool, _ *scratch) { clear(mask) }
 }
 
-func intCmp[T integer](op string, k planner.Int) func(arrow.Array, []bool, *scratch) {
+func intCmp[T integer](op planner.Op, k planner.Int) func(arrow.Array, []bool, *scratch) {
 	lit, cls := place[T](k)
 	if cls != 0 {
 		return constPred(constOutcome(op, cls))
@@ -468,7 +463,7 @@ func chain(steps []func(arrow.Array, []bool, *scratch)) func(arrow.Array, []bool
 // cmpLoop ANDs (vals[i] op lit) into mask, without branches. Go's
 // operators give IEEE semantics for floats (NaN compares false except
 // with neq).
-func cmpLoop[T cmp.Ordered](vals []T, op string, lit T, mask []bool) {
+func cmpLoop[T cmp.Ordered](vals []T, op planner.Op, lit T, mask []bool) {
 	m := maskBytes(mask)[:len(vals)]
 	switch op {
 	case planner.OpEq:
@@ -575,7 +570,7 @@ func floatPred[T float](p planner.Predicate) (func(arrow.Array, []bool, *scratch
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
 		var bounds []float64
-		for i, op := range []string{planner.OpGte, planner.OpLte} {
+		for i, op := range []planner.Op{planner.OpGte, planner.OpLte} {
 			if lits[i] == nil {
 				continue
 			}
@@ -612,7 +607,7 @@ func widenFloats[T float](vs []T) []float64 {
 	return out
 }
 
-func floatCmp[T float](op string, lit float64) func(arrow.Array, []bool, *scratch) {
+func floatCmp[T float](op planner.Op, lit float64) func(arrow.Array, []bool, *scratch) {
 	var z T
 	if unsafe.Sizeof(z) == 8 {
 		return func(col arrow.Array, mask []bool, _ *scratch) {
@@ -691,7 +686,7 @@ func boolPred(p planner.Predicate) (func(arrow.Array, []bool, *scratch), error) 
 		}, nil
 	case planner.OpRange:
 		var steps []func(arrow.Array, []bool, *scratch)
-		for i, op := range []string{planner.OpGte, planner.OpLte} {
+		for i, op := range []planner.Op{planner.OpGte, planner.OpLte} {
 			if lits[i] == nil {
 				continue
 			}

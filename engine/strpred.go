@@ -111,7 +111,7 @@ func stringKernel(p planner.Predicate) (strKernel, error) {
 		return inKernel(strs, p.Op == planner.OpNotIn), nil
 	case planner.OpRange:
 		var steps []strKernel
-		for i, op := range []string{planner.OpGte, planner.OpLte} {
+		for i, op := range []planner.Op{planner.OpGte, planner.OpLte} {
 			if lits[i] != nil {
 				lit := strs[i]
 				steps = append(steps, func(vals []string, mask []bool) { cmpLoop(vals, op, lit, mask) })

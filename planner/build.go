@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quarrydb/quarry/internal/funcs"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -160,10 +161,6 @@ func (b *builder) queryable(s *arrow.Schema, idx int, field string) error {
 	return nil
 }
 
-var validOps = []string{OpEq, OpNeq, OpLt, OpLte, OpGt, OpGte, OpIn, OpNotIn, OpRange, OpContains, OpStartsWith, OpEndsWith, OpRegex, OpIsNull, OpIsNotNull}
-
-var validAggs = []string{AggCount, AggCountDistinct, AggSum, AggAvg, AggMin, AggMax, AggMedian, AggStddev, AggQuantile, AggFirst, AggLast}
-
 // filter validates one element of spec.Filters: a predicate or an OR group.
 func (b *builder) filter(i int, f FilterSpec) (Predicate, error) {
 	field := fmt.Sprintf("filters[%d]", i)
@@ -189,10 +186,6 @@ func (b *builder) filter(i int, f FilterSpec) (Predicate, error) {
 	return p, nil
 }
 
-var stringOnlyOps = map[string]bool{OpContains: true, OpStartsWith: true, OpEndsWith: true, OpRegex: true}
-
-var caseOps = map[string]bool{OpEq: true, OpNeq: true, OpIn: true, OpNotIn: true, OpContains: true, OpStartsWith: true, OpEndsWith: true, OpRegex: true}
-
 func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 	s := b.in.Schema
 	if f.Col == "" {
@@ -212,54 +205,51 @@ func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 		return qerr.Invalid(qerr.CodeInvalidFilter, "%s (%s on column %q of type %s): %s", field, f.Op, f.Col, typeName(typ), fmt.Sprintf(format, args...)).
 			With("field", field).With("column", f.Col).With("column_type", typeName(typ))
 	}
-	if !slices.Contains(validOps, f.Op) {
+	decl, ok := f.Op.Lookup()
+	if !ok {
+		validOps := funcs.OpNames()
 		e := qerr.Invalid(qerr.CodeInvalidFilter, "%s: unknown filter op %q", field, f.Op).
 			With("field", field+".op").With("valid_ops", validOps)
-		if sugg := suggestName(f.Op, validOps); len(sugg) > 0 && f.Op != "" {
+		if sugg := suggestName(string(f.Op), validOps); len(sugg) > 0 && f.Op != "" {
 			return p, e.With("suggestions", sugg).WithHint("did you mean %s? valid ops: %s", quoteList(sugg), strings.Join(validOps, ", "))
 		}
 		return p, e.WithHint("valid ops: %s", strings.Join(validOps, ", "))
 	}
 	if f.CaseInsensitive {
-		if !caseOps[f.Op] {
-			return p, bad("case_insensitive applies to eq, neq, in, not_in, contains, starts_with, ends_with and regex only").
+		if !decl.CaseInsensitive {
+			return p, bad("case_insensitive applies to %s only", funcs.JoinWords(funcs.OpNamesWhere(func(d *funcs.OpDecl) bool { return d.CaseInsensitive }), "and")).
 				WithHint("drop case_insensitive, or use one of those ops")
 		}
 		if !isString(typ) {
 			return p, bad("case_insensitive needs a string column").WithHint("drop case_insensitive for %s columns", typeName(typ))
 		}
 	}
-	if stringOnlyOps[f.Op] && !isString(typ) {
+	if decl.StringOnly && !isString(typ) {
 		return p, bad("%s works on string columns only", f.Op).WithHint("use eq, in or range on %s columns", typeName(typ))
 	}
 	hasValue := len(f.Value) > 0 && string(f.Value) != "null"
-	switch f.Op {
-	case OpIsNull, OpIsNotNull:
+	switch decl.Operand {
+	case funcs.OperandNone:
 		if hasValue {
 			return p, bad("takes no value").WithHint("omit value for %s", f.Op)
 		}
 		return p, nil
-	case OpEq, OpNeq, OpLt, OpLte, OpGt, OpGte, OpContains, OpStartsWith, OpEndsWith, OpRegex:
+	case funcs.OperandScalar, funcs.OperandPattern:
 		if !hasValue {
 			e := bad("needs a value")
-			switch f.Op {
-			case OpEq:
-				return p, e.WithHint("to match missing values use op is_null")
-			case OpNeq:
-				return p, e.WithHint("to match present values use op is_not_null")
-			case OpRegex:
-				return p, e.WithHint(`pass value: an RE2 pattern string, e.g. "^A.*z$"`)
+			if decl.NoValueHint != "" {
+				return p, e.WithHint("%s", decl.NoValueHint)
 			}
 			return p, e.WithHint("pass value: %s", valueHint(typ))
 		}
-		if (f.Op != OpEq && f.Op != OpNeq) && typ.ID() == arrow.BOOL {
+		if decl.Ordered && typ.ID() == arrow.BOOL {
 			return p, bad("ordering comparisons are not defined on booleans").WithHint("use eq or neq")
 		}
 		lit, err := coerce(f.Value, typ)
 		if err != nil {
 			return p, bad("%v", err).WithHint("pass value as %s", valueHint(typ))
 		}
-		if f.Op == OpRegex {
+		if decl.Operand == funcs.OperandPattern {
 			pat := lit.Value.(string)
 			if len(pat) > MaxRegexLen {
 				return p, bad("the pattern is %d characters long; the limit is %d", len(pat), MaxRegexLen).
@@ -275,7 +265,7 @@ func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 		}
 		p.Value = &lit
 		return p, nil
-	case OpIn, OpNotIn:
+	case funcs.OperandList:
 		raws, err := splitArray(f.Value)
 		if err != nil || len(raws) == 0 {
 			return p, bad("%s needs a non-empty list of values", f.Op).WithHint(`pass value as a JSON list, e.g. ["a", "b"]`)
@@ -288,12 +278,12 @@ func (b *builder) predicate(field string, f FilterCond) (Predicate, error) {
 			p.Values = append(p.Values, lit)
 		}
 		return p, nil
-	case OpRange:
+	case funcs.OperandRange:
 		lo, hi, err := splitRange(f.Value)
 		if err != nil {
 			return p, bad("%v", err).WithHint(`pass value as {"min": ..., "max": ...} (inclusive; either may be omitted)`)
 		}
-		if typ.ID() == arrow.BOOL {
+		if decl.Ordered && typ.ID() == arrow.BOOL {
 			return p, bad("range is not defined on booleans").WithHint("use eq")
 		}
 		if lo != nil {
@@ -333,9 +323,9 @@ func (b *builder) item(s *arrow.Schema, text, field, code string, allowAlias boo
 			With("field", field).With("expression", text)
 		if sugg := qerr.Suggest(text, b.names(s), 3); len(sugg) > 0 {
 			ee.With("suggestions", sugg)
-			return "", nil, ee.WithHint("did you mean column %s? Expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s); double-quote column names that are not identifiers", quoteList(sugg), strings.Join(ExprFuncs, ", "))
+			return "", nil, ee.WithHint("did you mean column %s? Expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s); double-quote column names that are not identifiers", quoteList(sugg), strings.Join(funcs.ScalarNames(), ", "))
 		}
-		return "", nil, ee.WithHint("expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s), e.g. \"qty * price AS revenue\"; double-quote column names that are not identifiers", strings.Join(ExprFuncs, ", "))
+		return "", nil, ee.WithHint("expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s), e.g. \"qty * price AS revenue\"; double-quote column names that are not identifiers", strings.Join(funcs.ScalarNames(), ", "))
 	}
 	if alias != "" && !allowAlias {
 		return "", nil, qerr.Invalid(code, "%s: AS is not allowed here", field).With("field", field).
@@ -414,18 +404,20 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 	for i, a := range spec.Aggs {
 		field := fmt.Sprintf("aggs[%d]", i)
 		e := AggExpr{Fn: a.Fn, Col: a.Col, Index: -1}
-		if !slices.Contains(validAggs, a.Fn) {
+		decl, ok := a.Fn.Lookup()
+		if !ok {
+			validAggs := funcs.AggNames()
 			ee := qerr.Invalid(qerr.CodeInvalidAggregate, "%s: unknown aggregate function %q", field, a.Fn).
 				With("field", field+".fn").With("valid_fns", validAggs)
-			if sugg := suggestName(a.Fn, validAggs); len(sugg) > 0 && a.Fn != "" {
+			if sugg := suggestName(string(a.Fn), validAggs); len(sugg) > 0 && a.Fn != "" {
 				return nil, ee.With("suggestions", sugg).WithHint("did you mean %s? valid functions: %s", quoteList(sugg), strings.Join(validAggs, ", "))
 			}
 			return nil, ee.WithHint("valid functions: %s", strings.Join(validAggs, ", "))
 		}
-		if a.Fn == AggQuantile {
+		if decl.Param {
 			if a.Q == nil {
-				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: quantile needs q", field).
-					With("field", field+".q").WithHint(`pass q in [0, 1], e.g. {"col": "price", "fn": "quantile", "q": 0.9}`)
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs q", field, a.Fn).
+					With("field", field+".q").WithHint(`pass q in [0, 1], e.g. {"col": "price", "fn": %q, "q": 0.9}`, a.Fn)
 			}
 			if !(*a.Q >= 0 && *a.Q <= 1) {
 				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: q must be in [0, 1], got %v", field, *a.Q).
@@ -433,13 +425,13 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 			}
 			e.Q = *a.Q
 		} else if a.Q != nil {
-			return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: q applies to quantile only, not %s", field, a.Fn).
+			return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: q applies to %s only, not %s", field, funcs.JoinWords(funcs.AggNamesWhere(func(d *funcs.AggDecl) bool { return d.Param }), "and"), a.Fn).
 				With("field", field+".q").WithHint("drop q, or use fn quantile")
 		}
 		var inType arrow.DataType
 		if a.Col == "*" || a.Col == "" {
-			if a.Fn != AggCount {
-				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs a column (only count accepts *)", field, a.Fn).
+			if !decl.Star {
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs a column (only %s accepts *)", field, a.Fn, funcs.JoinWords(funcs.AggNamesWhere(func(d *funcs.AggDecl) bool { return d.Star }), "and")).
 					With("field", field+".col").WithHint("name the column to %s", a.Fn)
 			}
 			e.Col = "*"
@@ -461,49 +453,27 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 				needNonNull = append(needNonNull, name)
 			}
 		}
-		notNumeric := func() error {
-			return qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s needs a numeric column; %q is %s", field, a.Fn, a.Col, typeName(inType)).
-				With("field", field).WithHint("use count, count_distinct, min, max, first or last on non-numeric columns")
-		}
-		switch a.Fn {
-		case AggCount:
+		if e.Col == "*" {
 			e.Type = arrow.PrimitiveTypes.Int64
-		case AggCountDistinct:
-			if !comparable(inType) {
-				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: count_distinct cannot compare values of type %s", field, typeName(inType)).
-					With("field", field).WithHint("count_distinct works on numbers, strings, booleans, dates and timestamps")
+		} else {
+			if !decl.Input.Accepts(inType) {
+				msg, hint := fmt.Sprintf("%s is not supported on values of type %s", a.Fn, typeName(inType)), "use count on this column"
+				if decl.Reject != nil {
+					msg, hint = decl.Reject(a.Col, typeName(inType))
+				}
+				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s", field, msg).With("field", field).WithHint("%s", hint)
 			}
-			e.Type = arrow.PrimitiveTypes.Int64
-		case AggSum:
-			if !isNumeric(inType) {
-				return nil, notNumeric()
-			}
-			if isInteger(inType) {
-				e.Type = arrow.PrimitiveTypes.Int64
-			} else {
-				e.Type = arrow.PrimitiveTypes.Float64
-			}
-		case AggAvg, AggMedian, AggQuantile, AggStddev:
-			if !isNumeric(inType) {
-				return nil, notNumeric()
-			}
-			e.Type = arrow.PrimitiveTypes.Float64
-		case AggMin, AggMax, AggFirst, AggLast:
-			if !comparable(inType) {
-				return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "%s: %s is not supported on values of type %s", field, a.Fn, typeName(inType)).
-					With("field", field).WithHint("use count on this column")
-			}
-			e.Type = Decoded(inType)
+			e.Type = decl.Result(inType)
 		}
 		e.Name = a.As
 		if e.Name == "" {
 			switch {
 			case e.Col == "*":
 				e.Name = "count_all"
-			case a.Fn == AggQuantile:
-				e.Name = "quantile_" + strconv.FormatFloat(e.Q, 'g', -1, 64) + "_" + e.Col
+			case decl.Param:
+				e.Name = string(a.Fn) + "_" + strconv.FormatFloat(e.Q, 'g', -1, 64) + "_" + e.Col
 			default:
-				e.Name = a.Fn + "_" + e.Col
+				e.Name = string(a.Fn) + "_" + e.Col
 			}
 		}
 		if err := addName(e.Name, field); err != nil {
@@ -543,8 +513,6 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 	return b.finish(agg, spec, nil, false, order)
 }
 
-// comparable reports the types count_distinct, min, max, first and last
-// work on.
 // filterAndCompute stacks, over input, a Filter of lower (predicates on
 // input's columns), a Compute of exprs and, for null_policy drop, "is not
 // null" on every column in nonNull: in the lower Filter when input has the
@@ -572,20 +540,6 @@ func filterAndCompute(input Node, lower []Predicate, exprs []NamedExpr, nonNull 
 		node = &Filter{Input: node, Preds: upper}
 	}
 	return node
-}
-
-func comparable(t arrow.DataType) bool {
-	if t == nil {
-		return false
-	}
-	if isNumeric(t) || isString(t) {
-		return t.ID() != arrow.FLOAT16 && t.ID() != arrow.STRING_VIEW
-	}
-	switch t.ID() {
-	case arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP:
-		return true
-	}
-	return false
 }
 
 // finish builds the part of the plan above the row source input (the Scan

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/funcs"
 )
 
 // coerce converts a JSON operand to a Literal of the column type typ,
@@ -200,58 +202,23 @@ func jsonKind(v any) string {
 	return "value"
 }
 
-func isInteger(t arrow.DataType) bool {
-	if t == nil {
-		return false
-	}
-	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		return true
-	}
-	return false
-}
+// The type classes of the function registry (one definition for the
+// planner and the engine).
+var (
+	isInteger = funcs.IsInteger
+	isFloat   = funcs.IsFloat
+	isNumeric = funcs.IsNumeric
+	isString  = funcs.IsString
+)
 
-func isFloat(t arrow.DataType) bool {
-	return t != nil && (t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64 || t.ID() == arrow.FLOAT16)
-}
-
-func isNumeric(t arrow.DataType) bool { return isInteger(t) || isFloat(t) }
-
-// isString reports string columns, including dictionary-encoded strings.
-func isString(t arrow.DataType) bool {
-	if t == nil {
-		return false
-	}
-	switch t.ID() {
-	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
-		return true
-	case arrow.DICTIONARY:
-		return IsDictString(t)
-	}
-	return false
-}
-
-// IsDictString reports a dictionary-encoded string type (integer indices,
-// string or large_string values): such columns are accepted anywhere a
-// string column is.
-func IsDictString(t arrow.DataType) bool {
-	d, ok := t.(*arrow.DictionaryType)
-	if !ok || !isInteger(d.IndexType) {
-		return false
-	}
-	id := d.ValueType.ID()
-	return id == arrow.STRING || id == arrow.LARGE_STRING
-}
+// IsDictString reports a dictionary-encoded string type (funcs.IsDictString):
+// such columns are accepted anywhere a string column is.
+func IsDictString(t arrow.DataType) bool { return funcs.IsDictString(t) }
 
 // Decoded returns the value type of a dictionary-encoded string type and t
-// itself otherwise. Operators that build new values (aggregate keys and
-// results) output decoded types.
-func Decoded(t arrow.DataType) arrow.DataType {
-	if IsDictString(t) {
-		return t.(*arrow.DictionaryType).ValueType
-	}
-	return t
-}
+// itself otherwise (funcs.Decoded). Operators that build new values
+// (aggregate keys and results) output decoded types.
+func Decoded(t arrow.DataType) arrow.DataType { return funcs.Decoded(t) }
 
 // TypeName is the user-facing name of an Arrow type, as shown by get_schema:
 // int64, float64, string, bool, date, timestamp, ...

@@ -152,16 +152,11 @@ func (p Predicate) str() string {
 			return fmt.Sprintf("%s <= %s", p.Col, p.Max)
 		}
 		return p.Col + " IS ANY"
-	case OpContains:
-		return fmt.Sprintf("%s CONTAINS %s", p.Col, p.Value)
-	case OpStartsWith:
-		return fmt.Sprintf("%s STARTS WITH %s", p.Col, p.Value)
-	case OpEndsWith:
-		return fmt.Sprintf("%s ENDS WITH %s", p.Col, p.Value)
-	case OpRegex:
-		return fmt.Sprintf("%s MATCHES %s", p.Col, p.Value)
 	}
-	sym := map[string]string{OpEq: "=", OpNeq: "!=", OpLt: "<", OpLte: "<=", OpGt: ">", OpGte: ">="}[p.Op]
+	sym := string(p.Op)
+	if d, ok := p.Op.Lookup(); ok && d.SQL != "" {
+		sym = d.SQL
+	}
 	return fmt.Sprintf("%s %s %s", p.Col, sym, p.Value)
 }
 

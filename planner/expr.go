@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/funcs"
 )
 
 // Expr is a node of an arithmetic expression tree: ColRef, Const, Neg,
@@ -59,16 +61,14 @@ type Binary struct {
 	Typ  arrow.DataType
 }
 
-// Call is an allow-listed function: abs(x), floor(x), ceil(x), round(x) or
-// round(x, digits) with digits an integer literal in [-18, 18].
+// Call is a call of a registered scalar function (funcs.LookupScalar):
+// abs(x), floor(x), ceil(x), round(x) or round(x, digits) with digits an
+// integer literal in [-18, 18], ...
 type Call struct {
 	Fn   string
 	Args []Expr
 	Typ  arrow.DataType
 }
-
-// ExprFuncs is the allow-list of functions usable in expressions.
-var ExprFuncs = []string{"abs", "ceil", "floor", "round"}
 
 // MaxExprLen is the longest accepted expression text, in bytes.
 const MaxExprLen = 1000
@@ -467,12 +467,9 @@ func (p *parser) primary(depth int) (Expr, error) {
 
 func (p *parser) call(name token, depth int) (Expr, error) {
 	fn := strings.ToLower(name.text)
-	known := false
-	for _, f := range ExprFuncs {
-		known = known || f == fn
-	}
+	decl, known := funcs.LookupScalar(fn)
 	if !known {
-		return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("unknown function %q (allowed: %s)", name.text, strings.Join(ExprFuncs, ", "))}
+		return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("unknown function %q (allowed: %s)", name.text, strings.Join(funcs.ScalarNames(), ", "))}
 	}
 	p.pos++ // (
 	c := &Call{Fn: fn}
@@ -492,18 +489,13 @@ func (p *parser) call(name token, depth int) (Expr, error) {
 		p.pos++
 		break
 	}
-	want := "1"
-	ok := len(c.Args) == 1
-	if fn == "round" {
-		want, ok = "1 or 2", len(c.Args) == 1 || len(c.Args) == 2
+	if len(c.Args) < decl.MinArgs || len(c.Args) > decl.MaxArgs {
+		return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("%s takes %s argument(s), got %d", fn, decl.Arity(), len(c.Args))}
 	}
-	if !ok {
-		return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("%s takes %s argument(s), got %d", fn, want, len(c.Args))}
-	}
-	if len(c.Args) == 2 {
+	if len(c.Args) == 2 && decl.Digits {
 		d, ok := constDigits(c.Args[1])
 		if !ok {
-			return nil, &ExprError{Pos: name.off, Msg: "round's digits must be an integer literal between -18 and 18"}
+			return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("%s's digits must be an integer literal between -%d and %d", fn, funcs.MaxDigits, funcs.MaxDigits)}
 		}
 		c.Args[1] = &Const{Typ: arrow.PrimitiveTypes.Int64, Int: d}
 	}
@@ -528,7 +520,7 @@ func constDigits(e Expr) (int64, bool) {
 	if neg {
 		d = -d
 	}
-	return d, d >= -18 && d <= 18
+	return d, d >= -funcs.MaxDigits && d <= funcs.MaxDigits
 }
 
 func parseNumber(t token) (Expr, error) {
@@ -647,7 +639,7 @@ func bind(e Expr, s *arrow.Schema, bare bool) error {
 		switch {
 		case isInteger(x.Typ):
 			x.Typ = i64
-		case isFloat(x.Typ) && x.Typ.ID() != arrow.FLOAT16:
+		case isFloat(x.Typ):
 			x.Typ = f64
 		default:
 			return &exprTypeError{x.Name, x.Typ}
@@ -677,6 +669,9 @@ func bind(e Expr, s *arrow.Schema, bare bool) error {
 			}
 		}
 		x.Typ = numType(x.Args[0].Type())
+		if d, ok := funcs.LookupScalar(x.Fn); ok && d.FloatResult {
+			x.Typ = f64
+		}
 	}
 	return nil
 }

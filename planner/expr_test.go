@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quarrydb/quarry/internal/funcs"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -206,44 +207,44 @@ func TestScalarSemantics(t *testing.T) {
 			t.Errorf("%s = %d, %v; want %d, %v", name, got, ok, want, wantOK)
 		}
 	}
-	v, ok := planner.AddInt(maxI, 1)
+	v, ok := funcs.AddInt(maxI, 1)
 	check("max+1", v, ok, 0, false)
-	v, ok = planner.AddInt(minI, -1)
+	v, ok = funcs.AddInt(minI, -1)
 	check("min-1 via add", v, ok, 0, false)
-	v, ok = planner.AddInt(maxI, minI)
+	v, ok = funcs.AddInt(maxI, minI)
 	check("max+min", v, ok, -1, true)
-	v, ok = planner.SubInt(minI, 1)
+	v, ok = funcs.SubInt(minI, 1)
 	check("min-1", v, ok, 0, false)
-	v, ok = planner.SubInt(0, minI)
+	v, ok = funcs.SubInt(0, minI)
 	check("0-min", v, ok, 0, false)
-	v, ok = planner.SubInt(-1, minI)
+	v, ok = funcs.SubInt(-1, minI)
 	check("-1-min", v, ok, maxI, true)
-	v, ok = planner.MulInt(minI, -1)
+	v, ok = funcs.MulInt(minI, -1)
 	check("min*-1", v, ok, 0, false)
-	v, ok = planner.MulInt(-1, minI)
+	v, ok = funcs.MulInt(-1, minI)
 	check("-1*min", v, ok, 0, false)
-	v, ok = planner.MulInt(1<<32, 1<<31)
+	v, ok = funcs.MulInt(1<<32, 1<<31)
 	check("2^63", v, ok, 0, false)
-	v, ok = planner.MulInt(-(1 << 32), 1<<31)
+	v, ok = funcs.MulInt(-(1 << 32), 1<<31)
 	check("-2^63", v, ok, minI, true)
-	v, ok = planner.NegInt(minI)
+	v, ok = funcs.NegInt(minI)
 	check("-min", v, ok, 0, false)
-	v, ok = planner.AbsInt(minI + 1)
+	v, ok = funcs.AbsInt(minI + 1)
 	check("abs(min+1)", v, ok, maxI, true)
-	v, ok = planner.RoundInt(15, -1)
+	v, ok = funcs.RoundInt(15, -1)
 	check("round(15,-1)", v, ok, 20, true)
-	v, ok = planner.RoundInt(-15, -1)
+	v, ok = funcs.RoundInt(-15, -1)
 	check("round(-15,-1)", v, ok, -20, true)
-	v, ok = planner.RoundInt(14, -1)
+	v, ok = funcs.RoundInt(14, -1)
 	check("round(14,-1)", v, ok, 10, true)
-	v, ok = planner.RoundInt(maxI, -1)
+	v, ok = funcs.RoundInt(maxI, -1)
 	check("round(max,-1)", v, ok, 0, false)
-	v, ok = planner.RoundInt(maxI, -18)
+	v, ok = funcs.RoundInt(maxI, -18)
 	check("round(max,-18)", v, ok, 9000000000000000000, true)
-	if _, null := planner.DivFloat(1, 0); !null {
+	if _, null := funcs.DivFloat(1, 0); !null {
 		t.Error("1/0 is not null")
 	}
-	if _, null := planner.DivFloat(0, math.Copysign(0, -1)); !null {
+	if _, null := funcs.DivFloat(0, math.Copysign(0, -1)); !null {
 		t.Error("0/-0 is not null")
 	}
 	for _, c := range []struct {
@@ -251,7 +252,7 @@ func TestScalarSemantics(t *testing.T) {
 		d    int64
 		want float64
 	}{{2.5, 0, 3}, {-2.5, 0, -3}, {1.25, 1, 1.3}, {1234.5, -2, 1200}, {1e308, 5, 1e308}} {
-		if got := planner.RoundFloat(c.x, c.d); got != c.want {
+		if got := funcs.RoundFloat(c.x, c.d); got != c.want {
 			t.Errorf("RoundFloat(%v, %d) = %v, want %v", c.x, c.d, got, c.want)
 		}
 	}

@@ -1,100 +1,10 @@
 package planner
 
 import (
-	"math"
-
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/funcs"
 )
-
-// Scalar semantics of expressions, shared by constant folding and the
-// engine's vectorized evaluator so that both always agree.
-
-// AddInt returns a+b and false on int64 overflow.
-func AddInt(a, b int64) (int64, bool) {
-	r := a + b
-	return r, (b >= 0) == (r >= a)
-}
-
-// SubInt returns a-b and false on int64 overflow.
-func SubInt(a, b int64) (int64, bool) {
-	r := a - b
-	return r, (b >= 0) == (r <= a)
-}
-
-// MulInt returns a*b and false on int64 overflow.
-func MulInt(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	r := a * b
-	if (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) || r/b != a {
-		return r, false
-	}
-	return r, true
-}
-
-// NegInt returns -a and false on overflow (a == MinInt64).
-func NegInt(a int64) (int64, bool) { return -a, a != math.MinInt64 }
-
-// AbsInt returns |a| and false on overflow (a == MinInt64).
-func AbsInt(a int64) (int64, bool) {
-	if a < 0 {
-		return NegInt(a)
-	}
-	return a, true
-}
-
-// DivFloat returns a/b; null is true when b == 0 (division by zero yields
-// null, whatever a is).
-func DivFloat(a, b float64) (q float64, null bool) {
-	if b == 0 {
-		return 0, true
-	}
-	return a / b, false
-}
-
-// RoundFloat rounds x half away from zero to digits decimal places
-// (negative digits round to tens, hundreds, ...). NaN and ±Inf are
-// returned unchanged, and so is x when scaling it would overflow.
-func RoundFloat(x float64, digits int64) float64 {
-	switch {
-	case digits == 0:
-		return math.Round(x)
-	case digits > 0:
-		p := math.Pow10(int(digits))
-		s := x * p
-		if math.IsInf(s, 0) {
-			return x
-		}
-		return math.Round(s) / p
-	}
-	p := math.Pow10(int(-digits))
-	return math.Round(x/p) * p
-}
-
-// RoundInt rounds x half away from zero to a multiple of 10^-digits
-// (digits >= 0 leaves x unchanged); false on overflow.
-func RoundInt(x, digits int64) (int64, bool) {
-	if digits >= 0 {
-		return x, true
-	}
-	p := int64(1)
-	for range -digits {
-		p *= 10
-	}
-	q, rem := x/p, x%p
-	if rem < 0 {
-		rem = -rem
-	}
-	if 2*rem >= p {
-		if x < 0 {
-			q--
-		} else {
-			q++
-		}
-	}
-	return MulInt(q, p)
-}
 
 // FoldExpr folds the number-only subexpressions of a bound expression,
 // bottom-up, with the runtime semantics (division by zero gives the null
@@ -164,7 +74,7 @@ func foldNeg(c *Const, t arrow.DataType) (*Const, bool) {
 		return nullConst(t), true
 	}
 	if isIntType(t) {
-		v, ok := NegInt(c.Int)
+		v, ok := funcs.NegInt(c.Int)
 		return &Const{Typ: t, Int: v}, ok
 	}
 	return &Const{Typ: t, Float: -constFloat(c)}, true
@@ -179,11 +89,11 @@ func foldBinary(op byte, l, r *Const, t arrow.DataType) (*Const, bool) {
 		var ok bool
 		switch op {
 		case '+':
-			v, ok = AddInt(l.Int, r.Int)
+			v, ok = funcs.AddInt(l.Int, r.Int)
 		case '-':
-			v, ok = SubInt(l.Int, r.Int)
+			v, ok = funcs.SubInt(l.Int, r.Int)
 		case '*':
-			v, ok = MulInt(l.Int, r.Int)
+			v, ok = funcs.MulInt(l.Int, r.Int)
 		}
 		return &Const{Typ: t, Int: v}, ok
 	}
@@ -197,7 +107,7 @@ func foldBinary(op byte, l, r *Const, t arrow.DataType) (*Const, bool) {
 	case '*':
 		v = a * b
 	case '/':
-		q, null := DivFloat(a, b)
+		q, null := funcs.DivFloat(a, b)
 		if null {
 			return nullConst(t), true
 		}
@@ -206,40 +116,29 @@ func foldBinary(op byte, l, r *Const, t arrow.DataType) (*Const, bool) {
 	return &Const{Typ: t, Float: v}, true
 }
 
+// foldCall evaluates a call of constants with the function's registered
+// kernels (the engine's evaluator runs the same ones).
 func foldCall(c *Call) (*Const, bool) {
 	a := c.Args[0].(*Const)
 	if a.Null {
 		return nullConst(c.Typ), true
 	}
+	d, ok := funcs.LookupScalar(c.Fn)
+	if !ok {
+		return nil, false
+	}
+	digits := int64(0)
+	if len(c.Args) == 2 {
+		digits = c.Args[1].(*Const).Int
+	}
 	if isIntType(c.Typ) {
-		switch c.Fn {
-		case "abs":
-			v, ok := AbsInt(a.Int)
-			return &Const{Typ: c.Typ, Int: v}, ok
-		case "round":
-			d := int64(0)
-			if len(c.Args) == 2 {
-				d = c.Args[1].(*Const).Int
-			}
-			v, ok := RoundInt(a.Int, d)
-			return &Const{Typ: c.Typ, Int: v}, ok
+		v := []int64{a.Int}
+		if d.Int != nil && !d.Int(v, v, nil, digits) {
+			return &Const{Typ: c.Typ, Int: v[0]}, false
 		}
-		return &Const{Typ: c.Typ, Int: a.Int}, true // floor, ceil
+		return &Const{Typ: c.Typ, Int: v[0]}, true
 	}
-	f := constFloat(a)
-	switch c.Fn {
-	case "abs":
-		f = math.Abs(f)
-	case "floor":
-		f = math.Floor(f)
-	case "ceil":
-		f = math.Ceil(f)
-	case "round":
-		d := int64(0)
-		if len(c.Args) == 2 {
-			d = c.Args[1].(*Const).Int
-		}
-		f = RoundFloat(f, d)
-	}
-	return &Const{Typ: c.Typ, Float: f}, true
+	v := []float64{constFloat(a)}
+	d.Float(v, v, digits)
+	return &Const{Typ: c.Typ, Float: v[0]}, true
 }

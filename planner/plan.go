@@ -49,8 +49,8 @@ type Predicate struct {
 	// node holding it. Empty and -1 for an OR group.
 	Col   string
 	Index int
-	// Op is one of the Op* constants.
-	Op string
+	// Op is a registered filter operator, or OpAny.
+	Op Op
 	// Value: eq/neq/lt/lte/gt/gte/contains/starts_with/ends_with, and the
 	// pattern (a string literal) for regex. Nil for is_null/is_not_null.
 	Value *Literal
@@ -95,9 +95,9 @@ type Project struct {
 
 // AggExpr is one resolved aggregate.
 type AggExpr struct {
-	// Fn is one of the Agg* constants.
-	Fn string
-	// Q is the quantile of AggQuantile, in [0, 1].
+	// Fn is a registered aggregate function.
+	Fn AggFn
+	// Q is the parameter of an aggregate that takes one (AggQuantile), in [0, 1].
 	Q float64
 	// Col is the input column name, "*" for count(*); Index its input position (-1 for *).
 	Col   string

@@ -1,6 +1,10 @@
 package planner
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/quarrydb/quarry/internal/funcs"
+)
 
 // Spec is the query spec shared by estimate_query, query_data and aggregate.
 // It is bound straight from the tool arguments; Build validates it against a
@@ -46,8 +50,8 @@ type Spec struct {
 type FilterSpec struct {
 	// Col is the column name (required unless Any is given).
 	Col string `json:"col,omitempty" jsonschema:"Column name (required unless any is given)."`
-	// Op is one of the Op* constants (required unless Any is given).
-	Op string `json:"op,omitempty" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null" jsonschema_description:"Operator (required unless any is given)."`
+	// Op is a registered filter operator (required unless Any is given).
+	Op Op `json:"op,omitempty" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null" jsonschema_description:"Operator (required unless any is given)."`
 	// Value is the operand: a scalar; a list for in/not_in; {min,max} for
 	// range; a pattern for regex; absent for is_null/is_not_null. Kept raw so
 	// Build can coerce it to the column type.
@@ -64,8 +68,8 @@ type FilterSpec struct {
 type FilterCond struct {
 	// Col is the column name.
 	Col string `json:"col" jsonschema:"Column name."`
-	// Op is one of the Op* constants.
-	Op string `json:"op" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null"`
+	// Op is a registered filter operator.
+	Op Op `json:"op" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null"`
 	// Value is the operand, as in FilterSpec.
 	Value json.RawMessage `json:"value,omitempty" jsonschema:"Operand, as for filters."`
 	// CaseInsensitive is as in FilterSpec.
@@ -76,8 +80,8 @@ type FilterCond struct {
 type AggSpec struct {
 	// Col is the input column or an arithmetic expression; "*" only with count.
 	Col string `json:"col" jsonschema:"Input column (or arithmetic expression such as qty * price), or * with count."`
-	// Fn is one of the Agg* constants.
-	Fn string `json:"fn" jsonschema:"enum=count,enum=count_distinct,enum=sum,enum=avg,enum=min,enum=max,enum=median,enum=stddev,enum=quantile,enum=first,enum=last"`
+	// Fn is a registered aggregate function.
+	Fn AggFn `json:"fn" jsonschema:"enum=count,enum=count_distinct,enum=sum,enum=avg,enum=min,enum=max,enum=median,enum=stddev,enum=quantile,enum=first,enum=last"`
 	// Q is the quantile in [0, 1]; required with quantile, rejected otherwise.
 	Q *float64 `json:"q,omitempty" jsonschema:"quantile only: the quantile in [0, 1] (0.5 is the median)."`
 	// As names the output column; default fn_col (count_all for count(*),
@@ -94,44 +98,52 @@ type OrderSpec struct {
 	Desc bool `json:"desc,omitempty" jsonschema:"Sort descending."`
 }
 
-// Filter operators.
+// Op is a filter operator (declared in the function registry, package
+// internal/funcs); the Op* constants name the built-in ones.
+type Op = funcs.Op
+
+// Filter operators (see funcs.Ops for their declarations).
 const (
-	OpEq         = "eq"
-	OpNeq        = "neq"
-	OpLt         = "lt"
-	OpLte        = "lte"
-	OpGt         = "gt"
-	OpGte        = "gte"
-	OpIn         = "in"
-	OpNotIn      = "not_in"
-	OpRange      = "range"
-	OpContains   = "contains"
-	OpStartsWith = "starts_with"
-	OpEndsWith   = "ends_with"
-	OpRegex      = "regex"
-	OpIsNull     = "is_null"
-	OpIsNotNull  = "is_not_null"
+	OpEq         = funcs.OpEq
+	OpNeq        = funcs.OpNeq
+	OpLt         = funcs.OpLt
+	OpLte        = funcs.OpLte
+	OpGt         = funcs.OpGt
+	OpGte        = funcs.OpGte
+	OpIn         = funcs.OpIn
+	OpNotIn      = funcs.OpNotIn
+	OpRange      = funcs.OpRange
+	OpContains   = funcs.OpContains
+	OpStartsWith = funcs.OpStartsWith
+	OpEndsWith   = funcs.OpEndsWith
+	OpRegex      = funcs.OpRegex
+	OpIsNull     = funcs.OpIsNull
+	OpIsNotNull  = funcs.OpIsNotNull
 	// OpAny is the op of a Predicate that is an OR group (Predicate.Any).
 	// It never appears in a Spec.
-	OpAny = "any"
+	OpAny = funcs.OpAny
 )
 
 // MaxRegexLen is the longest accepted regex pattern, in bytes.
 const MaxRegexLen = 1000
 
-// Aggregate functions.
+// AggFn is an aggregate function (declared in the function registry,
+// package internal/funcs); the Agg* constants name the built-in ones.
+type AggFn = funcs.AggFn
+
+// Aggregate functions (see funcs.Aggs for their declarations).
 const (
-	AggCount         = "count"
-	AggCountDistinct = "count_distinct"
-	AggSum           = "sum"
-	AggAvg           = "avg"
-	AggMin           = "min"
-	AggMax           = "max"
-	AggMedian        = "median"
-	AggStddev        = "stddev"
-	AggQuantile      = "quantile"
-	AggFirst         = "first"
-	AggLast          = "last"
+	AggCount         = funcs.AggCount
+	AggCountDistinct = funcs.AggCountDistinct
+	AggSum           = funcs.AggSum
+	AggAvg           = funcs.AggAvg
+	AggMin           = funcs.AggMin
+	AggMax           = funcs.AggMax
+	AggMedian        = funcs.AggMedian
+	AggStddev        = funcs.AggStddev
+	AggQuantile      = funcs.AggQuantile
+	AggFirst         = funcs.AggFirst
+	AggLast          = funcs.AggLast
 )
 
 // Null policies (Spec.NullPolicy).
