@@ -50,8 +50,9 @@ type Spec struct {
 type FilterSpec struct {
 	// Col is the column name (required unless Any is given).
 	Col string `json:"col,omitempty" jsonschema:"Column name (required unless any is given)."`
-	// Op is a registered filter operator (required unless Any is given).
-	Op Op `json:"op,omitempty" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null" jsonschema_description:"Operator (required unless any is given)."`
+	// Op is a registered filter operator (required unless Any is given);
+	// the tool schemas list the registry's operators as its enum.
+	Op Op `json:"op,omitempty" jsonschema:"Operator (required unless any is given)."`
 	// Value is the operand: a scalar; a list for in/not_in; {min,max} for
 	// range; a pattern for regex; absent for is_null/is_not_null. Kept raw so
 	// Build can coerce it to the column type.
@@ -69,7 +70,7 @@ type FilterCond struct {
 	// Col is the column name.
 	Col string `json:"col" jsonschema:"Column name."`
 	// Op is a registered filter operator.
-	Op Op `json:"op" jsonschema:"enum=eq,enum=neq,enum=lt,enum=lte,enum=gt,enum=gte,enum=in,enum=not_in,enum=range,enum=contains,enum=starts_with,enum=ends_with,enum=regex,enum=is_null,enum=is_not_null"`
+	Op Op `json:"op"`
 	// Value is the operand, as in FilterSpec.
 	Value json.RawMessage `json:"value,omitempty" jsonschema:"Operand, as for filters."`
 	// CaseInsensitive is as in FilterSpec.
@@ -80,8 +81,9 @@ type FilterCond struct {
 type AggSpec struct {
 	// Col is the input column or an arithmetic expression; "*" only with count.
 	Col string `json:"col" jsonschema:"Input column (or arithmetic expression such as qty * price), or * with count."`
-	// Fn is a registered aggregate function.
-	Fn AggFn `json:"fn" jsonschema:"enum=count,enum=count_distinct,enum=sum,enum=avg,enum=min,enum=max,enum=median,enum=stddev,enum=quantile,enum=first,enum=last"`
+	// Fn is a registered aggregate function; the tool schemas list the
+	// registry's functions as its enum.
+	Fn AggFn `json:"fn"`
 	// Q is the quantile in [0, 1]; required with quantile, rejected otherwise.
 	Q *float64 `json:"q,omitempty" jsonschema:"quantile only: the quantile in [0, 1] (0.5 is the median)."`
 	// As names the output column; default fn_col (count_all for count(*),
@@ -125,7 +127,7 @@ const (
 )
 
 // MaxRegexLen is the longest accepted regex pattern, in bytes.
-const MaxRegexLen = 1000
+const MaxRegexLen = funcs.MaxPatternLen
 
 // AggFn is an aggregate function (declared in the function registry,
 // package internal/funcs); the Agg* constants name the built-in ones.

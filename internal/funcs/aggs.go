@@ -135,7 +135,7 @@ func builtinAggs() []*AggDecl {
 		{Fn: AggStddev, Input: NumericInput, Reject: NumericReject(AggStddev), Result: float64Result, ResultDoc: "float64",
 			Doc: "sample standard deviation (n-1 denominator, like pandas' `std()` / numpy's `std(ddof=1)`), computed with Welford's algorithm; fewer than 2 values: null; any NaN or ±Inf: NaN"},
 		{Fn: AggQuantile, Param: true, Input: NumericInput, Reject: NumericReject(AggQuantile), Result: float64Result, ResultDoc: "float64",
-			Doc: "`q` in [0, 1] required; exact: the group's non-null, non-NaN values sorted; linear interpolation between the closest ranks like numpy's default: position `q*(n-1)`, `v[lo] + (v[lo+1]-v[lo])*frac`. Interpolating toward ±Inf gives that infinity (between -Inf and +Inf: NaN). Values are converted to float64 (int64 beyond 2^53 loses precision). A group of only NaNs gives NaN."},
+			Doc: "exact: the group's non-null, non-NaN values sorted; linear interpolation between the closest ranks like numpy's default: position `q*(n-1)`, `v[lo] + (v[lo+1]-v[lo])*frac`. Interpolating toward ±Inf gives that infinity (between -Inf and +Inf: NaN). Values are converted to float64 (int64 beyond 2^53 loses precision). A group of only NaNs gives NaN."},
 		{Fn: AggFirst, Input: ComparableInput, Result: sameResult, ResultDoc: "input type",
 			Doc: "first non-null value in the order rows reach the aggregate — the dataset's order after filters (NaN counts as a value)"},
 		{Fn: AggLast, Input: ComparableInput, Result: sameResult, ResultDoc: "input type",

@@ -28,6 +28,9 @@ const (
 	OpAny Op = "any"
 )
 
+// MaxPatternLen is the longest accepted regex pattern (OperandPattern), in bytes.
+const MaxPatternLen = 1000
+
 // Operand is the kind of value an operator takes.
 type Operand int
 
@@ -66,35 +69,37 @@ type OpDecl struct {
 	Doc, Nulls string
 }
 
-// Doc strings shared by several declarations.
+// Null/NaN semantics shared by several declarations.
 const (
-	nullsNeverMatch = "a null never matches"
-	nullsCompare    = "a null never matches; NaN is greater than every number and equal to NaN"
+	nullsNaNFails   = "null: no match; NaN: no match"
+	nullsNaNMatches = "null: no match; NaN: matches"
+	nullsString     = "null: no match"
 )
 
 var builtinOps = []*OpDecl{
 	{Op: OpEq, Operand: OperandScalar, CaseInsensitive: true, SQL: "=", NoValueHint: "to match missing values use op is_null",
-		Doc: "equal to value", Nulls: nullsCompare},
+		Doc: "equal (`-0` equals `+0`)", Nulls: nullsNaNFails},
 	{Op: OpNeq, Operand: OperandScalar, CaseInsensitive: true, SQL: "!=", NoValueHint: "to match present values use op is_not_null",
-		Doc: "not equal to value", Nulls: nullsCompare},
-	{Op: OpLt, Operand: OperandScalar, Ordered: true, SQL: "<", Doc: "less than value", Nulls: nullsCompare},
-	{Op: OpLte, Operand: OperandScalar, Ordered: true, SQL: "<=", Doc: "less than or equal to value", Nulls: nullsCompare},
-	{Op: OpGt, Operand: OperandScalar, Ordered: true, SQL: ">", Doc: "greater than value", Nulls: nullsCompare},
-	{Op: OpGte, Operand: OperandScalar, Ordered: true, SQL: ">=", Doc: "greater than or equal to value", Nulls: nullsCompare},
-	{Op: OpIn, Operand: OperandList, CaseInsensitive: true, Doc: "equal to one of a list of values", Nulls: nullsCompare},
-	{Op: OpNotIn, Operand: OperandList, CaseInsensitive: true, Doc: "equal to none of a list of values", Nulls: nullsCompare},
-	{Op: OpRange, Operand: OperandRange, Ordered: true, Doc: "between {min, max}, inclusive; either bound may be omitted", Nulls: nullsCompare},
+		Doc: "not equal", Nulls: nullsNaNMatches},
+	{Op: OpLt, Operand: OperandScalar, Ordered: true, SQL: "<", Doc: "less than (not on booleans)", Nulls: nullsNaNFails},
+	{Op: OpLte, Operand: OperandScalar, Ordered: true, SQL: "<=", Doc: "less than or equal (not on booleans)", Nulls: nullsNaNFails},
+	{Op: OpGt, Operand: OperandScalar, Ordered: true, SQL: ">", Doc: "greater than (not on booleans)", Nulls: nullsNaNFails},
+	{Op: OpGte, Operand: OperandScalar, Ordered: true, SQL: ">=", Doc: "greater than or equal (not on booleans)", Nulls: nullsNaNFails},
+	{Op: OpIn, Operand: OperandList, CaseInsensitive: true, Doc: "member of the list", Nulls: nullsNaNFails},
+	{Op: OpNotIn, Operand: OperandList, CaseInsensitive: true, Doc: "not a member of the list", Nulls: nullsNaNMatches},
+	{Op: OpRange, Operand: OperandRange, Ordered: true, Doc: "`a ≤ x ≤ b` (not on booleans)", Nulls: nullsNaNFails},
 	{Op: OpContains, Operand: OperandScalar, StringOnly: true, CaseInsensitive: true, SQL: "CONTAINS",
-		Doc: "string contains value", Nulls: nullsNeverMatch},
+		Doc: "substring (strings only)", Nulls: nullsString},
 	{Op: OpStartsWith, Operand: OperandScalar, StringOnly: true, CaseInsensitive: true, SQL: "STARTS WITH",
-		Doc: "string starts with value", Nulls: nullsNeverMatch},
+		Doc: "prefix (strings only)", Nulls: nullsString},
 	{Op: OpEndsWith, Operand: OperandScalar, StringOnly: true, CaseInsensitive: true, SQL: "ENDS WITH",
-		Doc: "string ends with value", Nulls: nullsNeverMatch},
+		Doc: "suffix (strings only)", Nulls: nullsString},
 	{Op: OpRegex, Operand: OperandPattern, StringOnly: true, CaseInsensitive: true, SQL: "MATCHES",
 		NoValueHint: `pass value: an RE2 pattern string, e.g. "^A.*z$"`,
-		Doc:         "string matches an RE2 regular expression (unanchored)", Nulls: nullsNeverMatch},
-	{Op: OpIsNull, Operand: OperandNone, Doc: "value is null (takes no value)", Nulls: "matches exactly the nulls; NaN is not null"},
-	{Op: OpIsNotNull, Operand: OperandNone, Doc: "value is not null (takes no value)", Nulls: "matches every non-null value, NaN included"},
+		Doc:         "[Go RE2](https://pkg.go.dev/regexp/syntax) match anywhere in the value (anchor with `^`/`$`); no backreferences or lookaround; compiled once per query; an invalid pattern is `invalid_filter` (strings only)",
+		Nulls:       nullsString},
+	{Op: OpIsNull, Operand: OperandNone, Doc: "null", Nulls: "null: matches; NaN: no match (NaN is not null)"},
+	{Op: OpIsNotNull, Operand: OperandNone, Doc: "not null", Nulls: nullsNaNMatches},
 }
 
 var ops = newTable("filter operator", func(d *OpDecl) Op { return d.Op })

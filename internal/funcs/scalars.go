@@ -84,7 +84,7 @@ var builtinScalars = []*ScalarDecl{
 	{Name: "floor", MinArgs: 1, MaxArgs: 1, Signature: "floor(x)", Doc: "largest integer value ≤ x (integers unchanged)",
 		Float: floatMap(math.Floor)},
 	{Name: "round", MinArgs: 1, MaxArgs: 2, Digits: true, Signature: "round(x[, digits])",
-		Doc: "rounds half away from zero (`round(2.5)` = 3, `round(-2.5)` = -3) to digits decimals (an integer literal in [-18, 18], default 0; `round(1234, -2)` = 1200)",
+		Doc: "rounds half away from zero (`round(2.5)` = 3, `round(-2.5)` = -3) to digits decimals (default 0): `round(x, 2)` to two decimals, `round(1234, -2)` = 1200",
 		Int: func(dst, src []int64, valid []bool, digits int64) bool {
 			if digits >= 0 {
 				copy(dst, src)
