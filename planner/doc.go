@@ -14,7 +14,10 @@
 //     may be an arithmetic expression (see ParseExpr), named by a trailing
 //     "AS name" or by its normalized text. A known column name always wins.
 //   - filters: ANDed predicates; an element {"any": [...]} is an OR group of
-//     predicates (one level of nesting).
+//     predicates (one level of nesting). Operators, aggregate functions and
+//     expression functions are declared in the function registry
+//     (internal/funcs); the planner validates and types them from their
+//     declarations.
 //   - group_by / aggs: hash aggregation; aggs[].col may be an expression.
 //   - distinct: distinct rows of the projection; output order unspecified
 //     unless order_by (order_by may only use selected columns).
