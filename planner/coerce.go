@@ -207,7 +207,6 @@ func jsonKind(v any) string {
 var (
 	isInteger = funcs.IsInteger
 	isFloat   = funcs.IsFloat
-	isNumeric = funcs.IsNumeric
 	isString  = funcs.IsString
 )
 
