@@ -16,7 +16,7 @@ import (
 // with leading zeros, a leading "+", integers beyond int64, decimals with
 // more digits than a float64 keeps; and dates in common non-ISO layouts.
 const codesCSV = "zip,fips,signed,big,precise,when,day,mixed\n" +
-	"00501,01001,+1,99999999999999999999,0.1000000000000000055511151231257827,2015/01/01 01:00:00,Jan 1 2000,2015-01-31\n" +
+	"00501,01001,+1,99999999999999999999,0.1000000000000000000000000000000001,2015/01/01 01:00:00,Jan 1 2000,2015-01-31\n" +
 	"10001,36061,-2,1,0.5,2015/01/02 13:30:00,\"February 29, 2000\",2015-02-01\n" +
 	"99950,02013,3,2,0.25,2015/12/31 23:59:59,Dec 31 1999,N/A\n"
 
