@@ -73,7 +73,8 @@ func addResources(s *server.MCPServer, svc *service.Service) {
 }
 
 // datasetResources keeps one listed resource per dataset (its schema card)
-// in step with the catalog. Names are unique ("schema: <id>"), as mcp-go's
+// and one per HDF5 file (its root group) in step with the catalog, which
+// serve fills in the background. Names are unique ("schema: <id>"), as mcp-go's
 // list pagination uses the last name as the cursor.
 type datasetResources struct {
 	svc    *service.Service
@@ -106,6 +107,17 @@ func (r *datasetResources) sync(s *server.MCPServer) {
 			Resource: mcp.NewResource(uri, "schema: "+d.ID, mcp.WithResourceDescription(desc), mcp.WithMIMEType("application/json")),
 			Handler:  read,
 		})
+	}
+	var h5read server.ResourceHandlerFunc
+	for _, f := range r.svc.H5Files() {
+		want[f.URI] = true
+		if r.listed[f.URI] {
+			continue
+		}
+		if h5read == nil {
+			h5read = readH5(r.svc)
+		}
+		add = append(add, h5FileResource(f, h5read))
 	}
 	var drop []string
 	for uri := range r.listed {

@@ -59,8 +59,13 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	listed := &datasetResources{svc: svc}
 	hooks := &server.Hooks{}
 	var s *server.MCPServer
-	// Per-dataset schema resources follow the catalog: re-synced before each resources/list.
-	hooks.AddBeforeListResources(func(context.Context, any, *mcp.ListResourcesRequest) { listed.sync(s) })
+	// Per-dataset schema resources and per-file h5:// resources follow the
+	// catalog: re-synced before each resources/list (which, like get_catalog,
+	// first waits a little for the background scan).
+	hooks.AddBeforeListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest) {
+		svc.WaitFirstScan(ctx)
+		listed.sync(s)
+	})
 	dropNullArguments(hooks)
 	structuredValidationErrors(hooks)
 	s = server.NewMCPServer(opts.Name, opts.Version,

@@ -147,14 +147,21 @@ func (s *Service) Config() Config { return s.cfg }
 // catalog scan before answering with what it has opened so far.
 var catalogScanWait = 2 * time.Second
 
+// WaitFirstScan waits up to catalogScanWait (or until ctx ends) for the
+// server's first catalog scan, so listings made right after start-up are
+// complete on small data roots; on large ones they list what is open so far.
+func (s *Service) WaitFirstScan(ctx context.Context) {
+	wctx, cancel := context.WithTimeout(ctx, catalogScanWait)
+	_ = s.cfg.Catalog.WaitScanned(wctx)
+	cancel()
+}
+
 // Catalog lists datasets (get_catalog). It re-scans the root first; the
 // scan re-parses only files whose size or mtime changed. While the first
 // (background) scan runs, it waits up to catalogScanWait for it, then
 // lists the files opened so far with Scanning set.
 func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResponse, error) {
-	wctx, cancel := context.WithTimeout(ctx, catalogScanWait)
-	_ = s.cfg.Catalog.WaitScanned(wctx)
-	cancel()
+	s.WaitFirstScan(ctx)
 	if err := s.cfg.Catalog.Refresh(ctx); err != nil {
 		return nil, err
 	}
