@@ -278,7 +278,7 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 - A call with a ` + "`progressToken`" + ` receives ` + "`notifications/progress`" + ` while scanning (rows scanned of the total; the
   progress only grows, also across the size check and the query).
 - ` + "`notifications/cancelled`" + ` stops the query and frees its memory (error ` + "`cancelled`" + `); ` + "`--query-timeout`" + ` bounds every
-  query (error ` + "`timeout`" + `). Queries run concurrently; a slow one does not hold up others.
+  query (error ` + "`timeout`" + `) with one deadline per request, shared by the size check, the query and delivery. Queries run concurrently; a slow one does not hold up others.
 - ` + "`notifications/message`" + ` (capability ` + "`logging`" + `) carries what a user should see: files skipped by the scan (` + "`warning`" + `),
   truncated results (` + "`notice`" + `), other caveats (` + "`info`" + `), filtered by the level the client set.
 `
