@@ -800,7 +800,7 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, princ
 		size += batchesSize([]arrow.RecordBatch{b})
 		if (m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes) {
 			var err error
-			if sw, err = startSpill(m.store, schema, principal); err != nil {
+			if sw, err = startSpill(m.store, schema, principal, m.codec); err != nil {
 				return fail(err)
 			}
 			for _, kept := range batches {

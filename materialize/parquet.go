@@ -107,11 +107,6 @@ type rowGroupJob struct {
 	err  error
 }
 
-// newParquetWriter returns a writer of the default format (zstd).
-func newParquetWriter(w io.Writer, schema *arrow.Schema) *parquetWriter {
-	return newParquetWriterCodec(w, schema, zstdCodec)
-}
-
 // newParquetWriterCodec returns a writer compressing its pages with codec.
 func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Codec) *parquetWriter {
 	names := ColumnNames(schema)
