@@ -221,7 +221,7 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
 | ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted: re-run the query | |
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
-| ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota | |
+| ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota, or the artifact directory is full or read-only (get the result inline) | |
 | ` + "`timeout`" + ` | the query exceeded the server's time limit | |
 | ` + "`cancelled`" + ` | the client cancelled the request, or the user declined to run a large query (confirmation) | |
 | ` + "`internal`" + ` | a bug; the server log has the details under the request id | |

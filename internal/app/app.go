@@ -238,7 +238,8 @@ func (a *App) Close() {
 
 // Ready reports whether the app can answer queries (the HTTP readiness
 // probe): the catalog has been scanned (Open does that before returning),
-// and the data root and the artifact directory are still directories.
+// the data root and the artifact directory are still directories, and a
+// file can be written in the artifact directory (not full, not read-only).
 func (a *App) Ready() error {
 	if a.Catalog == nil || a.Artifacts == nil {
 		return fmt.Errorf("catalog or artifact store not open")
@@ -252,5 +253,5 @@ func (a *App) Ready() error {
 			return fmt.Errorf("%s %s is not a directory", d.what, d.dir)
 		}
 	}
-	return nil
+	return a.Artifacts.Writable()
 }
