@@ -219,7 +219,7 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`invalid_argument`" + ` | unknown or mistyped argument, negative limit/offset, duplicate output names | ` + "`field`" + `, ` + "`valid_arguments`" + ` |
 | ` + "`unsupported_format`" + ` | an output format Quarry does not write | |
 | ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
-| ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted: re-run the query | |
+| ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted, or the server restarted since: re-run the query | |
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
 | ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota, or the artifact directory is full or read-only (get the result inline) | |
 | ` + "`timeout`" + ` | the query exceeded the server's time limit | |
