@@ -30,6 +30,7 @@ const bodyReadTimeout = 30 * time.Second
 const (
 	codeUnauthorized     = "unauthorized"
 	codeForbiddenOrigin  = "forbidden_origin"
+	codeForbiddenHost    = "forbidden_host"
 	codeRateLimited      = "rate_limited"
 	codeTooManyInFlight  = "too_many_requests"
 	codeBodyTooLarge     = "body_too_large"
@@ -131,6 +132,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *HTTPHandler) serve(w http.ResponseWriter, r *http.Request, id string, info *requestInfo) {
+	if !hostAllowed(r) {
+		info.reject = codeForbiddenHost
+		writeGuardError(w, http.StatusForbidden, rpcServerError, nil, codeForbiddenHost,
+			fmt.Sprintf("Host %q is not a loopback host; on a loopback address the server answers only localhost, 127.0.0.1 or [::1] with an optional port", clipString(r.Host, 200)))
+		return
+	}
 	origin := r.Header.Get("Origin")
 	if !h.origins.allowed(origin) {
 		info.reject = codeForbiddenOrigin

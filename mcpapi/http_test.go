@@ -257,6 +257,7 @@ func rpc(t *testing.T, url, body string, hdr map[string]string) (*http.Response,
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
+	req.Host = req.Header.Get("Host") // the client sends req.Host, not the header
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
