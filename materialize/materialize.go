@@ -637,7 +637,7 @@ func (m *Materializer) newBatchWriter(format string, w io.Writer, schema *arrow.
 		if err != nil {
 			return nil, err
 		}
-		return newParquetWriterCodec(w, schema, codec), nil
+		return newParquetWriterCodec(w, schema, codec)
 	case FormatCSV:
 		return newCSVWriter(w, schema)
 	case FormatArrow:
@@ -797,7 +797,8 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, princ
 		b.Retain()
 		batches = append(batches, b)
 		size += batchesSize([]arrow.RecordBatch{b})
-		if (m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes) {
+		// A result too wide for a Parquet file stays in memory.
+		if ((m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes)) && schema.NumFields() <= MaxParquetColumns {
 			var err error
 			if sw, err = startSpill(m.store, schema, principal, m.codec); err != nil {
 				return fail(err)

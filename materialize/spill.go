@@ -81,7 +81,12 @@ func startSpill(store *artifacts.Store, schema *arrow.Schema, owner string, code
 	if err != nil {
 		return nil, err
 	}
-	return &spillWriter{w: w, pw: newParquetWriterCodec(w, schema, c), schema: schema}, nil
+	pw, err := newParquetWriterCodec(w, schema, c)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return &spillWriter{w: w, pw: pw, schema: schema}, nil
 }
 
 func (sw *spillWriter) write(ctx context.Context, b arrow.RecordBatch) error {
