@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -545,5 +546,31 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if d := c.Diagnostics(); len(d) != 0 {
 		t.Errorf("diagnostics %v", d)
+	}
+}
+
+// TestInvalidUTF8Names: a file or directory whose name is not valid UTF-8
+// is skipped with a diagnostic naming it (bad bytes as \xNN), instead of
+// being listed under an id with U+FFFD that no lookup finds.
+func TestInvalidUTF8Names(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "ok.csv", "a\n1\n")
+	if err := os.WriteFile(filepath.Join(root, "bad\xff.csv"), []byte("a\n1\n"), 0o644); err != nil {
+		t.Skip("file system refuses non-UTF-8 names:", err)
+	}
+	writeFile(t, root, "dir\xfe/inner.csv", "a\n1\n")
+	c := newCatalog(t, root)
+	if got := ids(c); !reflect.DeepEqual(got, []string{"ok"}) {
+		t.Fatalf("ids %v", got)
+	}
+	got := map[string]bool{}
+	for _, d := range c.Diagnostics() {
+		if !utf8.ValidString(d.Path) || !strings.Contains(d.Reason, "UTF-8") {
+			t.Errorf("diagnostic %+v", d)
+		}
+		got[d.Path] = true
+	}
+	if !got[`bad\xff.csv`] || !got[`dir\xfe`] || len(got) != 2 {
+		t.Fatalf("diagnostics %v", c.Diagnostics())
 	}
 }

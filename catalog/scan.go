@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/internal/safeopen"
@@ -79,6 +80,12 @@ func (w *walker) dir(ctx context.Context, logical, real, rel string) error {
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
+		if !utf8.ValidString(name) {
+			// Its id would reach clients with U+FFFD in place of the bad
+			// bytes and never be found again: skip it, saying so.
+			w.diag(escapeInvalidUTF8(childRel), "warning", "the name is not valid UTF-8 and could not be addressed; skipped (rename it)")
+			continue
+		}
 		var st fs.FileInfo
 		if ent.Type()&fs.ModeSymlink != 0 {
 			target, err := filepath.EvalSymlinks(childLogical)
@@ -135,6 +142,23 @@ func (w *walker) dir(ctx context.Context, logical, real, rel string) error {
 		}
 	}
 	return nil
+}
+
+// escapeInvalidUTF8 shows s with each byte that is not part of valid UTF-8
+// as \xNN (for diagnostics, which are JSON strings).
+func escapeInvalidUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+			i++
+			continue
+		}
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
 }
 
 func relOrDot(rel string) string {

@@ -58,6 +58,11 @@ var protocolCases = []protocolCase{
 	{name: "read without uri", msg: `{"jsonrpc":"2.0","id":113,"method":"resources/read","params":{}}`, id: "113", codes: []int{-32602, -32002}},
 	{name: "notification", msg: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, noResponse: true, status: 202},
 	{name: "unknown notification", msg: `{"jsonrpc":"2.0","method":"notifications/made_up","params":{"x":1}}`, noResponse: true, status: 202},
+	// Ids mcp-go cannot echo exactly (it reads numbers as float64) are
+	// refused, echoing the id verbatim; exact ones come back unchanged.
+	{name: "id beyond 2^53", msg: `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, id: "9007199254740993", codes: []int{-32600}, status: 400},
+	{name: "id beyond int64", msg: `{"jsonrpc":"2.0","id":12345678901234567890123,"method":"tools/call","params":{"name":"get_catalog","arguments":{}}}`, id: "12345678901234567890123", codes: []int{-32600}, status: 400},
+	{name: "id 2^53", msg: `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, id: "9007199254740992", status: 200},
 	{name: "null arguments", msg: `{"jsonrpc":"2.0","id":114,"method":"tools/call","params":{"name":"get_catalog","arguments":null}}`, id: "114", status: 200},
 }
 

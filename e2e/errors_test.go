@@ -86,3 +86,31 @@ func TestHandleExpired(t *testing.T) {
 		t.Fatalf("got %+v, want handle_expired with a hint", e)
 	}
 }
+
+// TestPageTokenAfterRestart: a page token of a server that has since
+// restarted is handle_expired with the re-run hint (not "invalid"), while a
+// token modified on the same server stays invalid_page_token.
+func TestPageTokenAfterRestart(t *testing.T) {
+	args := map[string]any{"dataset": "sensors/readings", "columns": []string{"id"}}
+	var before queryResult
+	old := startStdio(t)
+	call(t, old, "query_data", args, &before)
+	if before.Method != "handle" {
+		t.Fatalf("expected a handle: %+v", before)
+	}
+	_ = old.Close()
+
+	c := startStdio(t)
+	e := callErr(t, c, "query_next_page", map[string]any{"result_handle": before.ResultHandle, "page_token": before.PageInfo.PageToken})
+	if e.Code != "handle_expired" || !strings.Contains(e.Hint, "re-run") || !strings.Contains(e.Error, "restarted") {
+		t.Fatalf("old token after a restart: %+v", e)
+	}
+	var now queryResult
+	call(t, c, "query_data", args, &now)
+	tok := now.PageInfo.PageToken
+	payload, mac, _ := strings.Cut(tok, ".")
+	e = callErr(t, c, "query_next_page", map[string]any{"result_handle": now.ResultHandle, "page_token": payload + "." + flip(mac)})
+	if e.Code != "invalid_page_token" {
+		t.Fatalf("modified token: %+v", e)
+	}
+}

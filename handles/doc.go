@@ -29,7 +29,11 @@
 // Sign turns a Token (handle, offset, page size, format, per-call byte cap)
 // into an opaque, URL-safe string:
 // base64url(payload) + "." + base64url(HMAC-SHA256(payload)).
-// Verify checks the MAC and that the token belongs to the given handle; any
-// malformed, tampered, truncated or foreign token yields qerr.ErrInvalidArgument
-// with code qerr.CodeInvalidPageToken. Verify never panics on any input.
+// The payload carries a key id (derived from the key, revealing nothing of
+// it) and a CRC-32. Verify checks the MAC and that the token belongs to the
+// given handle; a well-formed token signed with another key (the server
+// before a restart, whose handles are gone) yields qerr.ErrExpired with code
+// qerr.CodeHandleExpired and a hint to re-run the query; any other
+// malformed, tampered or truncated token yields qerr.ErrInvalidArgument with
+// code qerr.CodeInvalidPageToken. Verify never panics on any input.
 package handles

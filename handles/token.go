@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"hash/crc32"
 	"strings"
 
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -28,9 +29,18 @@ type Token struct {
 }
 
 const (
-	// tokenVersion 2 added MaxBytes; version 1 tokens are refused (tokens
-	// do not outlive the process that signed them unless Options.Key is set).
-	tokenVersion = 2
+	// tokenVersion 2 added MaxBytes; version 3 the key id and the checksum.
+	// Older tokens are refused (tokens do not outlive the process that
+	// signed them unless Options.Key is set).
+	tokenVersion = 3
+	// keyIDLen is the length of the key id, which names the signing key
+	// without revealing it: a token signed with another key (by the server
+	// before a restart, say) is told apart from a tampered one.
+	keyIDLen = 8
+	// sumLen is the length of the payload's trailing CRC-32: not a
+	// defence (the MAC is), it makes accidental and blind modifications of
+	// the payload, the key id included, read as tampering.
+	sumLen = 4
 	// MaxTokenLen is the longest page token Verify accepts. Tokens signed
 	// from Tokens with ordinary handles and formats are far shorter.
 	MaxTokenLen = 1024
@@ -40,10 +50,12 @@ const (
 var b64 = base64.RawURLEncoding.Strict()
 
 // Sign returns t as an opaque, URL-safe page token:
-// base64url(payload) + "." + base64url(HMAC-SHA256(payload)).
+// base64url(payload) + "." + base64url(HMAC-SHA256(payload)), the payload
+// being the version, the key id, t's fields and a CRC-32 of the rest.
 func (r *Registry[T]) Sign(t Token) string {
-	p := make([]byte, 0, 1+5*binary.MaxVarintLen64+len(t.Handle)+len(t.Format))
+	p := make([]byte, 0, 1+keyIDLen+5*binary.MaxVarintLen64+len(t.Handle)+len(t.Format)+sumLen)
 	p = append(p, tokenVersion)
+	p = append(p, r.keyID()...)
 	p = binary.AppendVarint(p, t.Offset)
 	p = binary.AppendVarint(p, t.Size)
 	p = binary.AppendVarint(p, t.MaxBytes)
@@ -51,7 +63,16 @@ func (r *Registry[T]) Sign(t Token) string {
 	p = append(p, t.Handle...)
 	p = binary.AppendUvarint(p, uint64(len(t.Format)))
 	p = append(p, t.Format...)
+	p = binary.BigEndian.AppendUint32(p, crc32.ChecksumIEEE(p))
 	return b64.EncodeToString(p) + "." + b64.EncodeToString(r.mac(p))
+}
+
+// keyID names the registry's key: the first keyIDLen bytes of its HMAC of
+// a fixed label (the same key always has the same id).
+func (r *Registry[T]) keyID() []byte {
+	m := hmac.New(sha256.New, r.key)
+	m.Write([]byte(macDomain + "key-id"))
+	return m.Sum(nil)[:keyIDLen]
 }
 
 func (r *Registry[T]) mac(p []byte) []byte {
@@ -63,9 +84,11 @@ func (r *Registry[T]) mac(p []byte) []byte {
 
 // Verify checks token's signature and that it belongs to handle, and returns
 // its content. When handle is "", the handle binding is not checked (the
-// returned Token.Handle is still authentic). Any malformed, tampered,
-// truncated or foreign token, or one for a different handle, returns a
-// qerr.ErrInvalidArgument error with code qerr.CodeInvalidPageToken.
+// returned Token.Handle is still authentic). A well-formed token signed
+// with another key (before a restart) returns a qerr.ErrExpired error with
+// code qerr.CodeHandleExpired. Any malformed, tampered or truncated token,
+// or one for a different handle, returns a qerr.ErrInvalidArgument error
+// with code qerr.CodeInvalidPageToken.
 // Verify never panics.
 func (r *Registry[T]) Verify(token, handle string) (Token, error) {
 	if token == "" {
@@ -92,9 +115,16 @@ func (r *Registry[T]) Verify(token, handle string) (Token, error) {
 		return Token{}, invalidToken("the page token is malformed")
 	}
 	if !hmac.Equal(m, r.mac(p)) {
+		if _, id, ok := decodePayload(p); ok && !hmac.Equal(id, r.keyID()) {
+			// Well-formed, signed with another key: by this server before
+			// it restarted (or by another instance). Its handle is gone.
+			return Token{}, qerr.New(qerr.ErrExpired, qerr.CodeHandleExpired,
+				"the page token was issued before the server restarted (or by another server instance): its result handle no longer exists").
+				WithHint("result handles do not survive a server restart; re-run the query to get a fresh handle")
+		}
 		return Token{}, invalidToken("the page token was not issued by this server or was modified")
 	}
-	t, ok := decodePayload(p)
+	t, _, ok := decodePayload(p)
 	if !ok {
 		// Unreachable for tokens this package signed, unless the key leaked.
 		return Token{}, invalidToken("the page token is malformed")
@@ -105,12 +135,24 @@ func (r *Registry[T]) Verify(token, handle string) (Token, error) {
 	return t, nil
 }
 
-func decodePayload(p []byte) (Token, bool) {
-	var t Token
-	if len(p) == 0 || p[0] != tokenVersion {
-		return t, false
+// decodePayload decodes a token payload and returns its key id; ok is
+// false unless it is well-formed (version, layout and checksum).
+func decodePayload(p []byte) (t Token, keyID []byte, ok bool) {
+	if len(p) < 1+keyIDLen+sumLen || p[0] != tokenVersion {
+		return t, nil, false
 	}
-	p = p[1:]
+	body, sum := p[:len(p)-sumLen], p[len(p)-sumLen:]
+	if binary.BigEndian.Uint32(sum) != crc32.ChecksumIEEE(body) {
+		return t, nil, false
+	}
+	keyID = body[1 : 1+keyIDLen]
+	t, ok = decodeFields(body[1+keyIDLen:])
+	return t, keyID, ok
+}
+
+// decodeFields decodes the token fields of a payload.
+func decodeFields(p []byte) (Token, bool) {
+	var t Token
 	var n int
 	if t.Offset, n = binary.Varint(p); n <= 0 {
 		return t, false

@@ -53,8 +53,10 @@ func TestTokenKeys(t *testing.T) {
 	a2 := handles.New[*val](handles.Options{Key: []byte("key-a")})
 	d1 := handles.New[*val](handles.Options{})
 	d2 := handles.New[*val](handles.Options{})
-	if _, err := b.Verify(a.Sign(tok), "h_a"); !isInvalidToken(err) {
-		t.Fatalf("other key accepted: %v", err)
+	// A token of another key (the server before a restart) is well-formed
+	// but its handle is gone: handle_expired, with the re-run hint.
+	if _, err := b.Verify(a.Sign(tok), "h_a"); !isRestarted(err) {
+		t.Fatalf("other key: %v, want handle_expired", err)
 	}
 	if _, err := a2.Verify(a.Sign(tok), "h_a"); err != nil {
 		t.Fatalf("same key rejected: %v", err)
@@ -62,9 +64,20 @@ func TestTokenKeys(t *testing.T) {
 	if _, err := d2.Verify(d1.Sign(tok), "h_a"); err != nil {
 		t.Fatalf("per-process default key rejected: %v", err)
 	}
-	if _, err := a.Verify(d1.Sign(tok), "h_a"); !isInvalidToken(err) {
+	if _, err := a.Verify(d1.Sign(tok), "h_a"); !isRestarted(err) {
 		t.Fatalf("default key accepted by explicit key: %v", err)
 	}
+	// A token of our key with a wrong MAC is tampered, not foreign.
+	s := a.Sign(tok)
+	payload, mac, _ := strings.Cut(s, ".")
+	if _, err := a.Verify(payload+"."+strings.Repeat("A", len(mac)), "h_a"); !isInvalidToken(err) {
+		t.Fatalf("forged MAC: %v", err)
+	}
+}
+
+func isRestarted(err error) bool {
+	return errors.Is(err, qerr.ErrExpired) && qerr.Code(err) == qerr.CodeHandleExpired &&
+		strings.Contains(qerr.As(err).Hint, "re-run") && strings.Contains(err.Error(), "restarted")
 }
 
 func TestTokenTamperEveryByte(t *testing.T) {
@@ -133,6 +146,7 @@ func FuzzVerify(f *testing.F) {
 	r := handles.New[*val](handles.Options{Key: []byte("fuzz-key")})
 	f.Add(r.Sign(handles.Token{Handle: "h_a", Offset: 1, Size: 2, Format: "json"}), "h_a")
 	f.Add(r.Sign(handles.Token{}), "")
+	f.Add(handles.New[*val](handles.Options{Key: []byte("other-key")}).Sign(handles.Token{Handle: "h_a", Size: 2}), "h_a")
 	f.Add("", "")
 	f.Add(".", "h_a")
 	f.Add("AQIEA2hfYQRqc29u.", "h_a")
@@ -140,7 +154,7 @@ func FuzzVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, token, handle string) {
 		tok, err := r.Verify(token, handle)
 		if err != nil {
-			if !isInvalidToken(err) {
+			if !isInvalidToken(err) && !isRestarted(err) {
 				t.Fatalf("wrong error kind: %v", err)
 			}
 			return

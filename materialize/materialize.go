@@ -637,7 +637,7 @@ func (m *Materializer) newBatchWriter(format string, w io.Writer, schema *arrow.
 		if err != nil {
 			return nil, err
 		}
-		return newParquetWriterCodec(w, schema, codec), nil
+		return newParquetWriterCodec(w, schema, codec)
 	case FormatCSV:
 		return newCSVWriter(w, schema)
 	case FormatArrow:
@@ -705,9 +705,8 @@ func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64,
 		if ctx.Err() != nil {
 			return artifacts.Artifact{}, qerr.As(ctx.Err())
 		}
-		var qe *qerr.Error
-		if errors.As(err, &qe) {
-			return artifacts.Artifact{}, err
+		if qe := storeError(err); qe != nil {
+			return artifacts.Artifact{}, qe
 		}
 		return artifacts.Artifact{}, qerr.Internal(err, "cannot write the %s file", format)
 	}
@@ -791,21 +790,22 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, princ
 		rows += b.NumRows()
 		if sw != nil {
 			if err := sw.write(ctx, b); err != nil {
-				return fail(qerr.Internal(err, "cannot spill the result to disk"))
+				return fail(spillError(err))
 			}
 			continue
 		}
 		b.Retain()
 		batches = append(batches, b)
 		size += batchesSize([]arrow.RecordBatch{b})
-		if (m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes) {
+		// A result too wide for a Parquet file stays in memory.
+		if ((m.spillRows > 0 && rows > m.spillRows) || (m.spillBytes > 0 && size > m.spillBytes)) && schema.NumFields() <= MaxParquetColumns {
 			var err error
-			if sw, err = startSpill(m.store, schema, principal); err != nil {
+			if sw, err = startSpill(m.store, schema, principal, m.codec); err != nil {
 				return fail(err)
 			}
 			for _, kept := range batches {
 				if err := sw.write(ctx, kept); err != nil {
-					return fail(qerr.Internal(err, "cannot spill the result to disk"))
+					return fail(spillError(err))
 				}
 			}
 			for _, kept := range batches {
@@ -824,13 +824,33 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, princ
 		t, err := sw.finish(m.store, rows)
 		if err != nil {
 			sw = nil // finish aborted or committed it
-			return fail(err)
+			return fail(spillError(err))
 		}
 		return t, nil
 	}
 	t := newTable(schema, batches)
 	t.size = batchesSize(batches)
 	return t, nil
+}
+
+// spillError is an error writing a spill file: the artifact store's own
+// structured errors (a full or read-only artifact directory is
+// resource_exhausted) as they are, anything else internal.
+func spillError(err error) error {
+	if qe := storeError(err); qe != nil {
+		return qe
+	}
+	return qerr.Internal(err, "cannot spill the result to disk")
+}
+
+// storeError is the structured, non-internal qerr error in err's chain
+// (what the artifact store says of a full disk, say), or nil.
+func storeError(err error) *qerr.Error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) && qe.Code != qerr.CodeInternal {
+		return qe
+	}
+	return nil
 }
 
 func columnInfos(t *Table) []ColumnInfo {

@@ -15,6 +15,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // Parquet output settings.
@@ -71,7 +73,10 @@ func WriteParquetWith(ctx context.Context, w io.Writer, schema *arrow.Schema, ba
 	if err != nil {
 		return err
 	}
-	pw := newParquetWriterCodec(w, schema, codec)
+	pw, err := newParquetWriterCodec(w, schema, codec)
+	if err != nil {
+		return err
+	}
 	for _, b := range batches {
 		if err := pw.write(ctx, b); err != nil {
 			pw.abort()
@@ -107,13 +112,29 @@ type rowGroupJob struct {
 	err  error
 }
 
-// newParquetWriter returns a writer of the default format (zstd).
-func newParquetWriter(w io.Writer, schema *arrow.Schema) *parquetWriter {
-	return newParquetWriterCodec(w, schema, zstdCodec)
+// MaxParquetColumns is the most columns a Parquet file written by Quarry
+// holds (parquet-go's column index limit; every Arrow field is one Parquet
+// column). Wider results are refused before anything is written.
+const MaxParquetColumns = parquet.MaxColumnIndex
+
+// checkParquetColumns refuses a schema too wide for a Parquet file with
+// qerr.CodeUnsupportedFormat.
+func checkParquetColumns(schema *arrow.Schema) error {
+	if n := schema.NumFields(); n > MaxParquetColumns {
+		return qerr.Unsupported(qerr.CodeUnsupportedFormat,
+			"the result has %d columns; a Parquet file holds at most %d", n, MaxParquetColumns).
+			With("columns", n).With("max_columns", MaxParquetColumns).
+			WithHint("select fewer columns (columns argument), or use output_format csv")
+	}
+	return nil
 }
 
-// newParquetWriterCodec returns a writer compressing its pages with codec.
-func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Codec) *parquetWriter {
+// newParquetWriterCodec returns a writer compressing its pages with codec,
+// or checkParquetColumns's error.
+func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Codec) (*parquetWriter, error) {
+	if err := checkParquetColumns(schema); err != nil {
+		return nil, err
+	}
 	names := ColumnNames(schema)
 	p := &parquetWriter{names: names, cols: make([]parquetColumn, len(names)), limit: min(max(runtime.GOMAXPROCS(0), 1), 4)}
 	group := &orderedGroup{fields: make([]parquet.Field, len(names))}
@@ -135,7 +156,7 @@ func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Cod
 		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("quarry", "", ""),
 	)
-	return p
+	return p, nil
 }
 
 // write appends the rows of b (whose columns must match the schema). It

@@ -2,6 +2,7 @@ package materialize
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 
@@ -26,37 +27,46 @@ func TestConfigParquetCodec(t *testing.T) {
 		{ParquetSnappy, format.Snappy},
 		{ParquetUncompressed, format.Uncompressed},
 	} {
-		t.Run(string(tc.codec)+"/", func(t *testing.T) {
-			mem := newAlloc(t)
-			tbl := idTable(t, mem, 1000, 100)
-			defer tbl.Release()
-			f := newFixtureCfg(t, Config{Hard: Caps{MaxRows: 10}, ParquetCodec: tc.codec}, handles.Options{})
-			res, err := f.m.Deliver(ctx(), tbl, Request{Format: FormatParquet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, _ := f.store.Get(res.ResourceURI, "")
-			fh, err := os.Open(a.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			st, _ := fh.Stat()
-			pf, err := parquet.OpenFile(fh, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pf.NumRows() != 1000 {
-				t.Errorf("rows %d, want 1000", pf.NumRows())
-			}
-			for _, rg := range pf.Metadata().RowGroups {
-				for _, cc := range rg.Columns {
-					if cc.MetaData.Codec != tc.want {
-						t.Fatalf("column %v codec %v, want %v", cc.MetaData.PathInSchema, cc.MetaData.Codec, tc.want)
+		for _, spill := range []int64{-1, 100} {
+			t.Run(fmt.Sprintf("%s/spill rows %d", tc.codec, spill), func(t *testing.T) {
+				mem := newAlloc(t)
+				src := idTable(t, mem, 1000, 100)
+				defer src.Release()
+				f := newFixtureCfg(t, Config{Hard: Caps{MaxRows: 10}, ParquetCodec: tc.codec, SpillRows: spill}, handles.Options{})
+				// A spilled result's Parquet file is its spill file: it
+				// must use the codec too.
+				tbl := collectVia(t, f.m, src)
+				defer tbl.Release()
+				if tbl.Spilled() != (spill > 0) {
+					t.Fatalf("spilled %v", tbl.Spilled())
+				}
+				res, err := f.m.Deliver(ctx(), tbl, Request{Format: FormatParquet})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, _ := f.store.Get(res.ResourceURI, "")
+				fh, err := os.Open(a.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer fh.Close()
+				st, _ := fh.Stat()
+				pf, err := parquet.OpenFile(fh, st.Size())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pf.NumRows() != 1000 {
+					t.Errorf("rows %d, want 1000", pf.NumRows())
+				}
+				for _, rg := range pf.Metadata().RowGroups {
+					for _, cc := range rg.Columns {
+						if cc.MetaData.Codec != tc.want {
+							t.Fatalf("column %v codec %v, want %v", cc.MetaData.PathInSchema, cc.MetaData.Codec, tc.want)
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 	t.Run("unknown", func(t *testing.T) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())

@@ -69,12 +69,24 @@ type spillWriter struct {
 	schema *arrow.Schema
 }
 
-func startSpill(store *artifacts.Store, schema *arrow.Schema, owner string) (*spillWriter, error) {
+// startSpill starts owner's spill file compressed with codec: the codec of
+// Parquet artifacts, since the spill file of a whole result is handed out
+// as its Parquet file.
+func startSpill(store *artifacts.Store, schema *arrow.Schema, owner string, codec ParquetCodec) (*spillWriter, error) {
+	c, err := codec.codec()
+	if err != nil {
+		return nil, err
+	}
 	w, err := store.Create(FormatParquet, owner)
 	if err != nil {
 		return nil, err
 	}
-	return &spillWriter{w: w, pw: newParquetWriter(w, schema), schema: schema}, nil
+	pw, err := newParquetWriterCodec(w, schema, c)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return &spillWriter{w: w, pw: pw, schema: schema}, nil
 }
 
 func (sw *spillWriter) write(ctx context.Context, b arrow.RecordBatch) error {

@@ -219,9 +219,9 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`invalid_argument`" + ` | unknown or mistyped argument, negative limit/offset, duplicate output names, a JSON number float64 cannot hold (` + "`1e400`" + `) | ` + "`field`" + `, ` + "`valid_arguments`" + ` |
 | ` + "`unsupported_format`" + ` | an output format Quarry does not write | |
 | ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
-| ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted: re-run the query | |
+| ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted, or the server restarted since: re-run the query | |
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
-| ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota | |
+| ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota, or the artifact directory is full or read-only (get the result inline) | |
 | ` + "`timeout`" + ` | the query exceeded the server's time limit | |
 | ` + "`cancelled`" + ` | the client cancelled the request, or the user declined to run a large query (confirmation) | |
 | ` + "`internal`" + ` | a bug; the server log has the details under the request id | |
@@ -278,7 +278,7 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 - A call with a ` + "`progressToken`" + ` receives ` + "`notifications/progress`" + ` while scanning (rows scanned of the total; the
   progress only grows, also across the size check and the query).
 - ` + "`notifications/cancelled`" + ` stops the query and frees its memory (error ` + "`cancelled`" + `); ` + "`--query-timeout`" + ` bounds every
-  query (error ` + "`timeout`" + `). Queries run concurrently; a slow one does not hold up others.
+  query (error ` + "`timeout`" + `) with one deadline per request, shared by the size check, the query and delivery. Queries run concurrently; a slow one does not hold up others.
 - ` + "`notifications/message`" + ` (capability ` + "`logging`" + `) carries what a user should see: files skipped by the scan (` + "`warning`" + `),
   truncated results (` + "`notice`" + `), other caveats (` + "`info`" + `), filtered by the level the client set.
 `

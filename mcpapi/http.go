@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"mime"
 	"net/http"
 	"strconv"
@@ -30,6 +31,7 @@ const bodyReadTimeout = 30 * time.Second
 const (
 	codeUnauthorized     = "unauthorized"
 	codeForbiddenOrigin  = "forbidden_origin"
+	codeForbiddenHost    = "forbidden_host"
 	codeRateLimited      = "rate_limited"
 	codeTooManyInFlight  = "too_many_requests"
 	codeBodyTooLarge     = "body_too_large"
@@ -131,6 +133,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *HTTPHandler) serve(w http.ResponseWriter, r *http.Request, id string, info *requestInfo) {
+	if !hostAllowed(r) {
+		info.reject = codeForbiddenHost
+		writeGuardError(w, http.StatusForbidden, rpcServerError, nil, codeForbiddenHost,
+			fmt.Sprintf("Host %q is not a loopback host; on a loopback address the server answers only localhost, 127.0.0.1 or [::1] with an optional port", clipString(r.Host, 200)))
+		return
+	}
 	origin := r.Header.Get("Origin")
 	if !h.origins.allowed(origin) {
 		info.reject = codeForbiddenOrigin
@@ -354,6 +362,9 @@ func checkEnvelope(body []byte) (id json.RawMessage, msg string, call bool) {
 		if hasID && !validID(rawID) {
 			return nil, "id must be a string or a number", true
 		}
+		if hasID && !idKept(rawID) {
+			return echo, fmt.Sprintf("id %s cannot be echoed exactly (mcp-go reads numeric ids as float64); use a string id or an integer within ±2^53", clipString(string(rawID), 100)), true
+		}
 		return nil, "", hasID
 	case !hasResult && !hasError:
 		return echo, "a JSON-RPC message needs a method (request or notification) or a result or error (response)", true
@@ -370,6 +381,39 @@ func validID(raw json.RawMessage) bool {
 	}
 	c := raw[0]
 	return c == '"' || c == '-' || (c >= '0' && c <= '9')
+}
+
+// idKept reports whether mcp-go echoes the id raw exactly (the same value):
+// strings always; numbers only when mcp-go's float64 reading (an int64 when
+// integral) holds their value exactly, so 2^53+1 or 0.1000000000000000001
+// are not.
+func idKept(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] == '"' {
+		return true
+	}
+	if len(raw) > 64 {
+		return false
+	}
+	if i := bytes.IndexAny(raw, "eE"); i >= 0 {
+		// Bound the exponent: big.Rat would expand 1e-999999999.
+		if exp, err := strconv.Atoi(string(raw[i+1:])); err != nil || exp < -400 || exp > 400 {
+			return false
+		}
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return false
+	}
+	var echoed string
+	if f == float64(int64(f)) { // what mcp-go's RequestId.UnmarshalJSON does
+		echoed = strconv.FormatInt(int64(f), 10)
+	} else {
+		echoed = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	want, ok1 := new(big.Rat).SetString(string(raw))
+	got, ok2 := new(big.Rat).SetString(echoed)
+	return ok1 && ok2 && want.Cmp(got) == 0
 }
 
 // guardData is the error data of an HTTP-layer rejection.

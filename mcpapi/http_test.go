@@ -194,6 +194,18 @@ func TestCheckEnvelope(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":""}`:           "method must",
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`:    "id must",
 		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`: "id must",
+		// Numeric ids mcp-go would not echo with the same value.
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`:       "cannot be echoed exactly",
+		`{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`:   "cannot be echoed exactly",
+		`{"jsonrpc":"2.0","id":0.10000000000000000001,"method":"ping"}`: "cannot be echoed exactly",
+		`{"jsonrpc":"2.0","id":1e-999999999,"method":"ping"}`:           "cannot be echoed exactly",
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`:                  "cannot be echoed exactly",
+		`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`:       "",
+		`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}`:      "",
+		`{"jsonrpc":"2.0","id":9223372036854775807000,"method":"ping"}`: "cannot be echoed exactly",
+		`{"jsonrpc":"2.0","id":"9007199254740993","method":"ping"}`:     "",
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`:                    "",
+		`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`:                    "",
 	} {
 		_, msg, _ := checkEnvelope([]byte(body))
 		if (want == "") != (msg == "") || !strings.Contains(msg, want) {
@@ -257,6 +269,7 @@ func rpc(t *testing.T, url, body string, hdr map[string]string) (*http.Response,
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
+	req.Host = req.Header.Get("Host") // the client sends req.Host, not the header
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -257,8 +257,9 @@ func (a *App) Close() {
 
 // Ready reports whether the app can answer queries (the HTTP readiness
 // probe): the catalog's first scan has ended (with BackgroundScan it runs
-// after Open returns), and the data root and the artifact directory are
-// still directories.
+// after Open returns), the data root and the artifact directory are still
+// directories, and a file can be written in the artifact directory (not
+// full, not read-only).
 func (a *App) Ready() error {
 	if a.Catalog == nil || a.Artifacts == nil {
 		return fmt.Errorf("catalog or artifact store not open")
@@ -275,5 +276,5 @@ func (a *App) Ready() error {
 			return fmt.Errorf("%s %s is not a directory", d.what, d.dir)
 		}
 	}
-	return nil
+	return a.Artifacts.Writable()
 }

@@ -475,7 +475,7 @@ func (s *Store) Create(ext, owner string) (*Writer, error) {
 	defer s.mu.Unlock()
 	f, err := os.CreateTemp(s.dir, tempPrefix+"*")
 	if err != nil {
-		return nil, qerr.Internal(err, "cannot create an artifact file")
+		return nil, ioError(err, "cannot create an artifact file")
 	}
 	if err := lockTemp(f); err != nil {
 		_ = f.Close()
@@ -611,7 +611,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	n, err := w.f.Write(p)
 	if err != nil {
-		err = qerr.Internal(err, "cannot write the artifact file")
+		err = ioError(err, "cannot write the artifact file")
 	}
 	return n, err
 }
@@ -636,14 +636,14 @@ func (w *Writer) Commit() (Artifact, error) {
 		return Artifact{}, err
 	}
 	if err := w.f.Sync(); err != nil {
-		return fail(qerr.Internal(err, "cannot write the artifact file"))
+		return fail(ioError(err, "cannot write the artifact file"))
 	}
 	fi, err := w.f.Stat()
 	if err != nil {
-		return fail(qerr.Internal(err, "cannot write the artifact file"))
+		return fail(ioError(err, "cannot write the artifact file"))
 	}
 	if err := w.f.Close(); err != nil {
-		return fail(qerr.Internal(err, "cannot write the artifact file"))
+		return fail(ioError(err, "cannot write the artifact file"))
 	}
 	size := fi.Size()
 	if size > s.quota {
@@ -663,11 +663,11 @@ func (w *Writer) Commit() (Artifact, error) {
 	// Set the mtime before the rename so a restart sees the right age.
 	if err := os.Chtimes(tmp, created, created); err != nil {
 		_ = os.Remove(tmp)
-		return Artifact{}, qerr.Internal(err, "cannot commit the artifact file")
+		return Artifact{}, ioError(err, "cannot commit the artifact file")
 	}
 	if err := os.Rename(tmp, a.Path); err != nil {
 		_ = os.Remove(tmp)
-		return Artifact{}, qerr.Internal(err, "cannot commit the artifact file")
+		return Artifact{}, ioError(err, "cannot commit the artifact file")
 	}
 	syncDir(s.dir)
 	s.seq++

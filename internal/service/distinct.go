@@ -98,6 +98,8 @@ func distinctKey(d *catalog.Dataset, req DistinctRequest) (string, error) {
 // computeDistinct runs group_by column + count(*) ordered by count
 // descending then value, and keeps what distinct_values can return.
 func (s *Service) computeDistinct(ctx context.Context, d *catalog.Dataset, req DistinctRequest) (*distinctEntry, error) {
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
 	countName := "count_all"
 	for d.Schema.HasField(countName) || req.Column == countName {
 		countName += "_"

@@ -119,7 +119,7 @@ func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceRespon
 	if slice == "" {
 		slice = "..."
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	sl, err := s.cfg.HDF5.ReadSlice(ctx, abs, internal, slice, s.cfg.Alloc)
 	if err != nil {

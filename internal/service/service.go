@@ -232,6 +232,8 @@ func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaRespons
 // schema builds get_schema's answer; examples adds up to 3 example values
 // per column, taken from the first rows (the schema card resource).
 func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) (*SchemaResponse, error) {
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
 	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
@@ -366,6 +368,8 @@ func addExamples(t *materialize.Table, cols []Column) error {
 
 // Estimate plans the query and estimates its size (estimate_query).
 func (s *Service) Estimate(ctx context.Context, req EstimateRequest) (*EstimateResponse, error) {
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
 	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
@@ -512,6 +516,8 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 }
 
 func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
 	d, err := s.lookup(ctx, req.Dataset)
 	if err != nil {
 		return nil, err
@@ -560,7 +566,7 @@ func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*Qu
 		Format: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Principal: obs.Principal(ctx),
 	})
 	if err != nil {
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
 	log.Info("query", "tool", tool, "plan", planSummary(plan), "confirmation", decision,
 		"method", res.Method, "truncated", res.Truncated, "rows", res.RowCount, "total_rows", res.TotalRows,
@@ -640,20 +646,44 @@ func (s *Service) execute(ctx context.Context, in planner.Input, src catalog.Sou
 	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{Pushdown: pushdown}); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
+	if err := ctx.Err(); err != nil { // planning used up the request's time
+		return nil, qerr.As(err)
+	}
 	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: s.cfg.Alloc, MemoryLimit: s.cfg.QueryMemory})
 	if err == nil {
 		err = consume(ctx, rr)
 		rr.Release()
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			err = qerr.As(ctx.Err())
-		}
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
 	return plan, nil
+}
+
+// deadlineKey marks a context that carries its request's query deadline.
+type deadlineKey struct{}
+
+// withDeadline starts the request's one query deadline, QueryTimeout from
+// now, unless ctx already carries it: every phase of a request (planning,
+// the confirmation preflight, the run, delivery) shares the same deadline
+// instead of each starting its own. Entry points call it first.
+func (s *Service) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Value(deadlineKey{}) != nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	return context.WithValue(ctx, deadlineKey{}, true), cancel
+}
+
+// ctxErr turns err into the timeout or cancelled error when ctx is done
+// (whatever failed failed because of it), else returns err unchanged.
+func ctxErr(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return qerr.As(ctx.Err())
+	}
+	return err
 }
 
 // headSource reads only the first rows rows of a source (sampled estimates).

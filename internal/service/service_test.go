@@ -238,6 +238,37 @@ func TestTimeoutFreesMemory(t *testing.T) {
 	waitFreed(t, alloc)
 }
 
+// TestOneDeadlinePerRequest: the confirmation preflight and the run share
+// the request's deadline; the run does not get a fresh QueryTimeout.
+func TestOneDeadlinePerRequest(t *testing.T) {
+	const timeout = time.Second
+	// The preflight scans 80 batches of 10 ms (≥ 800 ms, under the
+	// timeout); the run would take 4 s. With a timeout per phase the
+	// request failed after ≥ 800 ms + 1 s.
+	s, alloc := newTestService(t, slowRoot(t, 400_000), 10*time.Millisecond, func(c *Config) {
+		c.QueryTimeout, c.SampleRows = timeout, 80_000
+	})
+	var preflight atomic.Int64
+	ctx := WithProgress(context.Background(), func(done, total int64) {
+		if total == 80_000 {
+			preflight.Store(done)
+		}
+	})
+	start := time.Now()
+	_, err := s.Aggregate(ctx, AggregateRequest{Dataset: "400000", GroupBy: []string{"g"}, Aggs: []planner.AggSpec{{Col: "x", Fn: "sum"}}})
+	elapsed := time.Since(start)
+	if qerr.Code(err) != qerr.CodeTimeout {
+		t.Fatalf("got %v, want timeout", err)
+	}
+	if preflight.Load() == 0 {
+		t.Fatal("the preflight never ran")
+	}
+	if slack := 500 * time.Millisecond; elapsed > timeout+slack {
+		t.Fatalf("the request failed after %v; its deadline was %v (+%v slack)", elapsed, timeout, slack)
+	}
+	waitFreed(t, alloc)
+}
+
 func TestSlowQueryDoesNotBlockOthers(t *testing.T) {
 	s, _ := newTestService(t, slowRoot(t, 200_000, 10), 5*time.Millisecond, nil)
 	ctx, cancel := context.WithCancel(context.Background())

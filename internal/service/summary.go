@@ -54,6 +54,8 @@ func (s *Service) Summary(ctx context.Context, dataset string) (*SummaryResponse
 
 // profile computes a dataset's summary from (the first rows of) its data.
 func (s *Service) profile(ctx context.Context, d *catalog.Dataset) (*SummaryResponse, error) {
+	ctx, cancel := s.withDeadline(ctx) // one deadline for all the profile's queries
+	defer cancel()
 	var sample int64
 	if d.RowCount > s.cfg.SampleRows {
 		sample = s.cfg.SampleRows
