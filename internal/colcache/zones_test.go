@@ -39,10 +39,12 @@ type zoneColumn struct {
 var tsType = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
 
 var zoneColumns = []zoneColumn{
-	{"id", arrow.PrimitiveTypes.Int64, func(r *rand.Rand) string { return fmt.Sprint(r.IntN(6000) - 500) }},
-	{"i8", arrow.PrimitiveTypes.Int8, func(r *rand.Rand) string { return fmt.Sprint(r.IntN(700) - 350) }},
+	{"id", arrow.PrimitiveTypes.Int64, func(r *rand.Rand) string {
+		return []string{fmt.Sprint(r.IntN(6000) - 500), fmt.Sprintf("%d.5", r.IntN(6000)), "1e30", "-99999999999999999999"}[r.IntN(4)]
+	}},
+	{"i8", arrow.PrimitiveTypes.Int8, func(r *rand.Rand) string { return fmt.Sprint(r.IntN(700)-350) + []string{"", ".25"}[r.IntN(2)] }},
 	{"u64", arrow.PrimitiveTypes.Uint64, func(r *rand.Rand) string {
-		return []string{"-1", "0", "5", "9223372036854775807", fmt.Sprint(r.IntN(40))}[r.IntN(5)]
+		return []string{"-1", "0", "5", "9223372036854775807", "18446744073709551615", "18446744073709551614.5", fmt.Sprint(r.IntN(40))}[r.IntN(7)]
 	}},
 	{"f32", arrow.PrimitiveTypes.Float32, func(r *rand.Rand) string {
 		return []string{`"NaN"`, "0", "-0.0", `"Inf"`, "0.1", fmt.Sprint(r.IntN(40) - 20), fmt.Sprintf("%.2f", r.Float64()*40-20)}[r.IntN(7)]

@@ -8,13 +8,15 @@
 // the batch. Null rows fail every predicate but is_null; NaN fails every
 // comparison (Go/IEEE operators) and is left out of a float zone's
 // minimum and maximum; integers compare mathematically (a literal outside
-// the column type's range matches as the engine's constant outcome does);
-// float32 values compare as float64; dates and timestamps compare as their
-// stored integers (the planner coerces literals to the column's unit);
-// strings compare bytewise. Case-insensitive string predicates and the
-// ops without a monotone test (neq, not_in, contains, regex, ...) are not
-// used (Usable reports false). A dictionary-encoded string zone bounds the
-// dictionary values the batch's indices use.
+// the column type's range matches as the engine's constant outcome does;
+// an operand the planner holds as a planner.Number, beyond int64 or
+// fractional, is not decided: nothing is skipped for it); float32 values
+// compare as float64; dates and timestamps compare as their stored
+// integers (the planner coerces literals to the column's unit); strings
+// compare bytewise. Case-insensitive string predicates and the ops without
+// a monotone test (neq, not_in, contains, regex, ...) are not used (Usable
+// reports false). A dictionary-encoded string zone bounds the dictionary
+// values the batch's indices use.
 package zonemap
 
 import (
