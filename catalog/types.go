@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/internal/safeopen"
+	"github.com/quarrydb/quarry/planner"
 )
 
 // Kind names the storage format of a dataset.
@@ -68,6 +69,12 @@ type ScanOptions struct {
 	BatchSize int
 	// Alloc allocates the batches; nil means memory.DefaultAllocator.
 	Alloc memory.Allocator
+	// ZoneFilters are predicates (all of which a row must satisfy; column
+	// indices into Columns) the source may use to skip batches in which no
+	// row can satisfy them (planner.Scan.ZoneFilters). A source may ignore
+	// them and may return rows that fail them (the caller filters again);
+	// it must never drop a row that satisfies them.
+	ZoneFilters []planner.Predicate
 }
 
 // Source reads one dataset's rows as Arrow record batches in file order.

@@ -30,7 +30,7 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 			return nil, err
 		}
 	}
-	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft})
+	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters})
 	if err != nil {
 		return nil, sourceErr(n.Dataset, err)
 	}

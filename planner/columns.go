@@ -163,9 +163,14 @@ func clonePreds(ps []Predicate) []Predicate {
 	return out
 }
 
-// ResolveIndices implements IndexResolver: the pushed filters' columns in
-// the scan's output.
-func (s *Scan) ResolveIndices() error { return resolvePreds(s.Out, s.Filters) }
+// ResolveIndices implements IndexResolver: the pushed filters' and zone
+// filters' columns in the scan's output.
+func (s *Scan) ResolveIndices() error {
+	if err := resolvePreds(s.Out, s.Filters); err != nil {
+		return err
+	}
+	return resolvePreds(s.Out, s.ZoneFilters)
+}
 
 // InputColumns implements ColumnUser: what the consumer reads plus the
 // predicates' columns.

@@ -19,6 +19,9 @@ func (s *Scan) Describe() string {
 	if len(s.Filters) > 0 {
 		fmt.Fprintf(&b, " filters=[%s]", describePreds(s.Filters))
 	}
+	if len(s.ZoneFilters) > 0 {
+		fmt.Fprintf(&b, " zone-filter=[%s]", describePreds(s.ZoneFilters))
+	}
 	return b.String()
 }
 

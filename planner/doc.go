@@ -93,9 +93,9 @@
 // shared, the input is never modified); Inspect visits it top-down; Clone,
 // ScanOf, Resolve and String are built on them. Optimizer rules (Rules,
 // one file each: rule_fold_constants.go, rule_push_filters.go,
-// rule_push_limit.go, rule_push_projection.go) are pure functions over
-// Transform or Children/WithChildren that name only the node types they
-// rewrite. So adding a node type touches the node (type, Schema, Children,
+// rule_push_limit.go, rule_push_projection.go, rule_zone_filters.go) are
+// pure functions over Transform or Children/WithChildren that name only
+// the node types they rewrite. So adding a node type touches the node (type, Schema, Children,
 // WithChildren, Describe, the optional interfaces), the rules about it, and
 // its operator in the engine, nothing else.
 //

@@ -1,5 +1,7 @@
 package planner
 
+import "github.com/apache/arrow-go/v18/arrow"
+
 // FilterPushdowner is implemented by sources that can evaluate some
 // predicates themselves while reading (e.g. skipping row groups or chunks).
 // HandlesFilter reports whether the source fully applies p; the optimizer
@@ -10,11 +12,23 @@ type FilterPushdowner interface {
 	HandlesFilter(p Predicate) bool
 }
 
+// ZoneFilterer is implemented by sources that keep per-batch statistics
+// (zone maps: min/max and null counts per column) and skip the batches in
+// which no row can satisfy a predicate. UsesZoneFilter reports whether the
+// source can use p, a predicate over the scan's output schema in, for that;
+// skipping is only a pre-filter, so the Filter above the Scan keeps p.
+type ZoneFilterer interface {
+	UsesZoneFilter(p Predicate, in *arrow.Schema) bool
+}
+
 // OptimizeOptions configures Optimize.
 type OptimizeOptions struct {
 	// Pushdown, when non-nil, receives filters it reports it handles
 	// (rule PushFilters). Nil means no filter is pushed into the scan.
 	Pushdown FilterPushdowner
+	// Zones, when non-nil, receives copies of the filters it can use to
+	// skip batches (rule ZoneFilters). Nil means none.
+	Zones ZoneFilterer
 }
 
 // Rule is one optimizer rewrite, declared in a file of its own
@@ -38,6 +52,7 @@ var Rules = []Rule{
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
 	{Name: "push_projection", Apply: PushProjection},
+	{Name: "zone_filters", Apply: ZoneFilters},
 }
 
 // Optimize applies Rules in order to a clone of the plan, then re-resolves

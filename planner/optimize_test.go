@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -56,6 +58,56 @@ func TestRulePushFilters(t *testing.T) {
 	got = applyRule(t, js, planner.PushFilters, planner.OptimizeOptions{})
 	if strings.Contains(got, "filters=") {
 		t.Fatalf("pushed without a pushdowner:\n%s", got)
+	}
+}
+
+// zonesNonString uses every predicate whose columns are not strings.
+type zonesNonString struct{}
+
+func (zonesNonString) UsesZoneFilter(p planner.Predicate, in *arrow.Schema) bool {
+	if p.Op == planner.OpAny {
+		for _, m := range p.Any {
+			if !(zonesNonString{}).UsesZoneFilter(m, in) {
+				return false
+			}
+		}
+		return true
+	}
+	return in.Field(p.Index).Type.ID() != arrow.STRING
+}
+
+func TestRuleZoneFilters(t *testing.T) {
+	js := `{"columns":["region"],"filters":[{"col":"qty","op":"gt","value":1},{"col":"region","op":"contains","value":"n"},{"any":[{"col":"paid","op":"eq","value":true},{"col":"price","op":"lt","value":5}]}]}`
+	got := applyRule(t, js, planner.ZoneFilters, planner.OptimizeOptions{Zones: zonesNonString{}})
+	// The Filter keeps every predicate; the Scan gets copies of the usable ones.
+	wantPlan(t, got,
+		"Project: region",
+		"  Filter: qty > 1 AND region CONTAINS 'n' AND (paid = true OR price < 5)",
+		"    Scan: sales/orders zone-filter=[qty > 1 AND (paid = true OR price < 5)]")
+	got = applyRule(t, js, planner.ZoneFilters, planner.OptimizeOptions{})
+	if strings.Contains(got, "zone-filter") {
+		t.Fatalf("zone filters without a ZoneFilterer:\n%s", got)
+	}
+	// In the pipeline: after projection pushdown, indices into the
+	// narrowed scan.
+	n, err := planner.Build(spec(t, js), testInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := planner.Optimize(n, planner.OptimizeOptions{Zones: zonesNonString{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIndices(t, o)
+	wantPlan(t, strings.TrimSpace(planner.String(o)),
+		"Project: region",
+		"  Filter: qty > 1 AND region CONTAINS 'n' AND (paid = true OR price < 5)",
+		"    Scan: sales/orders columns=[region, qty, price, paid] zone-filter=[qty > 1 AND (paid = true OR price < 5)]")
+	s := planner.ScanOf(o)
+	for _, p := range append(s.ZoneFilters[:1:1], s.ZoneFilters[1].Any...) {
+		if s.Out.Field(p.Index).Name != p.Col {
+			t.Fatalf("zone filter on %s resolved to column %d of %v", p.Col, p.Index, s.Out)
+		}
 	}
 }
 
@@ -115,7 +167,7 @@ func TestOptimizePipelineOrder(t *testing.T) {
 	for _, r := range planner.Rules {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, ","); got != "fold_constants,push_filters,push_limit,push_projection" {
+	if got := strings.Join(names, ","); got != "fold_constants,push_filters,push_limit,push_projection,zone_filters" {
 		t.Fatalf("rules: %s", got)
 	}
 }

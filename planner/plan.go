@@ -74,6 +74,12 @@ type Scan struct {
 	Out     *arrow.Schema
 	Columns []string
 	Filters []Predicate
+	// ZoneFilters are copies of predicates of the Filter sitting directly
+	// on this Scan that the source may use to skip whole batches in which
+	// no row can satisfy them (zone maps: per-batch min/max and null
+	// counts). The Filter still applies them to the batches the source
+	// returns; see ZoneFilterer and rule ZoneFilters.
+	ZoneFilters []Predicate
 	// RowCount is the dataset's row count (for estimates); RowCountExact says if it is exact.
 	RowCount      int64
 	RowCountExact bool
@@ -254,6 +260,7 @@ func (s *Scan) WithChildren(children ...Node) (Node, error) {
 	c := *s
 	c.Columns = slices.Clone(s.Columns)
 	c.Filters = clonePreds(s.Filters)
+	c.ZoneFilters = clonePreds(s.ZoneFilters)
 	return &c, nil
 }
 

@@ -7,15 +7,7 @@ func PushFilters(n Node, opts OptimizeOptions) (Node, error) {
 	if opts.Pushdown == nil {
 		return n, nil
 	}
-	out, _, err := Transform(n, func(n Node) (Node, bool, error) {
-		f, ok := n.(*Filter)
-		if !ok {
-			return n, false, nil
-		}
-		s, ok := f.Input.(*Scan)
-		if !ok {
-			return n, false, nil
-		}
+	return transformFilterOnScan(n, func(f *Filter, s *Scan) (Node, bool, error) {
 		var push, keep []Predicate
 		for _, p := range f.Preds {
 			if opts.Pushdown.HandlesFilter(p) {
@@ -25,7 +17,7 @@ func PushFilters(n Node, opts OptimizeOptions) (Node, error) {
 			}
 		}
 		if len(push) == 0 {
-			return n, false, nil
+			return f, false, nil
 		}
 		sc, err := s.WithChildren()
 		if err != nil {
@@ -42,6 +34,20 @@ func PushFilters(n Node, opts OptimizeOptions) (Node, error) {
 		}
 		fc.(*Filter).Preds = clonePreds(keep)
 		return fc, true, nil
+	})
+}
+
+// transformFilterOnScan rewrites (Transform) every Filter sitting directly
+// on a Scan with fn, which returns the Filter's replacement and whether it
+// differs from f (when it does not, it must return f).
+func transformFilterOnScan(n Node, fn func(f *Filter, s *Scan) (Node, bool, error)) (Node, error) {
+	out, _, err := Transform(n, func(n Node) (Node, bool, error) {
+		if f, ok := n.(*Filter); ok {
+			if s, ok := f.Input.(*Scan); ok {
+				return fn(f, s)
+			}
+		}
+		return n, false, nil
 	})
 	return out, err
 }

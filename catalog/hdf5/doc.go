@@ -106,6 +106,13 @@
 // not consulted). A link to a missing object or file is dangling_link; a
 // target outside the root is path_outside_root.
 //
+// Table scans ignore ScanOptions.ZoneFilters: an HDF5 file keeps no
+// per-chunk statistics (no min/max), so whether a chunk can match is known
+// only after reading and decoding it, which is the cost skipping would
+// save (the engine's filter then costs about what a min/max pass would).
+// Tables read through the column cache skip batches with the cache's zone
+// maps once cached (internal/colcache).
+//
 // # Concurrency and robustness
 //
 // A Format is safe for concurrent use; see internal/h5 for how libhdf5 is

@@ -18,11 +18,14 @@ package colcache
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/zonemap"
 )
 
 // Options configure a Cache.
@@ -45,6 +48,10 @@ type Stats struct {
 	Misses    int64 `json:"misses"`
 	Evictions int64 `json:"evictions"`
 	Stale     int64 `json:"stale"`
+	// ZoneChecked counts the batches scans served from memory checked
+	// against zone filters; ZoneSkipped those they skipped.
+	ZoneChecked int64 `json:"zone_checked_batches"`
+	ZoneSkipped int64 `json:"zone_skipped_batches"`
 }
 
 // Cache is a byte-bounded LRU of parsed columns. Safe for concurrent use.
@@ -57,6 +64,8 @@ type Cache struct {
 	lru   *list.List // of *column; front = most recently used
 	files map[fileKey]*fileEntry
 	stats Stats
+
+	zoneChecked, zoneSkipped atomic.Int64
 }
 
 // fileKey identifies one version of one dataset.
@@ -86,6 +95,9 @@ type column struct {
 	chunks []arrow.Array
 	bytes  int64
 	elem   *list.Element
+	// zones are the chunks' zone maps, computed once on first use (zonesOf).
+	zoneOnce sync.Once
+	zones    []zonemap.Zone
 }
 
 // New returns a cache with the given options.
@@ -108,6 +120,7 @@ func (c *Cache) Stats() Stats {
 	s := c.stats
 	s.Used = c.used
 	s.Columns = c.lru.Len()
+	s.ZoneChecked, s.ZoneSkipped = c.zoneChecked.Load(), c.zoneSkipped.Load()
 	return s
 }
 

@@ -55,11 +55,17 @@ func TestQueriesThroughCache(t *testing.T) {
 // runSpec executes spec and returns its rows and output type names as text.
 func runSpec(t *testing.T, spec planner.Spec, schema *arrow.Schema, src catalog.Source) (string, string) {
 	t.Helper()
+	return runSpecWith(t, spec, schema, src, planner.OptimizeOptions{})
+}
+
+// runSpecWith is runSpec with the given optimizer options.
+func runSpecWith(t *testing.T, spec planner.Spec, schema *arrow.Schema, src catalog.Source, opts planner.OptimizeOptions) (string, string) {
+	t.Helper()
 	plan, err := planner.Build(spec, planner.Input{Dataset: "s", Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
+	if plan, err = planner.Optimize(plan, opts); err != nil {
 		t.Fatal(err)
 	}
 	rr, err := engine.Execute(context.Background(), plan, src, engine.Options{})

@@ -124,7 +124,8 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 		if batch <= 0 {
 			batch = catalog.DefaultBatchSize
 		}
-		r := &memReader{ctx: ctx, schema: schema, chunks: chunks, rows: rows, batch: batch, pos: make([]cursor, len(chunks))}
+		r := &memReader{ctx: ctx, schema: schema, chunks: chunks, rows: rows, batch: batch, pos: make([]cursor, len(chunks)),
+			skip: s.newSkipper(opts.ZoneFilters, names, chunks)}
 		r.refs.Store(1)
 		return r, nil
 	}
@@ -188,7 +189,8 @@ func (e *colErr) Error() string { return e.s }
 type cursor struct{ chunk, off int }
 
 // memReader serves cached columns as batches of at most batch rows
-// (shorter where the columns' chunks do not line up), zero-copy.
+// (shorter where the columns' chunks do not line up), zero-copy, leaving
+// out the batches skip rules out (zone filters).
 type memReader struct {
 	refs   atomic.Int64
 	ctx    context.Context
@@ -200,6 +202,7 @@ type memReader struct {
 	done   int64 // rows handed out
 	cur    arrow.RecordBatch
 	err    error
+	skip   *skipper // nil: no zone filters
 }
 
 func (r *memReader) Retain() { r.refs.Add(1) }
@@ -215,6 +218,7 @@ func (r *memReader) Release() {
 }
 
 func (r *memReader) free() {
+	r.skip.done()
 	for _, cs := range r.chunks {
 		releaseAll(cs)
 	}
@@ -253,18 +257,17 @@ func (r *memReader) Next() bool {
 		r.cur = array.NewRecordBatch(r.schema, nil, n)
 		return true
 	}
-	// Skip exhausted chunks; the batch ends at the nearest chunk end.
-	n := r.batch
-	for i, cs := range r.chunks {
-		p := &r.pos[i]
-		for p.chunk < len(cs) && p.off >= cs[p.chunk].Len() {
-			p.chunk, p.off = p.chunk+1, 0
+	n, ok := r.span()
+	for ok && r.skip != nil && !r.skip.match(r.pos) {
+		for i := range r.pos {
+			r.pos[i].off += n
 		}
-		if p.chunk >= len(cs) {
-			r.free()
-			return false
-		}
-		n = min(n, cs[p.chunk].Len()-p.off)
+		r.done += int64(n)
+		n, ok = r.span()
+	}
+	if !ok {
+		r.free()
+		return false
 	}
 	cols := make([]arrow.Array, len(r.chunks))
 	for i, cs := range r.chunks {
@@ -282,6 +285,23 @@ func (r *memReader) Next() bool {
 	r.cur = array.NewRecordBatch(r.schema, cols, int64(n))
 	releaseAll(cols)
 	return true
+}
+
+// span moves the cursors past exhausted chunks and returns the rows of the
+// next batch (it ends at the nearest chunk end); ok is false at the end.
+func (r *memReader) span() (n int, ok bool) {
+	n = r.batch
+	for i, cs := range r.chunks {
+		p := &r.pos[i]
+		for p.chunk < len(cs) && p.off >= cs[p.chunk].Len() {
+			p.chunk, p.off = p.chunk+1, 0
+		}
+		if p.chunk >= len(cs) {
+			return 0, false
+		}
+		n = min(n, cs[p.chunk].Len()-p.off)
+	}
+	return n, true
 }
 
 // ---------------------------------------------------------------- teeReader

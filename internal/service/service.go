@@ -610,7 +610,7 @@ func (s *Service) run(ctx context.Context, d *catalog.Dataset, spec planner.Spec
 		total = min(total, sample)
 	}
 	if fn := progressFrom(ctx); fn != nil {
-		src = &progressSource{src: src, total: total, report: fn}
+		src = withProgress(src, total, fn)
 	}
 	var pushdown planner.FilterPushdowner
 	if p, ok := d.Source.(planner.FilterPushdowner); ok {
@@ -643,7 +643,11 @@ func (s *Service) execute(ctx context.Context, in planner.Input, src catalog.Sou
 	if err != nil {
 		return nil, err
 	}
-	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{Pushdown: pushdown}); err != nil {
+	opts := planner.OptimizeOptions{Pushdown: pushdown}
+	// A cache source skips batches with zone maps. headSource hides it on
+	// purpose: a sample is the first rows of the file, skipped or not.
+	opts.Zones, _ = src.(planner.ZoneFilterer)
+	if plan, err = planner.Optimize(plan, opts); err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.withDeadline(ctx)
