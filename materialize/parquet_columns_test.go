@@ -51,7 +51,7 @@ func TestParquetTooManyColumns(t *testing.T) {
 			f := newFixtureCfg(t, Config{SpillRows: -1, SpillBytes: 1}, handles.Options{})
 			tbl := collectVia(t, f.m, src)
 			defer tbl.Release()
-			res, derr := f.m.Deliver(ctx(), tbl, Request{Format: FormatParquet})
+			_, derr := f.m.Deliver(ctx(), tbl, Request{Format: FormatParquet})
 			for _, err := range []error{err, derr} {
 				if !errors.Is(err, qerr.ErrUnsupported) || qerr.Code(err) != qerr.CodeUnsupportedFormat || qerr.As(err).Hint == "" {
 					t.Fatalf("%d columns: %v, want unsupported_format", cols, err)
@@ -63,7 +63,7 @@ func TestParquetTooManyColumns(t *testing.T) {
 			if ents, _ := os.ReadDir(f.store.Dir()); len(ents) != 0 {
 				t.Fatalf("left behind %v", ents)
 			}
-			if res, err = f.m.Deliver(ctx(), tbl, Request{Format: FormatCSV}); err != nil || res.RowCount != 1 {
+			if res, err := f.m.Deliver(ctx(), tbl, Request{Format: FormatCSV}); err != nil || res.RowCount != 1 {
 				t.Fatalf("csv: %+v %v", res, err)
 			}
 		})
