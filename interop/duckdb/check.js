@@ -10,14 +10,7 @@
 // NULL is JSON null. The session time zone is UTC, so TIMESTAMP WITH TIME
 // ZONE values print with "+00".
 const { DuckDBInstance } = require('@duckdb/node-api');
-
-function quoteIdent(s) {
-  return '"' + String(s).replace(/"/g, '""') + '"';
-}
-
-function quoteString(s) {
-  return "'" + String(s).replace(/'/g, "''") + "'";
-}
+const { quoteIdent, quoteString } = require('./sql');
 
 async function main() {
   const file = process.argv[2];

@@ -11,14 +11,7 @@
 // zone is UTC. Used by e2e/ingest_duckdb_test.go.
 const fs = require('fs');
 const { DuckDBInstance } = require('@duckdb/node-api');
-
-function quoteIdent(s) {
-  return '"' + String(s).replace(/"/g, '""') + '"';
-}
-
-function quoteString(s) {
-  return "'" + String(s).replace(/'/g, "''") + "'";
-}
+const { quoteIdent, quoteString } = require('./sql');
 
 async function main() {
   const list = process.argv[2];

@@ -8,10 +8,7 @@
 // e2e/duckdb_filters_test.go compares them with Quarry's filters.
 const fs = require('fs');
 const { DuckDBInstance } = require('@duckdb/node-api');
-
-function quoteString(s) {
-  return "'" + String(s).replace(/'/g, "''") + "'";
-}
+const { quoteString } = require('./sql');
 
 async function main() {
   const specFile = process.argv[2];
