@@ -478,6 +478,14 @@ func (c *Catalog) LookupContext(ctx context.Context, id string) (*Dataset, error
 		case <-c.first:
 		case <-ctx.Done():
 			st := c.ScanStatus()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// The request's own deadline (the query timeout) fired
+				// first: that is what the caller is told, with the scan
+				// as the reason.
+				e := qerr.As(ctx.Err())
+				return nil, e.With("scanning", true).With("pending_files", st.PendingFiles).
+					WithHint("%s; the catalog was still being scanned (%d files to go) when the deadline passed: retry in a moment", e.Hint, st.PendingFiles)
+			}
 			return nil, c.notFound(c.snapshot(), id).With("scanning", true).
 				WithHint("the catalog is still being scanned (%d files to go); retry in a moment or call get_catalog", st.PendingFiles)
 		}

@@ -385,13 +385,22 @@ func TestBackgroundScan(t *testing.T) {
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Errorf("Refresh during the scan: %v", err)
 	}
-	// A bounded lookup of a file still being opened says so.
+	// A bounded lookup of a file still being opened says so: a request
+	// whose deadline passes gets timeout, a cancelled one dataset_not_found,
+	// both marked as scanning.
 	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	_, err = c.LookupContext(short, "slow")
 	cancelShort()
-	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	assertCode(t, err, qerr.ErrLimitExceeded, qerr.CodeTimeout)
 	if qe := qerr.As(err); qe == nil || qe.Diagnostics["scanning"] != true {
 		t.Errorf("lookup during the scan: %v, want a scanning mark", err)
+	}
+	gone, cancelGone := context.WithCancel(context.Background())
+	cancelGone()
+	_, err = c.LookupContext(gone, "slow")
+	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	if qe := qerr.As(err); qe == nil || qe.Diagnostics["scanning"] != true {
+		t.Errorf("cancelled lookup during the scan: %v, want a scanning mark", err)
 	}
 	if _, err := c.Lookup("slow"); err == nil {
 		t.Error("Lookup (no wait) found a file still being opened")
