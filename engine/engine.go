@@ -33,6 +33,8 @@ type Options struct {
 	// Exceeding it fails the query with a qerr.ErrLimitExceeded error of code
 	// qerr.CodeResourceExhausted, reported by the reader's Err.
 	MemoryLimit int64
+	// Profile, when set, collects per-operator statistics (see Profile).
+	Profile *Profile
 }
 
 // op is one running operator (an iterator built from a plan node).
@@ -53,6 +55,8 @@ type exec struct {
 	alloc     memory.Allocator // hard: engine-built arrays
 	soft      memory.Allocator // counted, never failing: the source, Arrow library code
 	batchSize int
+	trace     *tracer // set when profiling or explaining: build wraps every operator
+	dry       bool    // Explain: build the operators without opening the source
 }
 
 // Execute builds a streaming pipeline for the plan and returns a reader over
@@ -64,6 +68,25 @@ type exec struct {
 // Plan shape errors are qerr.ErrInternal; a filter, key or aggregate on a
 // column type it does not support is qerr.ErrUnsupported.
 func Execute(ctx context.Context, plan planner.Node, src catalog.Source, opts Options) (array.RecordReader, error) {
+	ex, err := newExec(ctx, plan, src, opts, opts.Profile != nil)
+	if err != nil {
+		return nil, err
+	}
+	root, err := ex.build(plan)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Profile != nil {
+		opts.Profile.root = root.(*tracedOp)
+	}
+	r := &reader{schema: plan.Schema(), root: root, budget: ex.budget}
+	r.refs.Store(1)
+	return r, nil
+}
+
+// newExec checks the plan and sets up its execution state; trace wraps
+// every operator in a tracedOp (Options.Profile, Explain).
+func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Options, trace bool) (*exec, error) {
 	if err := checkShape(plan); err != nil {
 		return nil, err
 	}
@@ -82,21 +105,20 @@ func Execute(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 		bs = DefaultBatchSize
 	}
 	b := &budget{limit: max(opts.MemoryLimit, 0)}
-	ex := &exec{
+	var tr *tracer
+	if trace {
+		tr = &tracer{live: &b.live}
+		mem = &peakAlloc{Allocator: mem, tr: tr}
+	}
+	return &exec{
 		ctx:       ctx,
 		src:       src,
 		budget:    b,
 		alloc:     &hardAlloc{b: b, mem: mem},
 		soft:      &softAlloc{b: b, mem: mem},
 		batchSize: bs,
-	}
-	root, err := ex.build(plan)
-	if err != nil {
-		return nil, err
-	}
-	r := &reader{schema: plan.Schema(), root: root, budget: b}
-	r.refs.Store(1)
-	return r, nil
+		trace:     tr,
+	}, nil
 }
 
 // checkShape verifies, before anything is built, that the plan has no nil
@@ -147,10 +169,16 @@ func isNil(n planner.Node) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-// build turns a plan node into its operator. Each node is validated before
-// its input is built, so a failing plan never opens the source; only the
-// Scan (the last thing built) acquires resources.
+// build turns a plan node into its operator (wrapped in a tracedOp when
+// tracing). Each node is validated before its input is built, so a failing
+// plan never opens the source; only the Scan (the last thing built)
+// acquires resources.
 func (ex *exec) build(n planner.Node) (op, error) {
+	return ex.buildAs(n, func() (op, error) { return ex.buildNode(n) })
+}
+
+// buildNode is build without the tracing.
+func (ex *exec) buildNode(n planner.Node) (op, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
 		return ex.buildScan(n)
@@ -172,8 +200,8 @@ func (ex *exec) build(n planner.Node) (op, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f, ok := in.(*filterOp); ok && f.fuseProject(n.Indices, n.Out) {
-			return f, nil // the filter copies only the projected columns
+		if f := asFilter(in); f != nil && f.fuseProject(n.Indices, n.Out) {
+			return in, nil // the filter copies only the projected columns
 		}
 		return &projectOp{ex: ex, in: in, idx: n.Indices, out: n.Out}, nil
 	case *planner.Aggregate:
@@ -235,7 +263,7 @@ func (ex *exec) build(n planner.Node) (op, error) {
 			if n.Offset >= 0 && n.Offset <= math.MaxInt64-n.Count {
 				k = n.Offset + n.Count
 			}
-			in, err = ex.buildSort(s, k)
+			in, err = ex.buildAs(s, func() (op, error) { return ex.buildSort(s, k) })
 		} else {
 			in, err = ex.build(n.Input)
 		}

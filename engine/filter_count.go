@@ -60,7 +60,7 @@ func (c *countOp) next() (out arrow.RecordBatch, err error) {
 		return nil, nil
 	}
 	counts := make([]int64, len(c.cols))
-	f, _ := c.in.(*filterOp)
+	f := asFilter(c.in)
 	for {
 		if err := c.ex.ctx.Err(); err != nil {
 			return nil, err

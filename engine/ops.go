@@ -30,6 +30,22 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 			return nil, err
 		}
 	}
+	var rdr array.RecordReader
+	if !ex.dry { // Explain builds the operators without reading anything
+		var err error
+		if rdr, err = ex.openScan(n); err != nil {
+			return nil, err
+		}
+	}
+	var s op = &scanOp{ex: ex, dataset: n.Dataset, rdr: rdr, out: n.Out}
+	if len(preds) > 0 {
+		s = newFilterOp(ex, s, n.Out, preds)
+	}
+	return s, nil
+}
+
+// openScan opens the source for n and checks the columns' types.
+func (ex *exec) openScan(n *planner.Scan) (array.RecordReader, error) {
 	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters})
 	if err != nil {
 		return nil, sourceErr(n.Dataset, err)
@@ -41,11 +57,7 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 		rdr.Release()
 		return nil, err
 	}
-	var s op = &scanOp{ex: ex, dataset: n.Dataset, rdr: rdr, out: n.Out}
-	if len(preds) > 0 {
-		s = newFilterOp(ex, s, n.Out, preds)
-	}
-	return s, nil
+	return rdr, nil
 }
 
 // sameTypes checks that the source's columns have the plan's types; a

@@ -280,10 +280,7 @@ func (s *sortOp) consume() error {
 	// A small top-k over a filter takes the filter's unfiltered batches
 	// with their passing rows instead of gathered copies: it keeps at most
 	// about 2 batches before compacting, and copies only the winners.
-	f, _ := s.in.(*filterOp)
-	if s.k < 0 || s.k > int64(s.ex.batchSize) {
-		f = nil
-	}
+	f := s.selFilter()
 	for {
 		if err := s.ex.ctx.Err(); err != nil {
 			return err
@@ -325,6 +322,15 @@ func (s *sortOp) consume() error {
 	}
 	s.sorted = true
 	return nil
+}
+
+// selFilter is the filter input whose selections a small top-k takes
+// (see consume), or nil.
+func (s *sortOp) selFilter() *filterOp {
+	if s.k < 0 || s.k > int64(s.ex.batchSize) {
+		return nil
+	}
+	return asFilter(s.in)
 }
 
 func (s *sortOp) next() (arrow.RecordBatch, error) {

@@ -18,7 +18,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
-	"github.com/quarrydb/quarry/planner"
 )
 
 // countingSource counts the scans that reach the file.
@@ -331,22 +330,22 @@ func TestSchemaOfCachedRead(t *testing.T) {
 	}
 }
 
-func TestCachedForAndPlanSchema(t *testing.T) {
+func TestCachedAndPlanSchema(t *testing.T) {
 	ds, _ := fixture(t, "a", 100)
 	c := New(Options{Budget: 1 << 20})
-	q := planner.Spec{Columns: []string{"id"}}
-	if c.CachedFor(ds, q) {
+	src := c.Wrap(ds).(*Source)
+	if src.Cached([]string{"id"}) {
 		t.Fatal("cached before any read")
 	}
 	readAll(t, c.Wrap(ds), catalog.ScanOptions{Columns: []string{"id"}})
-	if !c.CachedFor(ds, q) || c.CachedFor(ds, planner.Spec{Columns: []string{"name"}}) || c.CachedFor(ds, planner.Spec{Columns: []string{"nope"}}) {
-		t.Fatal("CachedFor wrong")
+	if !src.Cached([]string{"id"}) || src.Cached([]string{"name"}) || src.Cached([]string{"id", "name"}) || src.Cached(nil) {
+		t.Fatal("Cached wrong")
 	}
 	if PlanSchema(ds.Source, ds) != ds.Schema || !PlanSchema(c.Wrap(ds), ds).Equal(ds.Schema) {
 		t.Fatal("PlanSchema changed plain types")
 	}
 	var nilCache *Cache
-	if nilCache.Wrap(ds) != ds.Source || nilCache.CachedFor(ds, q) {
+	if nilCache.Wrap(ds) != ds.Source {
 		t.Fatal("nil cache")
 	}
 }

@@ -50,10 +50,13 @@ func (s *Service) DistinctValues(ctx context.Context, req DistinctRequest) (*Dis
 		return nil, qerr.Invalid(qerr.CodeInvalidColumn, "column is required").With("field", "column").
 			WithHint("name the column whose values you want; get_schema lists them")
 	}
-	d, err := s.lookup(ctx, req.Dataset)
-	if err != nil {
-		return nil, err
-	}
+	return onDataset(ctx, s, req.Dataset, func(d *catalog.Dataset) (*DistinctResponse, error) {
+		return s.distinctOn(ctx, d, req, limit)
+	})
+}
+
+// distinctOn is DistinctValues for dataset d.
+func (s *Service) distinctOn(ctx context.Context, d *catalog.Dataset, req DistinctRequest, limit int64) (*DistinctResponse, error) {
 	if !d.Schema.HasField(req.Column) {
 		names := columnNames(d.Schema)
 		return nil, qerr.Invalid(qerr.CodeInvalidColumn, "dataset %q has no column %q", d.ID, req.Column).
@@ -110,7 +113,11 @@ func (s *Service) computeDistinct(ctx context.Context, d *catalog.Dataset, req D
 		Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: countName}},
 		OrderBy: []planner.OrderSpec{{Col: countName, Desc: true}, {Col: req.Column}},
 	}
-	t, _, err := s.run(ctx, d, spec, 0)
+	q, err := s.prepare(ctx, d, spec)
+	if err != nil {
+		return nil, err
+	}
+	t, err := q.run(ctx, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quarrydb/quarry/catalog"
-	"github.com/quarrydb/quarry/planner"
 )
 
 // ProgressFunc receives scan progress: rows read from the data file so far
@@ -49,22 +48,6 @@ func (p *progressSource) Scan(ctx context.Context, opts catalog.ScanOptions) (ar
 	}
 	p.report(0, p.total) // a scan starts: callers can tell scans apart
 	return &progressReader{RecordReader: rr, total: p.total, report: p.report, last: time.Now()}, nil
-}
-
-// progressZones is a progressSource over a source that uses zone
-// filters (planner.ZoneFilterer): it keeps that ability visible.
-type progressZones struct {
-	*progressSource
-	planner.ZoneFilterer
-}
-
-// withProgress wraps src to report progress, keeping zone filters usable.
-func withProgress(src catalog.Source, total int64, fn ProgressFunc) catalog.Source {
-	p := &progressSource{src: src, total: total, report: fn}
-	if z, ok := src.(planner.ZoneFilterer); ok {
-		return progressZones{p, z}
-	}
-	return p
 }
 
 type progressReader struct {

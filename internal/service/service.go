@@ -234,10 +234,13 @@ func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaRespons
 func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) (*SchemaResponse, error) {
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	d, err := s.lookup(ctx, req.Dataset)
-	if err != nil {
-		return nil, err
-	}
+	return onDataset(ctx, s, req.Dataset, func(d *catalog.Dataset) (*SchemaResponse, error) {
+		return s.schemaOf(ctx, d, req, examples)
+	})
+}
+
+// schemaOf is schema for dataset d.
+func (s *Service) schemaOf(ctx context.Context, d *catalog.Dataset, req SchemaRequest, examples bool) (*SchemaResponse, error) {
 	out := &SchemaResponse{
 		Dataset: d.ID, Shape: []int64{d.RowCount, int64(d.Schema.NumFields())},
 		SchemaURI: SchemaURI(d.ID), Description: d.Description,
@@ -285,7 +288,11 @@ func (s *Service) schema(ctx context.Context, req SchemaRequest, examples bool) 
 		}
 		spec.Columns = listed // sample the listed columns only
 	}
-	t, _, err := s.run(ctx, d, spec, 0)
+	q, err := s.prepare(ctx, d, spec)
+	if err != nil {
+		return nil, err
+	}
+	t, err := q.run(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -366,25 +373,37 @@ func addExamples(t *materialize.Table, cols []Column) error {
 	return nil
 }
 
-// Estimate plans the query and estimates its size (estimate_query).
+// Estimate plans the query and estimates its size (estimate_query), and
+// describes the operators the engine runs for it.
 func (s *Service) Estimate(ctx context.Context, req EstimateRequest) (*EstimateResponse, error) {
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	d, err := s.lookup(ctx, req.Dataset)
+	return onDataset(ctx, s, req.Dataset, func(d *catalog.Dataset) (*EstimateResponse, error) {
+		return s.estimateOn(ctx, d, req.Spec)
+	})
+}
+
+// estimateOn is Estimate for dataset d.
+func (s *Service) estimateOn(ctx context.Context, d *catalog.Dataset, spec planner.Spec) (*EstimateResponse, error) {
+	q, err := s.prepare(ctx, d, spec)
 	if err != nil {
 		return nil, err
 	}
 	var sample int64
-	if d.SizeBytes > s.cfg.ExactEstimateBytes && d.RowCount > s.cfg.SampleRows && !s.cfg.Cache.CachedFor(d, req.Spec) {
+	if d.SizeBytes > s.cfg.ExactEstimateBytes && d.RowCount > s.cfg.SampleRows && !q.cached() {
 		sample = s.cfg.SampleRows
 	}
-	est, err := s.estimate(ctx, d, req.Spec, sample)
+	phys, err := q.explain()
+	if err != nil {
+		return nil, err
+	}
+	est, err := q.estimate(ctx, sample)
 	if err != nil {
 		return nil, err
 	}
 	defer est.table.Release()
 	caps := s.cfg.Materializer.Caps()
-	out := &EstimateResponse{EstimateKind: est.kind, Plan: planner.String(est.plan), Warnings: []string{},
+	out := &EstimateResponse{EstimateKind: est.kind, Plan: planner.String(est.plan), PhysicalPlan: phys.String(), Warnings: []string{},
 		RowEstimate: est.rows, ByteEstimate: est.bytes}
 	if est.kind == estimateSampled {
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
@@ -426,25 +445,6 @@ type estimation struct {
 	kind  string // estimateExact or estimateSampled
 	rows  int64  // estimated result rows
 	bytes int64  // estimated result bytes as inline JSON
-}
-
-// estimate runs spec over d (over its first sample rows when sample > 0)
-// and extrapolates the result size to the whole dataset.
-func (s *Service) estimate(ctx context.Context, d *catalog.Dataset, spec planner.Spec, sample int64) (*estimation, error) {
-	t, plan, err := s.run(ctx, d, spec, sample)
-	if err != nil {
-		return nil, err
-	}
-	e := &estimation{table: t, plan: plan, kind: estimateExact, rows: t.NumRows()}
-	if sample > 0 {
-		e.kind = estimateSampled
-		e.rows = extrapolate(t.NumRows(), sample, d.RowCount, spec)
-	}
-	if e.bytes, err = jsonBytes(t, e.rows); err != nil {
-		t.Release()
-		return nil, err
-	}
-	return e, nil
 }
 
 // extrapolate scales the row count of a query over the first sample rows
@@ -510,7 +510,7 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 		EstimateRequest: EstimateRequest{Dataset: req.Dataset, Spec: planner.Spec{
 			GroupBy: req.GroupBy, Aggs: req.Aggs, Filters: req.Filters, TopN: req.TopN, OrderBy: req.OrderBy,
 		}},
-		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm,
+		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain,
 	}
 	return s.query(ctx, q, "aggregate")
 }
@@ -518,15 +518,26 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	d, err := s.lookup(ctx, req.Dataset)
+	if req.Explain != "" && req.Explain != ExplainAnalyze {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "unknown explain mode %q", req.Explain).With("field", "explain").
+			WithHint(`explain takes "analyze" (run the query and return per-operator statistics); estimate_query shows the plan without running it`)
+	}
+	return onDataset(ctx, s, req.Dataset, func(d *catalog.Dataset) (*QueryResponse, error) {
+		return s.queryOn(ctx, d, req, tool)
+	})
+}
+
+// queryOn is query for dataset d.
+func (s *Service) queryOn(ctx context.Context, d *catalog.Dataset, req QueryRequest, tool string) (*QueryResponse, error) {
+	start := time.Now()
+	log := obs.Logger(ctx).With("dataset", d.ID)
+	q, err := s.prepare(ctx, d, req.Spec)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	log := obs.Logger(ctx).With("dataset", d.ID)
 	var (
 		t        *materialize.Table
-		plan     planner.Node
+		ops      *engine.Operator
 		decision = "not_needed"
 	)
 	if !req.Confirm && s.confirmEnabled() {
@@ -536,28 +547,35 @@ func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*Qu
 		if d.RowCount > s.cfg.SampleRows {
 			sample = s.cfg.SampleRows
 		}
-		est, err := s.estimate(ctx, d, req.Spec, sample)
+		est, err := q.estimate(ctx, sample)
 		if err != nil {
 			return nil, err
 		}
 		log = log.With("estimate_kind", est.kind, "row_estimate", est.rows, "byte_estimate", est.bytes)
 		if s.overThreshold(est.rows, est.bytes) {
 			est.table.Release()
-			log.Info("query needs confirmation", "tool", tool, "plan", planSummary(est.plan),
+			log.Info("query needs confirmation", "tool", tool, "plan", planSummary(q.plan),
 				"confirm_rows", s.cfg.ConfirmRows, "confirm_bytes", s.cfg.ConfirmBytes, "duration_ms", time.Since(start).Milliseconds())
 			return s.needsConfirmation(est, tool, req), nil
 		}
 		decision = "under_threshold"
-		if est.kind == estimateExact {
-			t, plan = est.table, est.plan
+		if est.kind == estimateExact && req.Explain == "" {
+			t = est.table
 		} else {
 			est.table.Release()
 		}
 	} else if req.Confirm {
 		decision = "confirmed"
 	}
-	if t == nil {
-		if t, plan, err = s.run(ctx, d, req.Spec, 0); err != nil {
+	switch {
+	case t != nil:
+	case req.Explain == ExplainAnalyze:
+		if t, ops, err = q.analyze(ctx); err != nil {
+			return nil, err
+		}
+		log.Debug("explain analyze", "operators", statsText(ops))
+	default:
+		if t, err = q.run(ctx, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -568,10 +586,14 @@ func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*Qu
 	if err != nil {
 		return nil, ctxErr(ctx, err)
 	}
-	log.Info("query", "tool", tool, "plan", planSummary(plan), "confirmation", decision,
+	log.Info("query", "tool", tool, "plan", planSummary(q.plan), "confirmation", decision,
 		"method", res.Method, "truncated", res.Truncated, "rows", res.RowCount, "total_rows", res.TotalRows,
 		"bytes", len(res.Data)+int(res.SizeBytes), "duration_ms", time.Since(start).Milliseconds())
-	return &QueryResponse{Result: res}, nil
+	out := &QueryResponse{Result: res}
+	if ops != nil {
+		out.Analyze = analysisOf(ops)
+	}
+	return out, nil
 }
 
 // NextPage serves the next page of a result handle (query_next_page).
@@ -596,74 +618,6 @@ func (s *Service) lookup(ctx context.Context, id string) (*catalog.Dataset, erro
 			With("field", "dataset").WithHint("call get_catalog to list dataset ids")
 	}
 	return s.cfg.Catalog.LookupContext(ctx, id)
-}
-
-// run plans, optimizes and executes spec over d and collects the result.
-// sample > 0 reads only the first sample rows of the dataset. Progress is
-// reported to the context's progress function (WithProgress), if any.
-func (s *Service) run(ctx context.Context, d *catalog.Dataset, spec planner.Spec, sample int64) (*materialize.Table, planner.Node, error) {
-	src := s.cfg.Cache.Wrap(d) // d.Source when there is no cache
-	schema := colcache.PlanSchema(src, d)
-	total := d.RowCount
-	if sample > 0 {
-		src = headSource{src: src, rows: sample}
-		total = min(total, sample)
-	}
-	if fn := progressFrom(ctx); fn != nil {
-		src = withProgress(src, total, fn)
-	}
-	var pushdown planner.FilterPushdowner
-	if p, ok := d.Source.(planner.FilterPushdowner); ok {
-		pushdown = p
-	}
-	in := planner.Input{Dataset: d.ID, Schema: schema, RowCount: d.RowCount, RowCountExact: d.RowCountExact}
-	return s.runOn(ctx, in, src, pushdown, spec)
-}
-
-// runOn plans spec against in and executes it over src.
-func (s *Service) runOn(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec) (*materialize.Table, planner.Node, error) {
-	var t *materialize.Table
-	plan, err := s.execute(ctx, in, src, pushdown, spec, func(ctx context.Context, rr array.RecordReader) error {
-		var err error
-		t, err = s.cfg.Materializer.Collect(ctx, rr, obs.Principal(ctx)) // spills big results to disk
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, plan, nil
-}
-
-// execute plans spec against in, executes it over src under the query
-// timeout and memory budget, and hands the reader to consume. Context
-// errors become the qerr timeout and cancelled errors.
-func (s *Service) execute(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec,
-	consume func(context.Context, array.RecordReader) error) (planner.Node, error) {
-	plan, err := planner.Build(spec, in)
-	if err != nil {
-		return nil, err
-	}
-	opts := planner.OptimizeOptions{Pushdown: pushdown}
-	// A cache source skips batches with zone maps. headSource hides it on
-	// purpose: a sample is the first rows of the file, skipped or not.
-	opts.Zones, _ = src.(planner.ZoneFilterer)
-	if plan, err = planner.Optimize(plan, opts); err != nil {
-		return nil, err
-	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
-	if err := ctx.Err(); err != nil { // planning used up the request's time
-		return nil, qerr.As(err)
-	}
-	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: s.cfg.Alloc, MemoryLimit: s.cfg.QueryMemory})
-	if err == nil {
-		err = consume(ctx, rr)
-		rr.Release()
-	}
-	if err != nil {
-		return nil, ctxErr(ctx, err)
-	}
-	return plan, nil
 }
 
 // deadlineKey marks a context that carries its request's query deadline.
@@ -696,8 +650,10 @@ type headSource struct {
 	rows int64
 }
 
-// Scan implements catalog.Source: the first rows only.
+// Scan implements catalog.Source: the first rows only. It drops the zone
+// filters: a sample is the first rows of the file, skipped or not.
 func (h headSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.RecordReader, error) {
+	opts.ZoneFilters = nil
 	rr, err := h.src.Scan(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -29,10 +29,14 @@ const maxTopValueBytes = 80
 // are cached per file version; roles and units come from the current
 // schema card.
 func (s *Service) Summary(ctx context.Context, dataset string) (*SummaryResponse, error) {
-	d, err := s.lookup(ctx, dataset)
-	if err != nil {
-		return nil, err
-	}
+	return onDataset(ctx, s, dataset, func(d *catalog.Dataset) (*SummaryResponse, error) {
+		return s.summaryOf(ctx, d)
+	})
+}
+
+// summaryOf is Summary for dataset d.
+func (s *Service) summaryOf(ctx context.Context, d *catalog.Dataset) (*SummaryResponse, error) {
+	var err error
 	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", d.AbsPath, d.ID, d.SizeBytes, d.ModTime.UnixNano())
 	p, cached := s.profiles.Get(key)
 	if !cached {
@@ -126,7 +130,7 @@ func (s *Service) valueCounts(ctx context.Context, in planner.Input, src catalog
 	for col == countName {
 		countName += "_"
 	}
-	t, _, err := s.runOn(ctx, in, src, nil, planner.Spec{
+	t, err := s.runOn(ctx, in, src, planner.Spec{
 		GroupBy: []string{col},
 		Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: countName}},
 		OrderBy: []planner.OrderSpec{{Col: countName, Desc: true}, {Col: col}},
@@ -163,7 +167,7 @@ func (s *Service) valueCounts(ctx context.Context, in planner.Input, src catalog
 // oneRecord runs spec (which must give one row) and returns that row's
 // values as JSON, keyed by output column name.
 func (s *Service) oneRecord(ctx context.Context, in planner.Input, src catalog.Source, spec planner.Spec) (map[string]json.RawMessage, error) {
-	t, _, err := s.runOn(ctx, in, src, nil, spec)
+	t, err := s.runOn(ctx, in, src, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +201,16 @@ func ordered(t arrow.DataType) bool {
 	return profilable(t) && t.ID() != arrow.DICTIONARY
 }
 
+// runOn prepares spec over the in-memory input src (described by in) and
+// runs it.
+func (s *Service) runOn(ctx context.Context, in planner.Input, src catalog.Source, spec planner.Spec) (*materialize.Table, error) {
+	q, err := s.prepareOn(ctx, in, src, nil, spec)
+	if err != nil {
+		return nil, err
+	}
+	return q.run(ctx, 0)
+}
+
 // batchSource serves record batches held in memory as a catalog.Source
 // (the summary profiles an in-memory sample with several queries).
 type batchSource struct {
@@ -207,13 +221,13 @@ type batchSource struct {
 
 // sample reads columns cols of d (its first n rows when n > 0) into memory.
 func (s *Service) sample(ctx context.Context, d *catalog.Dataset, cols []string, n int64) (*batchSource, error) {
-	var src catalog.Source = d.Source
-	if n > 0 {
-		src = headSource{src: src, rows: n}
-	}
 	in := planner.Input{Dataset: d.ID, Schema: d.Schema, RowCount: d.RowCount, RowCountExact: d.RowCountExact}
+	q, err := s.prepareOn(ctx, in, d.Source, nil, planner.Spec{Columns: cols})
+	if err != nil {
+		return nil, err
+	}
 	out := &batchSource{}
-	_, err := s.execute(ctx, in, src, nil, planner.Spec{Columns: cols}, func(ctx context.Context, rr array.RecordReader) error {
+	err = q.stream(ctx, n, nil, func(ctx context.Context, rr array.RecordReader) error {
 		out.schema = rr.Schema()
 		for rr.Next() {
 			if err := ctx.Err(); err != nil {

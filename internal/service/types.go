@@ -137,6 +137,8 @@ type QueryRequest struct {
 	// Confirm runs the query even when its estimate is above the
 	// confirmation threshold.
 	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
+	// Explain "analyze" runs the query and returns per-operator statistics.
+	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics (rows in/out, batches, time, peak memory) in analyze. To see the plan without running, use estimate_query."`
 }
 
 // SuggestedCaps are the caps estimate_query recommends for query_data.
@@ -163,6 +165,8 @@ type EstimateResponse struct {
 	SuggestedCaps SuggestedCaps `json:"suggested_caps"`
 	// Plan is the optimized logical plan.
 	Plan string `json:"plan" jsonschema:"The optimized logical plan, one operator per line."`
+	// PhysicalPlan is the operator tree the engine runs (engine.Explain).
+	PhysicalPlan string `json:"physical_plan" jsonschema:"The operators the engine runs, one per line, inputs indented below: the operator (fused steps joined by +, e.g. filter+count, filter+top-k sort), its physical choices in parentheses, and after <- the plan nodes it runs."`
 }
 
 // NextPageRequest is the input of query_next_page.
@@ -207,6 +211,8 @@ type QueryResponse struct {
 	Options []ConfirmOption `json:"options,omitempty" jsonschema:"needs_confirmation only: ways to proceed; call again with the chosen option's args merged into the original arguments."`
 	// Hint says what to do next.
 	Hint string `json:"hint,omitempty" jsonschema:"needs_confirmation only: what to do next."`
+	// Analyze holds the per-operator statistics of explain "analyze".
+	Analyze *Analysis `json:"analyze,omitempty" jsonschema:"explain analyze only: the operators the query ran and their numbers."`
 }
 
 // ConfirmEstimate is the estimate behind a needs_confirmation answer.
@@ -256,6 +262,8 @@ type AggregateRequest struct {
 	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
 	// Confirm runs even above the confirmation threshold.
 	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimate is above the confirmation threshold (after the user agreed)."`
+	// Explain is as in query_data.
+	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"As in query_data: analyze also returns per-operator statistics."`
 }
 
 // DistinctRequest is the input of distinct_values.
@@ -413,7 +421,11 @@ type Example struct {
 // Result, is marshalled normally.
 func (q *QueryResponse) AppendJSON(dst []byte) ([]byte, error) {
 	if q.Result != nil && q.Status == "" {
-		return q.Result.AppendJSON(dst)
+		out, err := q.Result.AppendJSON(dst)
+		if err != nil {
+			return nil, err
+		}
+		return q.appendAnalyze(out)
 	}
 	b, err := json.Marshal(q)
 	if err != nil {
@@ -426,7 +438,11 @@ func (q *QueryResponse) AppendJSON(dst []byte) ([]byte, error) {
 // materialize.Result.Envelope), for output validation.
 func (q *QueryResponse) Envelope() ([]byte, error) {
 	if q.Result != nil && q.Status == "" {
-		return q.Result.Envelope()
+		b, err := q.Result.Envelope()
+		if err != nil {
+			return nil, err
+		}
+		return q.appendAnalyze(b)
 	}
 	return json.Marshal(q)
 }

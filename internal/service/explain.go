@@ -1,0 +1,122 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/quarrydb/quarry/engine"
+)
+
+// ExplainAnalyze is the explain mode of query_data and aggregate that runs
+// the query and returns per-operator statistics.
+const ExplainAnalyze = "analyze"
+
+// Analysis is the answer of explain "analyze": the operators the engine
+// ran, root first (each one's inputs follow it, one level deeper).
+type Analysis struct {
+	// Operators are the operators, pre-order.
+	Operators []OperatorStats `json:"operators"`
+	// PeakBytes is the most memory the query held at once (its memory budget).
+	PeakBytes int64 `json:"peak_bytes" jsonschema:"Most query memory (Arrow buffers plus operator state) held at once."`
+	// TimeMs is the wall time of the whole run, delivery excluded.
+	TimeMs float64 `json:"time_ms" jsonschema:"Wall time of the run in milliseconds (the sum of the operators' times)."`
+}
+
+// OperatorStats is one operator's numbers.
+type OperatorStats struct {
+	// Depth is the operator's level: its inputs are the following
+	// operators one level deeper.
+	Depth int `json:"depth" jsonschema:"0 for the root; an operator's inputs follow it with depth + 1."`
+	// Op is the physical operator (fused steps joined by +).
+	Op string `json:"op" jsonschema:"The physical operator, e.g. scan, filter, filter+count, hash aggregate, top-k sort, limit."`
+	// Node is the plan nodes it runs (as in estimate_query's plan).
+	Node string `json:"node" jsonschema:"The plan nodes it runs, as estimate_query prints them (long ones cut)."`
+	// RowsIn is the rows its inputs produced (0 for a scan).
+	RowsIn int64 `json:"rows_in"`
+	// RowsOut is the rows it produced.
+	RowsOut int64 `json:"rows_out"`
+	// Batches is the batches it produced.
+	Batches int64 `json:"batches"`
+	// TimeMs is the wall time in the operator itself, inputs excluded.
+	TimeMs float64 `json:"time_ms" jsonschema:"Milliseconds spent in this operator itself (its inputs excluded)."`
+	// PeakBytes is the most query memory held while it or its inputs ran.
+	PeakBytes int64 `json:"peak_bytes" jsonschema:"Most query memory held at once while this operator or its inputs ran."`
+}
+
+// maxNodeText cuts long plan node descriptions (scans of wide datasets) in
+// an analysis.
+const maxNodeText = 160
+
+// analysisOf turns the engine's operator tree into the tool's answer.
+func analysisOf(root *engine.Operator) *Analysis {
+	a := &Analysis{Operators: []OperatorStats{}}
+	root.Walk(func(o *engine.Operator, depth int) {
+		st := o.Stats
+		if st == nil {
+			st = &engine.OpStats{}
+		}
+		a.Operators = append(a.Operators, OperatorStats{Depth: depth, Op: o.Name, Node: cut(nodeText(o), maxNodeText),
+			RowsIn: st.RowsIn, RowsOut: st.RowsOut, Batches: st.Batches, TimeMs: ms(st.Time), PeakBytes: st.PeakBytes})
+		a.TimeMs += ms(st.Time)
+		a.PeakBytes = max(a.PeakBytes, st.PeakBytes)
+	})
+	return a
+}
+
+// nodeText is the descriptions of o's plan nodes, joined with " | ".
+func nodeText(o *engine.Operator) string {
+	parts := make([]string, len(o.Nodes))
+	for i, n := range o.Nodes {
+		parts[i] = n.Describe()
+	}
+	return strings.Join(parts, " | ")
+}
+
+// cut shortens s to at most n bytes (on a rune boundary), marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// statsText is the statistics of the operator tree, one line per operator
+// (for the debug log).
+func statsText(root *engine.Operator) string {
+	var b strings.Builder
+	root.Walk(func(o *engine.Operator, depth int) {
+		if st := o.Stats; st != nil {
+			fmt.Fprintf(&b, "%s%s: rows_in=%d rows_out=%d batches=%d time=%s peak_bytes=%d\n",
+				strings.Repeat("  ", depth), o.Name, st.RowsIn, st.RowsOut, st.Batches, st.Time, st.PeakBytes)
+		}
+	})
+	return b.String()
+}
+
+// appendAnalyze adds q's analysis to the JSON object obj (a delivered
+// result's encoding), when there is one.
+func (q *QueryResponse) appendAnalyze(obj []byte) ([]byte, error) {
+	if q.Analyze == nil {
+		return obj, nil
+	}
+	a, err := json.Marshal(q.Analyze)
+	if err != nil {
+		return nil, err
+	}
+	if len(obj) == 0 || obj[len(obj)-1] != '}' {
+		return nil, fmt.Errorf("service: result JSON is not an object")
+	}
+	obj = append(obj[:len(obj)-1], `,"analyze":`...)
+	obj = append(obj, a...)
+	return append(obj, '}'), nil
+}
