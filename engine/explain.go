@@ -54,7 +54,7 @@ type OpStats struct {
 }
 
 // String prints the operator tree, one operator per line (indented by
-// depth): the name, the notes in parentheses, and the plan nodes it runs.
+// depth): the name, the notes in parentheses, and after ← the plan nodes it runs.
 func (o *Operator) String() string {
 	var b strings.Builder
 	o.Walk(func(o *Operator, depth int) {
@@ -67,7 +67,7 @@ func (o *Operator) String() string {
 		for i, n := range o.Nodes {
 			descs[i] = n.Describe()
 		}
-		fmt.Fprintf(&b, " <- %s\n", strings.Join(descs, " | "))
+		fmt.Fprintf(&b, " ← %s\n", strings.Join(descs, " | "))
 	})
 	return b.String()
 }

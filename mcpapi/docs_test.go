@@ -42,6 +42,7 @@ var examples = []example{
 		return string(b)
 	}},
 	{tool: "read_dataset_slice", title: "A 2x3 block of a chunked, compressed 2-D HDF5 array", args: `{"uri": "h5://physics/experiment.h5?path=/detector/image", "slice_str": "0:2, 0:3"}`},
+	{tool: "query_data", title: "Per-operator statistics (explain analyze)", args: `{"dataset": "sales/orders", "filters": [{"col": "region", "op": "eq", "value": "Lori"}], "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum"}], "order_by": [{"col": "sum_qty", "desc": true}], "limit": 2, "explain": "analyze"}`},
 	{tool: "distinct_values", title: "Valid filter values, most frequent first", args: `{"dataset": "sales/orders", "column": "category", "limit": 3}`},
 	{tool: "distinct_values", title: "Within a subset, only values seen at least 30 times", args: `{"dataset": "weather/daily", "column": "snow", "filters": [{"col": "station_id", "op": "in", "value": ["AM01", "AM02"]}], "min_count": 30}`},
 	{tool: "aggregate", title: "Top 3 categories by units sold in two regions", args: `{"dataset": "sales/orders", "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum", "as": "units"}, {"col": "*", "fn": "count"}], "filters": [{"col": "region", "op": "in", "value": ["Shirak", "Lori"]}], "top_n": 3}`},
@@ -57,6 +58,8 @@ var volatile = []struct {
 	{regexp.MustCompile(`"page_token": "[^"]+"`), `"page_token": "PAGE_TOKEN"`},
 	{regexp.MustCompile(`"last_modified_iso": "[^"]+"`), `"last_modified_iso": "2026-01-01T00:00:00Z"`},
 	{regexp.MustCompile(`"data_root": "[^"]+"`), `"data_root": ".../demo"`},
+	{regexp.MustCompile(`"time_ms": [0-9.e+-]+`), `"time_ms": 0.1`},
+	{regexp.MustCompile(`"peak_bytes": [0-9]+`), `"peak_bytes": 1048576`},
 }
 
 // TestToolsDoc regenerates docs/TOOLS.md from the tool registry and real
@@ -227,6 +230,24 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`internal`" + ` | a bug; the server log has the details under the request id | |
 
 Malformed JSON-RPC (parse errors, unknown methods, invalid params) gets the standard JSON-RPC error codes.
+
+## Explain
+
+` + "`estimate_query`" + ` answers ` + "`plan`" + ` (the optimized logical plan, one node per line) and ` + "`physical_plan`" + `: the operators
+the engine builds for it, root first, inputs indented below. Each line is the operator, its physical choices in parentheses,
+and after ` + "`←`" + ` the plan nodes it runs. Nodes the engine runs as one operator are listed together: ` + "`filter+count`" + ` (a count
+over a filter adds up the filter's mask, or the null counts for a lone ` + "`is_null`" + `, and copies no rows), ` + "`filter+project`" + `
+(only the projected columns of passing rows are copied), ` + "`filter+top-k sort`" + ` (a small top-k takes the filter's selection and
+copies only the winners), ` + "`scan+filter`" + ` (filters the source applies); ` + "`top-k sort`" + ` is a sort under a limit that keeps only
+offset + limit rows; ` + "`dictionary kernel on COL`" + ` means the filter on a dictionary-encoded string column runs once per
+dictionary entry; a scan's ` + "`zone-filter=[...]`" + ` lists the filters it skips cached batches with.
+
+` + "`query_data`" + ` and ` + "`aggregate`" + ` with ` + "`explain: \"analyze\"`" + ` run the query (in full, not the confirmation sample) and add
+` + "`analyze`" + ` to the result: ` + "`operators`" + `, the same operators root first (an operator's inputs follow it with ` + "`depth`" + ` + 1),
+each with ` + "`rows_in`" + ` (its inputs' rows out; 0 for a scan), ` + "`rows_out`" + `, ` + "`batches`" + ` (out), ` + "`time_ms`" + ` (in the
+operator itself, inputs excluded) and ` + "`peak_bytes`" + ` (the most query memory — Arrow buffers and operator state counted by the
+query's memory budget — held while it or its inputs ran); ` + "`peak_bytes`" + ` and ` + "`time_ms`" + ` of the whole run. The server
+logs the same numbers at debug level.
 
 `
 

@@ -27,7 +27,8 @@ func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 			"query_next_page; with output_format=parquet or csv you get method=file with a resource_uri (read it with resources/read), " +
 			"a 10-row preview and the column types. A query estimated above the server's confirmation threshold is not run: the user is " +
 			"asked (if the client supports elicitation) or the answer is status=needs_confirmation with options — ask the user, then call " +
-			"again with the chosen option's args (confirm: true ...). Prefer aggregates, filters and limits over paging through raw rows.",
+			"again with the chosen option's args (confirm: true ...). Prefer aggregates, filters and limits over paging through raw rows. " +
+			"explain: \"analyze\" also returns per-operator statistics (rows in/out, batches, time, peak memory) in analyze.",
 		call:        svc.Query,
 		extra:       queryLinks,
 		notices:     queryNotices,

@@ -166,7 +166,7 @@ type EstimateResponse struct {
 	// Plan is the optimized logical plan.
 	Plan string `json:"plan" jsonschema:"The optimized logical plan, one operator per line."`
 	// PhysicalPlan is the operator tree the engine runs (engine.Explain).
-	PhysicalPlan string `json:"physical_plan" jsonschema:"The operators the engine runs, one per line, inputs indented below: the operator (fused steps joined by +, e.g. filter+count, filter+top-k sort), its physical choices in parentheses, and after <- the plan nodes it runs."`
+	PhysicalPlan string `json:"physical_plan" jsonschema:"The operators the engine runs, one per line, inputs indented below: the operator (fused steps joined by +, e.g. filter+count, filter+top-k sort), its physical choices in parentheses, and after ← the plan nodes it runs."`
 }
 
 // NextPageRequest is the input of query_next_page.
