@@ -145,4 +145,13 @@
 // results are built, and on close, cancellation or error: the process's
 // memory shrinks as soon as a query no longer needs it, without waiting
 // for the garbage collector.
+//
+// # Explain and profiles
+//
+// Explain returns the operator tree Execute would build (fused nodes as one
+// Operator listing all of them, physical choices as notes) without opening
+// the source; Options.Profile collects the same tree with each operator's
+// rows in and out, batches, own wall time and peak budget bytes. Both wrap
+// every operator generically at build time, keyed by its plan node, so new
+// operators are covered without code of their own.
 package engine
