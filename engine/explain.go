@@ -104,7 +104,6 @@ func Explain(plan planner.Node, src catalog.Source, opts Options) (*Operator, er
 // Options.Profile to a new Profile, run the query, and read Root once the
 // reader is exhausted or released.
 type Profile struct {
-	tr   *tracer
 	root *tracedOp
 }
 
