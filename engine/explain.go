@@ -144,6 +144,7 @@ func (ex *exec) buildAs(n planner.Node, build func() (op, error)) (op, error) {
 	mark := len(t.pending)
 	o, err := build()
 	if err != nil {
+		t.pending = t.pending[:mark]
 		return nil, err
 	}
 	return t.wrap(n, o, mark), nil

@@ -111,3 +111,39 @@ func TestExplainAndProfile(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkProfileOverhead runs a filtered group-by over 1M rows (64Ki-row
+// batches) plain and with a Profile: what explain analyze costs.
+func BenchmarkProfileOverhead(b *testing.B) {
+	alloc := newAlloc()
+	const n = 1 << 20
+	xs, gs := make([]any, n), make([]any, n)
+	for i := range xs {
+		xs[i], gs[i] = int64(i), int64(i%64)
+	}
+	src := newSource(alloc, []tcol{{"x", arrow.PrimitiveTypes.Int64, xs}, {"g", arrow.PrimitiveTypes.Int64, gs}})
+	defer src.release()
+	src.noCopy = true
+	scan := scanOf(src.schema)
+	plan := aggOf(filterOf(scan, pred(scan.Out, "x", planner.OpGte, int64(n/4))), []string{"g"}, "sum:x", "count:*")
+	for _, profiled := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "profiled"}[profiled], func(b *testing.B) {
+			for b.Loop() {
+				opts := Options{Alloc: alloc}
+				if profiled {
+					opts.Profile = &Profile{}
+				}
+				r, err := Execute(context.Background(), plan, src, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for r.Next() {
+				}
+				if err := r.Err(); err != nil {
+					b.Fatal(err)
+				}
+				r.Release()
+			}
+		})
+	}
+}
