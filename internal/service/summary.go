@@ -130,7 +130,7 @@ func (s *Service) valueCounts(ctx context.Context, in planner.Input, src catalog
 	for col == countName {
 		countName += "_"
 	}
-	t, err := s.runOn(ctx, in, src, planner.Spec{
+	t, err := s.runInMemory(ctx, in, src, planner.Spec{
 		GroupBy: []string{col},
 		Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: countName}},
 		OrderBy: []planner.OrderSpec{{Col: countName, Desc: true}, {Col: col}},
@@ -167,7 +167,7 @@ func (s *Service) valueCounts(ctx context.Context, in planner.Input, src catalog
 // oneRecord runs spec (which must give one row) and returns that row's
 // values as JSON, keyed by output column name.
 func (s *Service) oneRecord(ctx context.Context, in planner.Input, src catalog.Source, spec planner.Spec) (map[string]json.RawMessage, error) {
-	t, err := s.runOn(ctx, in, src, spec)
+	t, err := s.runInMemory(ctx, in, src, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -201,9 +201,9 @@ func ordered(t arrow.DataType) bool {
 	return profilable(t) && t.ID() != arrow.DICTIONARY
 }
 
-// runOn prepares spec over the in-memory input src (described by in) and
+// runInMemory prepares spec over the in-memory input src (described by in) and
 // runs it.
-func (s *Service) runOn(ctx context.Context, in planner.Input, src catalog.Source, spec planner.Spec) (*materialize.Table, error) {
+func (s *Service) runInMemory(ctx context.Context, in planner.Input, src catalog.Source, spec planner.Spec) (*materialize.Table, error) {
 	q, err := s.prepareOn(ctx, in, src, nil, spec)
 	if err != nil {
 		return nil, err
