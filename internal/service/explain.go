@@ -53,6 +53,7 @@ const maxNodeText = 160
 // analysisOf turns the engine's operator tree into the tool's answer.
 func analysisOf(root *engine.Operator) *Analysis {
 	a := &Analysis{Operators: []OperatorStats{}}
+	var total time.Duration
 	root.Walk(func(o *engine.Operator, depth int) {
 		st := o.Stats
 		if st == nil {
@@ -60,9 +61,10 @@ func analysisOf(root *engine.Operator) *Analysis {
 		}
 		a.Operators = append(a.Operators, OperatorStats{Depth: depth, Op: o.Name, Node: cut(nodeText(o), maxNodeText),
 			RowsIn: st.RowsIn, RowsOut: st.RowsOut, Batches: st.Batches, TimeMs: ms(st.Time), PeakBytes: st.PeakBytes})
-		a.TimeMs += ms(st.Time)
+		total += st.Time
 		a.PeakBytes = max(a.PeakBytes, st.PeakBytes)
 	})
+	a.TimeMs = ms(total)
 	return a
 }
 
