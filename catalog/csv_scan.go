@@ -149,16 +149,20 @@ func (s *csvSource) scan(ctx context.Context, opts ScanOptions, reference bool) 
 	return rr, nil
 }
 
-func (s *csvSource) openError(err error) error {
+func (s *csvSource) openError(err error) error { return sourceOpenError(s.id, err) }
+
+// sourceOpenError is the error of a Source that cannot open the file of
+// dataset id when a scan starts.
+func sourceOpenError(id string, err error) error {
 	var qe *qerr.Error
 	if errors.As(err, &qe) { // refused by FileInfo.Open
 		return err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return qerr.NotFound(qerr.CodeDatasetNotFound, "the file of dataset %q no longer exists", s.id).
+		return qerr.NotFound(qerr.CodeDatasetNotFound, "the file of dataset %q no longer exists", id).
 			WithHint("call get_catalog to see the current datasets").Wrap(err)
 	}
-	return qerr.Internal(err, "cannot open the file of dataset %q", s.id)
+	return qerr.Internal(err, "cannot open the file of dataset %q", id)
 }
 
 // csvRecordReader adapts arrow-go's CSV reader: projection, conversion of

@@ -35,6 +35,9 @@ type Limits struct {
 	// (at a UTF-8 boundary, then made unique) and the dataset's
 	// "truncated_column_names" attribute counts them. Default 1,024.
 	MaxNameBytes int
+	// MaxMetadataBytes is the longest file footer (Parquet metadata) a
+	// typed binary format decodes. Default 64 MiB.
+	MaxMetadataBytes int
 }
 
 // DefaultLimits returns the limits used when none are given.
@@ -45,6 +48,7 @@ func DefaultLimits() Limits {
 		MaxRecordBytes:       16 << 20,
 		MaxColumns:           16_384,
 		MaxNameBytes:         1024,
+		MaxMetadataBytes:     64 << 20,
 	}
 }
 
@@ -65,6 +69,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxNameBytes <= 0 {
 		l.MaxNameBytes = d.MaxNameBytes
+	}
+	if l.MaxMetadataBytes <= 0 {
+		l.MaxMetadataBytes = d.MaxMetadataBytes
 	}
 	return l
 }

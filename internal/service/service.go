@@ -166,9 +166,9 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 		return nil, err
 	}
 	for _, k := range req.Kinds {
-		if k != string(catalog.KindCSV) && k != string(catalog.KindHDF5) {
+		if !catalog.KnownKind(k) {
 			return nil, qerr.Invalid(qerr.CodeInvalidArgument, "unknown dataset kind %q", k).
-				With("field", "kinds").WithHint("kinds are csv and hdf5")
+				With("field", "kinds").WithHint("kinds are %s", catalog.KindList())
 		}
 	}
 	q := strings.ToLower(strings.TrimSpace(req.Query))

@@ -1,0 +1,326 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+)
+
+// KindParquet is the kind of datasets read from Parquet files.
+const KindParquet Kind = "parquet"
+
+// parquetFormat implements Format for Parquet files.
+type parquetFormat struct{ lim Limits }
+
+// NewParquetFormat returns the Format for Parquet files (".parquet", any
+// case). Each file is one dataset whose id is the path without extension.
+//
+// Opening a file reads only its footer (through FileInfo.Open): the Arrow
+// schema (arrow-go's pqarrow mapping of the Parquet schema; an embedded
+// Arrow schema is ignored, see openParquet) and the exact row count from the row groups'
+// metadata. Column types the engine computes on are kept as stored;
+// others become what exposedType says (decimals of at most 15 digits are
+// float64, wider ones text; nested struct/list/map columns are JSON text;
+// binary is base64 text), with a note in Dataset.ColumnNotes. Scans read
+// row group by row group and only the requested columns (their leaf
+// columns in the file). Dictionary-encoded columns are decoded.
+//
+// A file beyond lim (more than MaxColumns leaf columns, a footer longer
+// than MaxMetadataBytes) or whose footer does not decode is a diagnostic;
+// a decoder failure or panic during a scan is an error naming the dataset.
+func NewParquetFormat(lim Limits) Format { return parquetFormat{lim: lim.withDefaults()} }
+
+// Kind implements Format.
+func (parquetFormat) Kind() Kind { return KindParquet }
+
+// Match implements Format.
+func (parquetFormat) Match(name string) bool {
+	return hasExt(name, ".parquet")
+}
+
+// hasExt reports whether name ends in ext (lower case, with its dot),
+// case-insensitively, with something before it.
+func hasExt(name, ext string) bool {
+	return len(name) > len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext)
+}
+
+// parquetMagic opens and closes every Parquet file.
+var parquetMagic = []byte("PAR1")
+
+// openParquet opens f (confined) and parses its footer within lim. The
+// caller closes the returned reader (which closes the file).
+func openParquet(f FileInfo, lim Limits) (pf *file.Reader, err error) {
+	fh, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the Parquet footer does not decode (%v)", p)
+		}
+		if err != nil {
+			fh.Close()
+		}
+	}()
+	if err := checkParquetTail(fh, lim); err != nil {
+		return nil, err
+	}
+	pf, err = file.NewParquetReader(fh)
+	if err != nil {
+		return nil, fmt.Errorf("not a readable Parquet file: %v", trimParquetErr(err))
+	}
+	// The Arrow schema some writers embed (ARROW:schema, a base64 IPC
+	// message) is decoded by arrow-go without bounds (a few hostile bytes
+	// claim billions of fields): it is not used; types come from the
+	// Parquet schema alone.
+	for _, kv := range pf.MetaData().KeyValueMetadata() {
+		if kv != nil && kv.Key == "ARROW:schema" {
+			kv.Key = "quarry:ignored:ARROW:schema"
+		}
+	}
+	if n := pf.MetaData().Schema.NumColumns(); n > lim.MaxColumns {
+		return nil, limitError("the file has %d columns, more than the limit of %d", n, lim.MaxColumns)
+	}
+	return pf, nil
+}
+
+// checkParquetTail checks the magic bytes and the footer length before
+// the footer is read (so a hostile length never becomes an allocation).
+func checkParquetTail(fh *os.File, lim Limits) error {
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	if size < 12 {
+		return errors.New("not a Parquet file: too short")
+	}
+	var tail [8]byte
+	if _, err := fh.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("cannot read the Parquet footer: %w", err)
+	}
+	if !bytes.Equal(tail[4:], parquetMagic) {
+		if bytes.Equal(tail[4:], []byte("PARE")) {
+			return qerr.Unsupported(qerr.CodeUnsupportedFormat, "the Parquet file is encrypted; encrypted files are not supported")
+		}
+		return errors.New("not a Parquet file: the magic bytes PAR1 are missing at the end")
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n+12 > size {
+		return fmt.Errorf("corrupt Parquet file: the footer claims %d bytes, more than the file holds", n)
+	}
+	if n > int64(lim.MaxMetadataBytes) {
+		return limitError("the Parquet footer is %s, more than the limit of %s", sizeString(n), sizeString(int64(lim.MaxMetadataBytes)))
+	}
+	return nil
+}
+
+// trimParquetErr drops the library's "parquet: " prefixes.
+func trimParquetErr(err error) string {
+	return strings.ReplaceAll(err.Error(), "parquet: ", "")
+}
+
+// Open implements Format.
+func (pf parquetFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := openParquet(f, pf.lim)
+	if err != nil {
+		return nil, asFileError(err)
+	}
+	defer r.Close()
+	_, sc, err := parquetArrow(r, memory.DefaultAllocator, 0)
+	if err != nil {
+		return nil, asFileError(err)
+	}
+	if sc.NumFields() == 0 {
+		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "the Parquet file has no columns")
+	}
+	var rows int64
+	md := r.MetaData()
+	for i := range r.NumRowGroups() {
+		n := md.RowGroup(i).NumRows()
+		if n < 0 {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "corrupt Parquet file: row group %d has %d rows", i, n)
+		}
+		rows += n
+	}
+	if rows != r.NumRows() {
+		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat,
+			"corrupt Parquet file: the row groups hold %d rows, the footer says %d", rows, r.NumRows())
+	}
+	if err := checkFieldNames(sc); err != nil {
+		return nil, err
+	}
+	exposed, notes := exposedSchema(sc)
+	attrs := map[string]any{"row_groups": r.NumRowGroups()}
+	if cb := md.GetCreatedBy(); cb != "" {
+		attrs["created_by"] = cb
+	}
+	ds := &Dataset{
+		ID:            f.BaseID,
+		Kind:          KindParquet,
+		Path:          f.RelPath,
+		AbsPath:       f.AbsPath,
+		Schema:        exposed,
+		RowCount:      rows,
+		RowCountExact: true,
+		SizeBytes:     f.Size,
+		ModTime:       f.ModTime,
+		FileID:        f.FileID,
+		Attributes:    attrs,
+		ColumnNotes:   notes,
+	}
+	ds.Source = &parquetSource{id: f.BaseID, file: f, schema: exposed, stored: sc, rows: rows, lim: pf.lim}
+	return []*Dataset{ds}, nil
+}
+
+// parquetArrow wraps r for Arrow reads and returns the file's Arrow schema.
+func parquetArrow(r *file.Reader, mem memory.Allocator, batch int64) (fr *pqarrow.FileReader, sc *arrow.Schema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the Parquet schema does not decode (%v)", p)
+		}
+	}()
+	fr, err = pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{BatchSize: batch}, mem)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unsupported Parquet schema: %v", trimParquetErr(err))
+	}
+	sc, err = fr.Schema()
+	if err != nil {
+		return nil, nil, fmt.Errorf("unsupported Parquet schema: %v", trimParquetErr(err))
+	}
+	return fr, sc, nil
+}
+
+// checkFieldNames refuses a typed file whose column names cannot address
+// its columns: not UTF-8, or one name twice.
+func checkFieldNames(sc *arrow.Schema) error {
+	seen := make(map[string]bool, sc.NumFields())
+	for _, f := range sc.Fields() {
+		if !utf8.ValidString(f.Name) {
+			return qerr.Unsupported(qerr.CodeUnsupportedFormat, "a column name is not valid UTF-8 text")
+		}
+		if seen[f.Name] {
+			return qerr.Unsupported(qerr.CodeUnsupportedFormat, "two columns are named %q; rename one", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	return nil
+}
+
+// asFileError makes err a *qerr.Error for a diagnostic: limit and
+// confinement errors as they are, the rest unsupported_format.
+func asFileError(err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) {
+		return err
+	}
+	return qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s", err.Error()).Wrap(err)
+}
+
+// corruptFileError is the error of a scan whose file no longer decodes.
+func corruptFileError(id string, err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return qerr.Internal(err, "reading dataset %q failed: %v", id, err).
+		WithHint("the file may be corrupt or have changed since it was cataloged; refresh the catalog and retry")
+}
+
+// parquetSource streams one Parquet file.
+type parquetSource struct {
+	id     string
+	file   FileInfo
+	schema *arrow.Schema // exposed
+	stored *arrow.Schema // the file's Arrow schema when cataloged
+	rows   int64
+	lim    Limits
+}
+
+// Scan implements Source: the requested columns, row group by row group.
+func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	proj, err := projection(s.id, s.schema, opts.Columns)
+	if err != nil {
+		return nil, err
+	}
+	fields := make([]arrow.Field, len(proj))
+	for i, j := range proj {
+		fields[i] = s.schema.Field(j)
+	}
+	out := arrow.NewSchema(fields, nil)
+	if s.rows == 0 {
+		return array.NewRecordReader(out, nil)
+	}
+	alloc := opts.Alloc
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	r, err := openParquet(s.file, s.lim)
+	if err != nil {
+		return nil, sourceOpenError(s.id, err)
+	}
+	fr, sc, err := parquetArrow(r, alloc, int64(batch))
+	if err == nil && (!sc.Equal(s.stored) || r.NumRows() != s.rows) {
+		err = errors.New("the file changed since it was cataloged")
+	}
+	if err != nil {
+		r.Close()
+		return nil, corruptFileError(s.id, err)
+	}
+	// The reader returns the requested fields in file order.
+	sorted := append([]int(nil), proj...)
+	slices.Sort(sorted)
+	pick := make([]int, len(proj))
+	for i, j := range proj {
+		for k, x := range sorted {
+			if x == j {
+				pick[i] = k
+			}
+		}
+	}
+	inner, err := parquetRecordReader(ctx, fr, sorted)
+	if err != nil {
+		r.Close()
+		return nil, corruptFileError(s.id, err)
+	}
+	return newExposedReader(ctx, s.id, inner, out, pick, alloc, func() { r.Close() }), nil
+}
+
+// parquetRecordReader reads the leaf columns of the top-level fields
+// (sorted indices) of every row group.
+func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields []int) (rr array.RecordReader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decoder panic: %v", p)
+		}
+	}()
+	leaves, err := fr.Manifest.GetFieldIndices(fields)
+	if err != nil {
+		return nil, err
+	}
+	return fr.GetRecordReader(ctx, leaves, nil)
+}
