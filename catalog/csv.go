@@ -3,7 +3,6 @@ package catalog
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -57,7 +56,9 @@ func NewCSVFormatWith(opts CSVOptions) Format {
 }
 
 // NewCSVFormat returns the Format for delimited text files: ".csv", ".tsv",
-// ".csv.gz" and ".tsv.gz" (extensions matched case-insensitively).
+// and either compressed with gzip (".csv.gz"), Zstandard (".csv.zst",
+// ".csv.zstd") or bzip2 (".csv.bz2") (extensions matched
+// case-insensitively; compress.go).
 //
 // Opening a file reads it once in full: the header row gives the column
 // names (a UTF-8 BOM is stripped; names are trimmed, and empty or duplicate
@@ -106,13 +107,11 @@ func (csvFormat) Match(name string) bool {
 	return ok
 }
 
-// csvExt classifies a file name: its default delimiter and whether it is gzipped.
+// csvExt classifies a file name: its default delimiter and whether it is
+// compressed (gz: any codec of compress.go, chosen by the name).
 func csvExt(name string) (delim rune, gz, ok bool) {
-	lower := strings.ToLower(name)
-	if strings.HasSuffix(lower, ".gz") {
-		gz = true
-		lower = strings.TrimSuffix(lower, ".gz")
-	}
+	lower, codec := trimCompression(strings.ToLower(name))
+	gz = codec != ""
 	switch {
 	case strings.HasSuffix(lower, ".csv") && len(lower) > len(".csv"):
 		return ',', gz, true
@@ -168,7 +167,7 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	}
 	attrs := map[string]any{"delimiter": string(inf.delim)}
 	if gz {
-		attrs["compression"] = "gzip"
+		attrs["compression"] = codecOf(f)
 	}
 	if inf.cutNames > 0 {
 		attrs["truncated_column_names"] = inf.cutNames
@@ -209,7 +208,7 @@ func (cf csvFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 const sniffBytes = 64 << 10
 
 // openText opens a CSV file for reading (confined: FileInfo.Open):
-// decompresses gzip and strips a UTF-8 BOM. The returned closer closes
+// decompresses a compressed file and strips a UTF-8 BOM. The returned closer closes
 // everything. The text fails with a resource_exhausted error past lim
 // (inflation, record length).
 func openText(file FileInfo, gz bool, lim Limits) (*bufio.Reader, io.Closer, error) {
@@ -220,14 +219,13 @@ func openText(file FileInfo, gz bool, lim Limits) (*bufio.Reader, io.Closer, err
 	var src io.Reader = f
 	closer := io.Closer(f)
 	if gz {
-		cin := &countingReader{r: bufio.NewReader(f)}
-		zr, err := gzip.NewReader(cin)
+		zr, zc, err := decompressing(file, bufio.NewReader(f), lim)
 		if err != nil {
 			f.Close()
-			return nil, nil, fmt.Errorf("not a valid gzip file: %w", err)
+			return nil, nil, err
 		}
-		src = newInflateLimiter(zr, cin, lim)
-		closer = multiCloser{zr, f}
+		src = zr
+		closer = multiCloser{zc, f}
 	}
 	br := bufio.NewReaderSize(newRecordLimiter(src, lim.MaxRecordBytes), sniffBytes)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -54,8 +53,8 @@ type chunkReader struct {
 	maxRecord int
 }
 
-// openChunks opens a CSV file (confined: FileInfo.Open; gzip-decompressed
-// if gz) for chunked reading; reading fails with a resource_exhausted
+// openChunks opens a CSV file (confined: FileInfo.Open; decompressed if
+// gz, compress.go) for chunked reading; reading fails with a resource_exhausted
 // error past lim.
 func openChunks(file FileInfo, gz bool, size int, lim Limits) (*chunkReader, error) {
 	lim = lim.withDefaults()
@@ -79,14 +78,13 @@ func openChunks(file FileInfo, gz bool, size int, lim Limits) (*chunkReader, err
 	}
 	cr := &chunkReader{r: f, closer: f, size: size, maxRecord: lim.MaxRecordBytes}
 	if gz {
-		cin := &countingReader{r: f}
-		zr, err := gzip.NewReader(cin)
+		zr, zc, err := decompressing(file, f, lim)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("not a valid gzip file: %w", err)
+			return nil, err
 		}
-		cr.r = newInflateLimiter(zr, cin, lim)
-		cr.closer = multiCloser{zr, f}
+		cr.r = zr
+		cr.closer = multiCloser{zc, f}
 	}
 	return cr, nil
 }
