@@ -111,9 +111,12 @@ type exposedReader struct {
 	pick   []int
 	mem    memory.Allocator
 	done   func()
-	cur    arrow.RecordBatch
-	err    error
-	refs   atomic.Int64
+	// convert, when set, converts column j of a batch (the i-th output
+	// column) instead of exposeArray.
+	convert func(mem memory.Allocator, a arrow.Array, i int) (arrow.Array, error)
+	cur     arrow.RecordBatch
+	err     error
+	refs    atomic.Int64
 }
 
 func newExposedReader(ctx context.Context, id string, inner array.RecordReader, schema *arrow.Schema, pick []int, mem memory.Allocator, done func()) *exposedReader {
@@ -191,7 +194,13 @@ func (r *exposedReader) Next() (ok bool) {
 	in := r.inner.RecordBatch()
 	cols := make([]arrow.Array, 0, len(r.pick))
 	for i, j := range r.pick {
-		c, err := exposeArray(r.mem, in.Column(j), r.schema.Field(i).Type)
+		var c arrow.Array
+		var err error
+		if r.convert != nil {
+			c, err = r.convert(r.mem, in.Column(j), i)
+		} else {
+			c, err = exposeArray(r.mem, in.Column(j), r.schema.Field(i).Type)
+		}
 		if err != nil {
 			releaseAll(cols)
 			r.fail(corruptFileError(r.id, err))
@@ -208,4 +217,49 @@ func releaseAll(cols []arrow.Array) {
 	for _, c := range cols {
 		c.Release()
 	}
+}
+
+// funcReader is an array.RecordReader whose batches come from next, which
+// returns nil at the end.
+type funcReader struct {
+	schema *arrow.Schema
+	next   func() (arrow.RecordBatch, error)
+	cur    arrow.RecordBatch
+	err    error
+	refs   atomic.Int64
+}
+
+func newFuncReader(schema *arrow.Schema, next func() (arrow.RecordBatch, error)) *funcReader {
+	r := &funcReader{schema: schema, next: next}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *funcReader) Retain() { r.refs.Add(1) }
+
+func (r *funcReader) Release() {
+	if r.refs.Add(-1) == 0 && r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *funcReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *funcReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+func (r *funcReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *funcReader) Err() error { return r.err }
+
+func (r *funcReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil {
+		return false
+	}
+	r.cur, r.err = r.next()
+	return r.cur != nil
 }

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"bufio"
+	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
 	"fmt"
@@ -77,3 +79,29 @@ func decompressing(file FileInfo, in io.Reader, lim Limits) (io.Reader, io.Close
 type closeFunc func() error
 
 func (f closeFunc) Close() error { return f() }
+
+// openDecompressed opens file for reading (confined: FileInfo.Open) and
+// returns its bytes, decompressed when gz (codec by codecOf). The closer
+// closes everything.
+func openDecompressed(file FileInfo, gz bool, lim Limits) (io.Reader, io.Closer, error) {
+	f, err := file.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !gz {
+		return f, f, nil
+	}
+	zr, zc, err := decompressing(file, bufio.NewReader(f), lim)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return zr, multiCloser{zc, f}, nil
+}
+
+// skipBOM drops a UTF-8 byte order mark at the start of br.
+func skipBOM(br *bufio.Reader) {
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+}

@@ -212,25 +212,12 @@ const sniffBytes = 64 << 10
 // everything. The text fails with a resource_exhausted error past lim
 // (inflation, record length).
 func openText(file FileInfo, gz bool, lim Limits) (*bufio.Reader, io.Closer, error) {
-	f, err := file.Open()
+	src, closer, err := openDecompressed(file, gz, lim)
 	if err != nil {
 		return nil, nil, err
 	}
-	var src io.Reader = f
-	closer := io.Closer(f)
-	if gz {
-		zr, zc, err := decompressing(file, bufio.NewReader(f), lim)
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		src = zr
-		closer = multiCloser{zc, f}
-	}
 	br := bufio.NewReaderSize(newRecordLimiter(src, lim.MaxRecordBytes), sniffBytes)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-	}
+	skipBOM(br)
 	return br, closer, nil
 }
 

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/klauspost/compress/zstd"
 )
 
 // formatRows is the table every typed-format test writes with its own
@@ -203,4 +206,54 @@ func compareWithDuckDB(t *testing.T, file string, rows int) {
 			t.Fatalf("duckdb row %d: %v (columns %v)", i, r, out.Columns)
 		}
 	}
+}
+
+// formatJSONLines is formatRows as newline-delimited JSON written by
+// encoding/json (keys sorted; a null note is left out: a missing key).
+func formatJSONLines(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i := range formatRows {
+		id, code, x, ok, day, grp, note := formatRow(i)
+		row := map[string]any{"id": id, "code": code, "x": x, "ok": ok, "day": day, "grp": grp}
+		if note != nil {
+			row["note"] = *note
+		}
+		if err := enc.Encode(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// TestJSONInput: newline-delimited JSON (checked against DuckDB's
+// read_json) and a zstd-compressed array of objects are datasets queried
+// over MCP.
+func TestJSONInput(t *testing.T) {
+	lines := formatJSONLines(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(path, lines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkFormatDataset(t, dir, "events", "json")
+	compareWithDuckDB(t, path, formatRows)
+
+	// The same rows as one array, zstd-compressed.
+	arr := "[" + strings.ReplaceAll(strings.TrimSpace(string(lines)), "\n", ",\n") + "]"
+	var zbuf bytes.Buffer
+	zw, err := zstd.NewWriter(&zbuf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write([]byte(arr))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dir2 := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir2, "events.json.zst"), zbuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkFormatDataset(t, dir2, "events", "json")
 }

@@ -1,7 +1,7 @@
 'use strict';
-// Usage: node check.js FILE.parquet
+// Usage: node check.js FILE.parquet|FILE.jsonl
 //
-// Reads FILE with DuckDB (read_parquet) and prints one JSON object:
+// Reads FILE with DuckDB (read_parquet, or read_json for JSON files) and prints one JSON object:
 //   {"duckdb": "<version>",
 //    "columns": [{"name": ..., "type": "<DuckDB type>"}, ...],
 //    "rows": [[<cell>, ...], ...]}
@@ -21,7 +21,11 @@ async function main() {
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   await conn.run("SET TimeZone = 'UTC'");
-  const src = `read_parquet(${quoteString(file)})`;
+  // Parquet by default; JSON files (.json, .jsonl, .ndjson, optionally
+  // compressed) through read_json with types auto-detected.
+  const src = /\.(json|jsonl|ndjson)(\.(gz|zst))?$/i.test(file)
+    ? `read_json(${quoteString(file)})`
+    : `read_parquet(${quoteString(file)})`;
   const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
 
   const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`);

@@ -1,0 +1,364 @@
+package catalog
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+)
+
+// KindJSON is the kind of datasets read from JSON files.
+const KindJSON Kind = "json"
+
+// jsonFormat implements Format for JSON files.
+type jsonFormat struct{ lim Limits }
+
+// NewJSONFormat returns the Format for JSON files: newline-delimited
+// (".jsonl", ".ndjson": one object per line; any whitespace between
+// objects is fine) and ".json" (a top-level array of objects, or objects
+// one after another), each optionally compressed (".gz", ".zst", ".bz2";
+// compress.go). Extensions match case-insensitively; schema cards
+// (".schema.json", "_overall.json") are never datasets.
+//
+// Opening reads the file once: every object is a row (exact count); its
+// keys are the columns, in order of first appearance; nested objects are
+// flattened to dotted names ({"a":{"b":1}} is column "a.b"); arrays are
+// kept as compact JSON text; a missing key or null is null. Column types
+// follow the CSV rules (csv_values.go) and lose nothing: a column of JSON
+// numbers is int64 or float64 only when every number prints back as
+// written (otherwise text with a hint, as 12345678901234567890 or -0);
+// a column of JSON strings is a date or timestamp when every string is one
+// in a layout CSV recognises, and text otherwise (numeric-looking strings
+// stay text: the writer quoted them); true/false make a bool column; a
+// column mixing JSON types is text with a hint (numbers as written). When
+// a key occurs twice in one object, the last value wins.
+//
+// Limits: a record longer than MaxRecordBytes, more than MaxColumns
+// distinct columns, a key longer than MaxNameBytes, and the decompression
+// bounds make the file a diagnostic.
+func NewJSONFormat(lim Limits) Format { return jsonFormat{lim: lim.withDefaults()} }
+
+// Kind implements Format.
+func (jsonFormat) Kind() Kind { return KindJSON }
+
+// Match implements Format.
+func (jsonFormat) Match(name string) bool {
+	_, ok := jsonExt(name)
+	return ok
+}
+
+// jsonExt classifies a file name: whether it is compressed and JSON.
+func jsonExt(name string) (gz, ok bool) {
+	if IsCardFile(path.Base(name)) {
+		return false, false
+	}
+	lower, codec := trimCompression(strings.ToLower(name))
+	for _, ext := range []string{".json", ".jsonl", ".ndjson"} {
+		if hasExt(lower, ext) {
+			return codec != "", true
+		}
+	}
+	return false, false
+}
+
+// openJSON opens a JSON file for reading records (confined:
+// FileInfo.Open), decompressing it and skipping a UTF-8 BOM.
+func openJSON(file FileInfo, gz bool, lim Limits) (*jsonRecords, io.Closer, error) {
+	src, closer, err := openDecompressed(file, gz, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
+	skipBOM(br)
+	recs, err := newJSONRecords(br, lim)
+	if err != nil {
+		closer.Close()
+		return nil, nil, err
+	}
+	return recs, closer, nil
+}
+
+// jsonColumn is what inference learns about one column.
+type jsonColumn struct {
+	name       string
+	seen       [jNested + 1]bool // JSON kinds met (jNull unused)
+	numK, strK colKind           // join of the numbers / strings met
+	num, str   kindTrace
+}
+
+// add folds value f of record row into the column.
+func (c *jsonColumn) add(row int64, f *jsonField) {
+	c.seen[f.kind] = true
+	switch f.kind {
+	case jNumber:
+		if nk := widen(c.numK, f.text); nk != c.numK {
+			c.numK = nk
+			c.num.step(row, f.text, nk)
+		}
+	case jString:
+		if c.strK == kindString {
+			return
+		}
+		k := classify(f.text)
+		if !k.isDateLike() {
+			k = kindString
+		}
+		if nk := joinKinds(c.strK, k); nk != c.strK {
+			c.strK = nk
+			c.str.step(row, f.text, nk)
+		}
+	}
+}
+
+// kind is the column's final kind and note.
+func (c *jsonColumn) kind() (colKind, ColumnNote) {
+	var kinds []string
+	for k, seen := range c.seen {
+		if seen && jsonKind(k) != jNull {
+			kinds = append(kinds, [...]string{"", "numbers", "strings", "booleans", "arrays"}[k])
+		}
+	}
+	switch {
+	case len(kinds) == 0:
+		return kindString, ColumnNote{}
+	case len(kinds) > 1:
+		return kindString, ColumnNote{Hint: "mixes JSON " + strings.Join(kinds, " and ") + "; kept as text (numbers as written)"}
+	case c.seen[jNumber]:
+		return c.numK, c.num.note()
+	case c.seen[jString]:
+		return c.strK, c.str.note()
+	case c.seen[jBool]:
+		return kindBool, ColumnNote{}
+	}
+	return kindString, ColumnNote{Hint: "JSON arrays kept as JSON text"}
+}
+
+// Open implements Format.
+func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
+	gz, ok := jsonExt(f.RelPath)
+	if !ok {
+		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s is not a JSON file", f.RelPath)
+	}
+	recs, closer, err := openJSON(f, gz, jf.lim)
+	if err != nil {
+		return nil, asFileError(err)
+	}
+	defer closer.Close()
+	var cols []*jsonColumn
+	index := map[string]int{}
+	for {
+		more, err := recs.next()
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			return nil, asFileError(err)
+		}
+		if !more {
+			break
+		}
+		if recs.n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for i := range recs.fields {
+			fd := &recs.fields[i]
+			j, ok := index[fd.name]
+			if !ok {
+				if len(cols) >= jf.lim.MaxColumns {
+					return nil, limitError("the records have more than %d distinct keys (the column limit)", jf.lim.MaxColumns)
+				}
+				j = len(cols)
+				index[fd.name] = j
+				cols = append(cols, &jsonColumn{name: fd.name})
+			}
+			cols[j].add(recs.n, fd)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "the JSON file has no keys to make columns of")
+	}
+	fields := make([]arrow.Field, len(cols))
+	kinds := make([]colKind, len(cols))
+	var notes map[string]ColumnNote
+	for i, c := range cols {
+		k, note := c.kind()
+		kinds[i] = k
+		fields[i] = arrow.Field{Name: c.name, Type: k.arrowType(), Nullable: true}
+		if note != (ColumnNote{}) {
+			if notes == nil {
+				notes = map[string]ColumnNote{}
+			}
+			notes[c.name] = note
+		}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	attrs := map[string]any{"layout": "objects one after another (newline-delimited)"}
+	if recs.array {
+		attrs["layout"] = "array of objects"
+	}
+	if gz {
+		attrs["compression"] = codecOf(f)
+	}
+	ds := &Dataset{
+		ID:            f.BaseID,
+		Kind:          KindJSON,
+		Path:          f.RelPath,
+		AbsPath:       f.AbsPath,
+		Schema:        schema,
+		RowCount:      recs.n,
+		RowCountExact: true,
+		SizeBytes:     f.Size,
+		ModTime:       f.ModTime,
+		FileID:        f.FileID,
+		Attributes:    attrs,
+		ColumnNotes:   notes,
+	}
+	ds.Source = &jsonSource{id: f.BaseID, file: f, gz: gz, schema: schema, kinds: kinds, rows: recs.n, lim: jf.lim}
+	return []*Dataset{ds}, nil
+}
+
+// jsonSource streams one JSON file.
+type jsonSource struct {
+	id     string
+	file   FileInfo
+	gz     bool
+	schema *arrow.Schema
+	kinds  []colKind
+	rows   int64
+	lim    Limits
+}
+
+// Scan implements Source: the file is read again, record by record; only
+// the requested columns are built (as text, then converted to their
+// types).
+func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	proj, err := projection(s.id, s.schema, opts.Columns)
+	if err != nil {
+		return nil, err
+	}
+	alloc := opts.Alloc
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	batch = int(min(int64(batch), max(s.rows, 1)))
+	fields := make([]arrow.Field, len(proj))
+	textFields := make([]arrow.Field, len(proj))
+	pick := make([]int, len(proj))
+	pos := make(map[string]int, s.schema.NumFields()) // column -> output position, -1 when not read
+	for _, f := range s.schema.Fields() {
+		pos[f.Name] = -1
+	}
+	for i, j := range proj {
+		fields[i] = s.schema.Field(j)
+		textFields[i] = arrow.Field{Name: fields[i].Name, Type: arrow.BinaryTypes.String, Nullable: true}
+		pick[i] = i
+		pos[fields[i].Name] = i
+	}
+	recs, closer, err := openJSON(s.file, s.gz, s.lim)
+	if err != nil {
+		return nil, sourceOpenError(s.id, err)
+	}
+	textSchema := arrow.NewSchema(textFields, nil)
+	cells := make([]*jsonField, len(proj))
+	next := func() (arrow.RecordBatch, error) {
+		bs := make([]*array.StringBuilder, len(proj))
+		for i := range bs {
+			bs[i] = array.NewStringBuilder(alloc)
+			defer bs[i].Release()
+		}
+		n := 0
+		for n < batch {
+			more, err := recs.next()
+			if err != nil {
+				return nil, corruptFileError(s.id, err)
+			}
+			if !more {
+				break
+			}
+			clear(cells)
+			for k := range recs.fields {
+				fd := &recs.fields[k]
+				p, ok := pos[fd.name]
+				if !ok {
+					return nil, corruptFileError(s.id, fmt.Errorf("record %d has key %q, not in the cataloged schema: the file changed since it was cataloged", recs.n, fd.name))
+				}
+				if p >= 0 {
+					cells[p] = fd
+				}
+			}
+			for i, c := range cells {
+				if c == nil || c.kind == jNull {
+					bs[i].AppendNull()
+				} else {
+					bs[i].Append(c.text)
+				}
+			}
+			n++
+		}
+		if n == 0 {
+			return nil, nil
+		}
+		cols := make([]arrow.Array, len(bs))
+		for i, b := range bs {
+			cols[i] = b.NewArray()
+		}
+		defer releaseAll(cols)
+		return array.NewRecordBatch(textSchema, cols, int64(n)), nil
+	}
+	out := arrow.NewSchema(fields, nil)
+	r := newExposedReader(ctx, s.id, newFuncReader(textSchema, next), out, pick, alloc, func() { closer.Close() })
+	r.convert = func(mem memory.Allocator, a arrow.Array, i int) (arrow.Array, error) {
+		return textToKind(mem, a.(*array.String), s.kinds[proj[i]])
+	}
+	return r, nil
+}
+
+// textToKind converts a column of cell texts to kind k's type (the texts
+// were all classified as k by inference).
+func textToKind(mem memory.Allocator, in *array.String, k colKind) (arrow.Array, error) {
+	switch {
+	case k.textual():
+		in.Retain()
+		return in, nil
+	case k == kindInt || k == kindIntWide:
+		b := array.NewInt64Builder(mem)
+		return convertEach(in, b, func(s string) bool {
+			v, err := strconv.ParseInt(s, 10, 64)
+			b.UnsafeAppend(v)
+			return err == nil
+		}, "an int64")
+	case k == kindFloat:
+		b := array.NewFloat64Builder(mem)
+		return convertEach(in, b, func(s string) bool {
+			v, err := strconv.ParseFloat(s, 64)
+			b.UnsafeAppend(v)
+			return err == nil
+		}, "a float64")
+	case k == kindDate:
+		b := array.NewDate32Builder(mem)
+		return convertEach(in, b, func(s string) bool {
+			d, ok := parseDateBytes([]byte(s))
+			b.UnsafeAppend(arrow.Date32(d))
+			return ok
+		}, "a YYYY-MM-DD date")
+	}
+	return convertColumn(mem, in, k)
+}
