@@ -197,7 +197,7 @@ func parquetArrow(r *file.Reader, mem memory.Allocator, batch int64) (fr *pqarro
 			err = fmt.Errorf("the Parquet schema does not decode (%v)", p)
 		}
 	}()
-	fr, err = pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{BatchSize: batch}, mem)
+	fr, err = pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{BatchSize: batch, Parallel: batch > 0}, mem)
 	if err != nil {
 		return nil, nil, fmt.Errorf("unsupported Parquet schema: %v", trimParquetErr(err))
 	}
