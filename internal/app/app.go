@@ -135,8 +135,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	lim := catalog.DefaultLimits()
 	fs.IntVar(&c.InputLimits.MaxColumns, "max-csv-columns", lim.MaxColumns, "CSV files with more columns are not cataloged (a diagnostic)")
 	fs.IntVar(&c.InputLimits.MaxRecordBytes, "max-csv-record-bytes", lim.MaxRecordBytes, "CSV files with a longer record (line) are not cataloged; a query meeting one fails with resource_exhausted")
-	fs.Int64Var(&c.InputLimits.MaxDecompressedBytes, "max-gz-bytes", lim.MaxDecompressedBytes, "bytes a .gz file may decompress to")
-	fs.Float64Var(&c.InputLimits.MaxCompressionRatio, "max-gz-ratio", lim.MaxCompressionRatio, "how many times its compressed size a .gz file may decompress to (checked after 32 MiB; stops gzip bombs)")
+	fs.Int64Var(&c.InputLimits.MaxDecompressedBytes, "max-gz-bytes", lim.MaxDecompressedBytes, "bytes a compressed (.gz, .zst, .bz2) text file may decompress to")
+	fs.Float64Var(&c.InputLimits.MaxCompressionRatio, "max-gz-ratio", lim.MaxCompressionRatio, "how many times its compressed size a compressed text file may decompress to (checked after 32 MiB; stops compression bombs)")
 }
 
 // App is a fully wired Quarry.
