@@ -302,7 +302,12 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 			}
 		}
 	}
-	inner, err := parquetRecordReader(ctx, fr, sorted)
+	rgs := s.keptRowGroups(r.MetaData(), fr, proj, opts.ZoneFilters)
+	if rgs != nil && len(rgs) == 0 { // no row can match
+		r.Close()
+		return array.NewRecordReader(out, nil)
+	}
+	inner, err := parquetRecordReader(ctx, fr, sorted, rgs)
 	if err != nil {
 		r.Close()
 		return nil, corruptFileError(s.id, err)
@@ -311,8 +316,8 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 }
 
 // parquetRecordReader reads the leaf columns of the top-level fields
-// (sorted indices) of every row group.
-func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields []int) (rr array.RecordReader, err error) {
+// (sorted indices) of the row groups rgs (nil: all).
+func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields, rgs []int) (rr array.RecordReader, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("decoder panic: %v", p)
@@ -322,5 +327,5 @@ func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields []i
 	if err != nil {
 		return nil, err
 	}
-	return fr.GetRecordReader(ctx, leaves, nil)
+	return fr.GetRecordReader(ctx, leaves, rgs)
 }

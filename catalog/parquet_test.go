@@ -19,6 +19,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
 )
 
 // parquetBytes writes rec as a Parquet file (arrow-go's pqarrow writer)
@@ -232,5 +233,46 @@ func TestParquetChangedFile(t *testing.T) {
 	}
 	if !errors.Is(err, qerr.ErrNotFound) && !strings.Contains(err.Error(), "changed") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestParquetRowGroupPruning: zone filters skip the row groups whose
+// footer statistics rule every row out, and only those (the rows that
+// come back are all the rows of the kept groups).
+func TestParquetRowGroupPruning(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rec := sampleRecord(t, mem) // id 0..9, name null at 0,3,6,9; row groups of 4: [0-3] [4-7] [8-9]
+	defer rec.Release()
+	root := t.TempDir()
+	writeRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
+	c := newCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
+	ds := lookup(t, c, "t")
+	lit := func(v any) *planner.Literal { return &planner.Literal{Value: v} }
+	for _, tc := range []struct {
+		name string
+		pred planner.Predicate
+		ids  []any
+	}{
+		{"gte", planner.Predicate{Col: "id", Index: 1, Op: planner.OpGte, Value: lit(int64(8))}, []any{int64(8), int64(9)}},
+		{"eq middle", planner.Predicate{Col: "id", Index: 1, Op: planner.OpEq, Value: lit(int64(5))}, []any{int64(4), int64(5), int64(6), int64(7)}},
+		{"none", planner.Predicate{Col: "id", Index: 1, Op: planner.OpGt, Value: lit(int64(100))}, nil},
+		{"string", planner.Predicate{Col: "name", Index: 0, Op: planner.OpEq, Value: lit("b00501")}, []any{int64(0), int64(1), int64(2), int64(3), int64(4), int64(5), int64(6), int64(7)}}, // rows 8-9 hold only "a00501" and null
+		{"is_null", planner.Predicate{Col: "x", Index: 2, Op: planner.OpIsNull}, nil},
+		{"float", planner.Predicate{Col: "x", Index: 2, Op: planner.OpLt, Value: lit(0.5)}, []any{int64(0), int64(1), int64(2), int64(3)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !ds.Source.(planner.ZoneFilterer).UsesZoneFilter(tc.pred, arrow.NewSchema([]arrow.Field{ds.Schema.Field(3), ds.Schema.Field(0), ds.Schema.Field(2)}, nil)) {
+				t.Fatal("zone filter not usable")
+			}
+			_, cols := scanAll(t, ds, catalog.ScanOptions{Columns: []string{"name", "id", "x"}, ZoneFilters: []planner.Predicate{tc.pred}})
+			var got []any
+			if len(cols) > 0 {
+				got = cols[1]
+			}
+			if !reflect.DeepEqual(got, tc.ids) {
+				t.Fatalf("ids %v, want %v", got, tc.ids)
+			}
+		})
 	}
 }
