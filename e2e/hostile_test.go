@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -91,6 +92,19 @@ func hostileRoot(t *testing.T) (string, int64) {
 	write("wide.csv", wide.Bytes())
 	write("nul.csv", []byte("a,b\n1,\x00\n"))
 	write("latin1.csv", []byte("a,b\n1,caf\xe9\n"))
+
+	// Typed and JSON inputs: a Parquet footer claiming 2 GiB, a footer of
+	// garbage, a zstd bomb of JSON lines (one frame repeated), broken JSON.
+	le := func(n uint32) string { return string([]byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)}) }
+	write("claims.parquet", []byte("PAR1"+strings.Repeat("x", 64)+le(1<<31)+"PAR1"))
+	write("garbage.parquet", []byte("PAR1"+strings.Repeat("\xff", 64)+le(64)+"PAR1"))
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := zw.EncodeAll(bytes.Repeat([]byte("{\"a\": 0}\n"), 16<<20/10), nil)
+	write("bomb.jsonl.zst", bytes.Repeat(frame, 128)) // 2 GiB of JSON lines
+	write("broken.json", []byte(`[{"a": 1}, {"a": `))
 	return root, members * rowsPerMember
 }
 
@@ -218,6 +232,11 @@ func TestHostileDataRootHTTP(t *testing.T) {
 		"wide.csv":    "more than the limit of 16384",
 		"nul.csv":     "NUL",
 		"latin1.csv":  "UTF-8",
+
+		"claims.parquet":  "more than the file holds",
+		"garbage.parquet": "footer",
+		"bomb.jsonl.zst":  "decompresses more than 250 times",
+		"broken.json":     "ends inside record 2",
 	}
 	for _, d := range cat.Diagnostics {
 		if w, ok := want[d.Path]; ok {
