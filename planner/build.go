@@ -58,7 +58,7 @@ func Build(spec Spec, in Input) (Node, error) {
 
 	preds := make([]Predicate, 0, len(spec.Filters))
 	for i, f := range spec.Filters {
-		p, err := b.filter(i, f)
+		p, err := b.filter(fmt.Sprintf("filters[%d]", i), f)
 		if err != nil {
 			return nil, err
 		}
@@ -111,6 +111,9 @@ func checkKnobs(spec Spec) error {
 		return qerr.Invalid(qerr.CodeInvalidArgument, "top_n must be >= 0, got %d", *spec.TopN).
 			WithHint("top_n is the number of groups to keep").With("field", "top_n")
 	}
+	if err := checkHaving(spec); err != nil {
+		return err
+	}
 	switch spec.NullPolicy {
 	case "", NullKeep, NullDrop:
 	default:
@@ -161,9 +164,9 @@ func (b *builder) queryable(s *arrow.Schema, idx int, field string) error {
 	return nil
 }
 
-// filter validates one element of spec.Filters: a predicate or an OR group.
-func (b *builder) filter(i int, f FilterSpec) (Predicate, error) {
-	field := fmt.Sprintf("filters[%d]", i)
+// filter validates one element of spec.Filters (or spec.Having), named
+// field in errors: a predicate or an OR group.
+func (b *builder) filter(field string, f FilterSpec) (Predicate, error) {
 	if f.Any == nil {
 		return b.predicate(field, FilterCond{Col: f.Col, Op: f.Op, Value: f.Value, CaseInsensitive: f.CaseInsensitive})
 	}
@@ -387,19 +390,19 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 	}
 	for i, g := range spec.GroupBy {
 		field := fmt.Sprintf("group_by[%d]", i)
-		idx, err := b.column(s, g, field)
+		name, ne, typ, err := b.groupKey(s, g, field)
 		if err != nil {
 			return nil, err
 		}
-		if err := b.queryable(s, idx, field); err != nil {
+		if err := addName(name, field); err != nil {
 			return nil, err
 		}
-		if err := addName(g, field); err != nil {
-			return nil, err
+		if ne != nil {
+			exprs = append(exprs, *ne)
 		}
-		agg.GroupBy = append(agg.GroupBy, g)
-		fields = append(fields, arrow.Field{Name: g, Type: Decoded(s.Field(idx).Type), Nullable: true})
-		needNonNull = append(needNonNull, g)
+		agg.GroupBy = append(agg.GroupBy, name)
+		fields = append(fields, arrow.Field{Name: name, Type: Decoded(typ), Nullable: true})
+		needNonNull = append(needNonNull, name)
 	}
 	for i, a := range spec.Aggs {
 		field := fmt.Sprintf("aggs[%d]", i)
@@ -510,7 +513,11 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 		}
 		order = []OrderSpec{{Col: agg.Aggs[0].Name, Desc: true}}
 	}
-	return b.finish(agg, spec, nil, false, order)
+	groups, err := b.having(agg, spec.Having)
+	if err != nil {
+		return nil, err
+	}
+	return b.finish(groups, spec, nil, false, order)
 }
 
 // filterAndCompute stacks, over input, a Filter of lower (predicates on

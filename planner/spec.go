@@ -19,10 +19,13 @@ type Spec struct {
 	Columns []string `json:"columns,omitempty" jsonschema:"Columns to return, in order. Omit for all columns. An entry may also be an arithmetic expression of numeric columns and numbers (+ - * / parentheses, abs(), round(x[, digits])), optionally named: \"qty * price AS revenue\". Double-quote column names that are not identifiers."`
 	// Filters are ANDed. An element with Any is an OR group.
 	Filters []FilterSpec `json:"filters,omitempty" jsonschema:"Row filters, all of which must hold (AND). An element {\"any\": [filters...]} holds when at least one of its filters holds (OR)."`
-	// GroupBy columns; with Aggs, one output row per distinct key.
-	GroupBy []string `json:"group_by,omitempty" jsonschema:"Columns to group by; combine with aggs."`
+	// GroupBy keys (columns or named expressions, see GroupKeys); with Aggs,
+	// one output row per distinct key.
+	GroupBy GroupKeys `json:"group_by,omitempty" jsonschema:"Group keys; combine with aggs. Each is a column name, an expression with optional AS name (\"floor(temp_max / 5) * 5 AS bucket\"), or {\"expr\": ..., \"as\": ...}."`
 	// Aggs computed per group (or over the whole result when GroupBy is empty).
 	Aggs []AggSpec `json:"aggs,omitempty" jsonschema:"Aggregates to compute per group, or over all rows when group_by is empty."`
+	// Having filters the groups after aggregation (see having.go).
+	Having []FilterSpec `json:"having,omitempty" jsonschema:"Filters on the aggregated rows, applied after aggregation and before order_by/top_n/limit: the same language as filters, on group keys and aggregate output names (count_all, sum_qty, as)."`
 	// Distinct returns the distinct rows of the projection.
 	Distinct bool `json:"distinct,omitempty" jsonschema:"Return only distinct rows of the selected columns (order unspecified unless order_by)."`
 	// Deduplicate drops every row whose selected columns equal those of an
