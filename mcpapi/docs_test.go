@@ -46,6 +46,8 @@ var examples = []example{
 	{tool: "distinct_values", title: "Valid filter values, most frequent first", args: `{"dataset": "sales/orders", "column": "category", "limit": 3}`},
 	{tool: "distinct_values", title: "Within a subset, only values seen at least 30 times", args: `{"dataset": "weather/daily", "column": "snow", "filters": [{"col": "station_id", "op": "in", "value": ["AM01", "AM02"]}], "min_count": 30}`},
 	{tool: "aggregate", title: "Top 3 categories by units sold in two regions", args: `{"dataset": "sales/orders", "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum", "as": "units"}, {"col": "*", "fn": "count"}], "filters": [{"col": "region", "op": "in", "value": ["Shirak", "Lori"]}], "top_n": 3}`},
+	{tool: "aggregate", title: "Stations with more than 13 snow days: having filters the groups", args: `{"dataset": "weather/daily", "group_by": ["station_id"], "aggs": [{"col": "*", "fn": "count", "as": "snow_days"}], "filters": [{"col": "snow", "op": "eq", "value": true}], "having": [{"col": "snow_days", "op": "gt", "value": 13}], "order_by": [{"col": "snow_days", "desc": true}]}`},
+	{tool: "aggregate", title: "Histogram of daily highs: group by an expression, 5-degree buckets", args: `{"dataset": "weather/daily", "group_by": [{"expr": "floor(tmax_c / 5) * 5", "as": "bucket"}], "aggs": [{"col": "*", "fn": "count", "as": "days"}], "order_by": [{"col": "bucket"}]}`},
 	{tool: "get_server_info", title: "Limits and features", args: `{}`},
 }
 

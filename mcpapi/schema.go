@@ -12,7 +12,8 @@ import (
 // tags, with json.RawMessage fields (which mcp-go renders as byte arrays)
 // turned into "any JSON value" schemas that keep their description, and
 // the enum of every field whose type has EnumValues (filter ops and
-// aggregate functions: their values come from the function registry).
+// aggregate functions: their values come from the function registry), and
+// the items of every list type with ItemSchema (group_by).
 func schemaFor[T any]() json.RawMessage {
 	raw := mcp.NewTool("schema", mcp.WithInputSchema[T]()).RawInputSchema
 	var node any
@@ -68,8 +69,15 @@ type enumer interface{ EnumValues() []string }
 
 var enumerType = reflect.TypeFor[enumer]()
 
+// itemSchemer is a list type whose elements take more than one JSON shape
+// (planner.GroupKeys: a string or an object): the schema of a field of that
+// type gets ItemSchema as its items.
+type itemSchemer interface{ ItemSchema() map[string]any }
+
+var itemSchemerType = reflect.TypeFor[itemSchemer]()
+
 // applyEnums walks the Go type t alongside its schema n and sets the enum
-// of every enumer-typed value.
+// of every enumer-typed value and the items of every itemSchemer.
 func applyEnums(t reflect.Type, n any) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -84,6 +92,10 @@ func applyEnums(t reflect.Type, n any) {
 			vals = append(vals, v)
 		}
 		m["enum"] = vals
+		return
+	}
+	if t.Implements(itemSchemerType) {
+		m["items"] = reflect.Zero(t).Interface().(itemSchemer).ItemSchema()
 		return
 	}
 	switch t.Kind() {

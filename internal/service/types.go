@@ -245,11 +245,13 @@ type AggregateRequest struct {
 	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// GroupBy are the group keys; empty means one row over all (filtered) rows.
-	GroupBy []string `json:"group_by" jsonschema:"Columns to group by (one output row per distinct combination); [] for totals over all rows."`
+	GroupBy planner.GroupKeys `json:"group_by" jsonschema:"Group keys (one output row per distinct combination); [] for totals over all rows. Each is a column name, an expression with optional AS name (\"floor(temp_max / 5) * 5 AS bucket\"), or {\"expr\": \"year(date)\", \"as\": \"year\"}."`
 	// Aggs are the aggregates per group.
 	Aggs []planner.AggSpec `json:"aggs" jsonschema:"Aggregates per group, e.g. [{\"col\": \"*\", \"fn\": \"count\"}, {\"col\": \"amount\", \"fn\": \"sum\", \"as\": \"total\"}]."`
 	// Filters are applied before grouping (ANDed).
 	Filters []planner.FilterSpec `json:"filters,omitempty" jsonschema:"Row filters applied before grouping, as in query_data (ANDed; {\"any\": [...]} for OR)."`
+	// Having filters the groups after aggregation (planner.Spec.Having).
+	Having []planner.FilterSpec `json:"having,omitempty" jsonschema:"Filters on the groups, applied after aggregation and before order_by/top_n: the language of filters, on group keys and aggregate output names, e.g. [{\"col\": \"count_all\", \"op\": \"gt\", \"value\": 100}]."`
 	// TopN keeps the N best groups by OrderBy (default: first aggregate, descending).
 	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep only the top N groups, ranked by order_by (default: the first aggregate, descending)."`
 	// OrderBy sorts the groups; may name group keys and aggregate outputs.
