@@ -962,7 +962,7 @@ type randCase struct {
 	limit bool   // the plan has a Limit (an early exit may skip a failing row)
 }
 
-func randPlan(r *rand.Rand, data []tcol) randCase {
+func randPlan(r, x *rand.Rand, data []tcol) randCase {
 	st := &refState{}
 	full := schemaOf(data)
 	// Scan with an optional projection and pushed filters.
@@ -1008,10 +1008,10 @@ func randPlan(r *rand.Rand, data []tcol) randCase {
 	}
 	schema := node.Schema()
 	switch r.IntN(5) {
-	case 1: // aggregate
-		a := randAgg(r, node)
+	case 1: // aggregate (+ expression key, having, post-aggregation columns: diff_having_test.go)
+		a := randExprKey(x, randAgg(r, node))
 		rows = refAgg(st, rows, a)
-		node = a
+		node, rows = randHaving(x, a, rows, st)
 	case 2: // project (+ distinct)
 		idx := r.Perm(schema.NumFields())[:1+r.IntN(schema.NumFields())]
 		var names []string
@@ -1144,7 +1144,7 @@ func diffOne(t *testing.T, p diffSeedPair) bool {
 	t.Helper()
 	r := rand.New(rand.NewPCG(p.seed, p.iter))
 	data := randData(r)
-	rc := randPlan(r, data)
+	rc := randPlan(r, rand.New(rand.NewPCG(p.seed, p.iter^0x9e3779b97f4a7c15)), data)
 	bs := 1 + r.IntN(8)
 	plan := rc.plan
 	folded := false
