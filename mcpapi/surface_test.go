@@ -590,6 +590,9 @@ func TestPrompts(t *testing.T) {
 		if !strings.Contains(text, `"output_format":"parquet"`) || !strings.Contains(text, "query_next_page") {
 			t.Fatalf("examples lack a Parquet export or a page walk:\n%s", text)
 		}
+		if dataset == "" && (!strings.Contains(text, `"having"`) || !strings.Contains(text, `"group_by":[{"as":"bucket","expr":`)) {
+			t.Fatalf("examples lack a having or a group_by expression (histogram):\n%s", text)
+		}
 	}
 	check("", "")
 	for _, d := range f.app.Catalog.Datasets() {

@@ -35,8 +35,8 @@ const UnsupportedMetaKey = "quarry.unsupported"
 //
 // Plan shape (bottom-up): Scan (all columns) → [Filter] → then either
 //
-//   - [Compute] (expression aggregate inputs) → [Filter] (null_policy drop)
-//     → Aggregate, or
+//   - [Compute] (expression group keys and aggregate inputs) → [Filter]
+//     (null_policy drop) → Aggregate → [Filter] (having), or
 //   - [Compute] (expression columns) → [Filter] (null_policy drop),
 //
 // followed by [Deduplicate] → [Sort] (when it needs columns the projection

@@ -18,7 +18,14 @@
 //     expression functions are declared in the function registry
 //     (internal/funcs); the planner validates and types them from their
 //     declarations.
-//   - group_by / aggs: hash aggregation; aggs[].col may be an expression.
+//   - group_by / aggs: hash aggregation; aggs[].col may be an expression,
+//     and so may a group_by key (GroupKeys: the string form of columns, or
+//     {"expr", "as"}), computed below the Aggregate and named by its alias
+//     or normalized text.
+//   - having: the filter language of filters on the Aggregate's output (group
+//     keys and aggregate outputs), a Filter directly on the Aggregate, below
+//     the post-aggregation columns (columns expressions over the output),
+//     order_by, top_n and limit.
 //   - distinct: distinct rows of the projection; output order unspecified
 //     unless order_by (order_by may only use selected columns).
 //   - deduplicate: drops rows whose selected columns equal an earlier row's

@@ -97,3 +97,7 @@ func (GroupKeys) ItemSchema() map[string]any {
 		},
 	}
 }
+
+// QuoteIdent returns name as it must be written inside an expression: as
+// is when it is an identifier, double-quoted otherwise.
+func QuoteIdent(name string) string { return quoteIdent(name) }

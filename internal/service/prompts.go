@@ -115,8 +115,8 @@ func oneLine(s string, n int) string {
 }
 
 // QueryExamples generates small, correct tool calls for the live catalog:
-// finding filter values, a filter, a group-by, a size estimate, a page
-// walk and a Parquet export, with real column names and values. dataset
+// finding filter values, a filter, a group-by, a histogram (group by an
+// expression), a having, a size estimate, a page walk and a Parquet export, with real column names and values. dataset
 // and column focus them ("" picks a dataset and a column).
 func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]Example, error) {
 	var d *catalog.Dataset
@@ -183,6 +183,7 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 	out = append(out, Example{Title: fmt.Sprintf("Group by %s: row count%s, top 5 groups", dim, map[bool]string{true: " and average " + measure}[measure != ""]),
 		Tool: "aggregate", Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "aggs": aggs,
 			"order_by": []map[string]any{{"col": "count_all", "desc": true}}, "top_n": 5}})
+	out = append(out, groupShapeExamples(d, prof, dim, measure)...)
 	out = append(out, Example{Title: "Check the size of a query before running it", Tool: "estimate_query",
 		Args: map[string]any{"dataset": d.ID, "columns": others}})
 	big := d
