@@ -126,114 +126,25 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 		return s, arrow.PrimitiveTypes.Float64, nil
 	case planner.AggFirst, planner.AggLast:
 		last := e.Fn == planner.AggLast
-		var s aggState
-		switch id {
-		case arrow.INT8, arrow.UINT8:
-			s = &firstLast[uint8]{dt: dt, last: last}
-		case arrow.INT16, arrow.UINT16:
-			s = &firstLast[uint16]{dt: dt, last: last}
-		case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32:
-			s = &firstLast[uint32]{dt: dt, last: last}
-		case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.TIMESTAMP:
-			s = &firstLast[uint64]{dt: dt, last: last}
-		case arrow.BOOL:
-			s = &firstLastBool{last: last}
-		case arrow.STRING, arrow.LARGE_STRING:
-			s = &firstLastStr{dt: out, last: last, acct: a}
-		default:
-			return unsupported()
+		if s := newFirstLastState(id, dt, out, last, a); s != nil {
+			return s, out, nil
 		}
-		return s, out, nil
+		return unsupported()
 	case planner.AggSum:
-		var s aggState
-		switch id {
-		case arrow.INT8:
-			s = &sumInt[int8]{col: e.Col}
-		case arrow.INT16:
-			s = &sumInt[int16]{col: e.Col}
-		case arrow.INT32:
-			s = &sumInt[int32]{col: e.Col}
-		case arrow.INT64:
-			s = &sumInt[int64]{col: e.Col}
-		case arrow.UINT8:
-			s = &sumInt[uint8]{col: e.Col}
-		case arrow.UINT16:
-			s = &sumInt[uint16]{col: e.Col}
-		case arrow.UINT32:
-			s = &sumInt[uint32]{col: e.Col}
-		case arrow.UINT64:
-			s = &sumInt[uint64]{col: e.Col}
-		case arrow.FLOAT32:
-			return &sumFloat[float32]{}, arrow.PrimitiveTypes.Float64, nil
-		case arrow.FLOAT64:
-			return &sumFloat[float64]{}, arrow.PrimitiveTypes.Float64, nil
-		default:
-			return unsupported()
+		if s, typ := newSumState(id, e.Col); s != nil {
+			return s, typ, nil
 		}
-		return s, arrow.PrimitiveTypes.Int64, nil
+		return unsupported()
 	case planner.AggAvg:
-		var s aggState
-		switch id {
-		case arrow.INT8:
-			s = &avgState[int8]{}
-		case arrow.INT16:
-			s = &avgState[int16]{}
-		case arrow.INT32:
-			s = &avgState[int32]{}
-		case arrow.INT64:
-			s = &avgState[int64]{}
-		case arrow.UINT8:
-			s = &avgState[uint8]{}
-		case arrow.UINT16:
-			s = &avgState[uint16]{}
-		case arrow.UINT32:
-			s = &avgState[uint32]{}
-		case arrow.UINT64:
-			s = &avgState[uint64]{}
-		case arrow.FLOAT32:
-			s = &avgState[float32]{}
-		case arrow.FLOAT64:
-			s = &avgState[float64]{}
-		default:
-			return unsupported()
+		if s := newAvgState(id); s != nil {
+			return s, arrow.PrimitiveTypes.Float64, nil
 		}
-		return s, arrow.PrimitiveTypes.Float64, nil
+		return unsupported()
 	case planner.AggMin, planner.AggMax:
-		isMax := e.Fn == planner.AggMax
-		var s aggState
-		switch id {
-		case arrow.INT8:
-			s = &minMax[int8]{dt: dt, max: isMax}
-		case arrow.INT16:
-			s = &minMax[int16]{dt: dt, max: isMax}
-		case arrow.INT32:
-			s = &minMax[int32]{dt: dt, max: isMax}
-		case arrow.INT64:
-			s = &minMax[int64]{dt: dt, max: isMax}
-		case arrow.UINT8:
-			s = &minMax[uint8]{dt: dt, max: isMax}
-		case arrow.UINT16:
-			s = &minMax[uint16]{dt: dt, max: isMax}
-		case arrow.UINT32:
-			s = &minMax[uint32]{dt: dt, max: isMax}
-		case arrow.UINT64:
-			s = &minMax[uint64]{dt: dt, max: isMax}
-		case arrow.FLOAT32:
-			s = &minMax[float32]{dt: dt, max: isMax}
-		case arrow.FLOAT64:
-			s = &minMax[float64]{dt: dt, max: isMax}
-		case arrow.DATE32:
-			s = &minMax[arrow.Date32]{dt: dt, max: isMax}
-		case arrow.TIMESTAMP:
-			s = &minMax[arrow.Timestamp]{dt: dt, max: isMax}
-		case arrow.BOOL:
-			s = &minMaxBool{max: isMax}
-		case arrow.STRING, arrow.LARGE_STRING:
-			s = &minMaxStr{dt: out, max: isMax, acct: a}
-		default:
-			return unsupported()
+		if s := newMinMaxState(id, dt, out, e.Fn == planner.AggMax, a); s != nil {
+			return s, out, nil
 		}
-		return s, out, nil
+		return unsupported()
 	}
 	return nil, nil, qerr.Internal(nil, "aggregate function %q is registered without a kernel", e.Fn)
 }

@@ -203,40 +203,50 @@ func newNonNullEncoder(arr arrow.Array) valueEncoder {
 	case *array.Map:
 		return newMapEncoder(a)
 	case array.ListLike: // list, large_list, fixed_size_list, list views
-		elems := newValueEncoder(a.ListValues())
-		return func(dst []byte, i int) []byte {
-			start, end := a.ValueOffsets(i)
-			dst = append(dst, '[')
-			for j := start; j < end; j++ {
-				if j > start {
-					dst = append(dst, ',')
-				}
-				dst = elems(dst, int(j))
-			}
-			return append(dst, ']')
-		}
+		return newListEncoder(a)
 	case *array.Struct:
-		st := a.DataType().(*arrow.StructType)
-		keys := make([][]byte, a.NumField())
-		fields := make([]valueEncoder, a.NumField())
-		for f := range fields {
-			k := jsonx.AppendString(nil, st.Field(f).Name)
-			keys[f] = append(k, ':')
-			fields[f] = newValueEncoder(a.Field(f))
-		}
-		return func(dst []byte, i int) []byte {
-			dst = append(dst, '{')
-			for f, enc := range fields {
-				if f > 0 {
-					dst = append(dst, ',')
-				}
-				dst = append(dst, keys[f]...)
-				dst = enc(dst, i)
-			}
-			return append(dst, '}')
-		}
+		return newStructEncoder(a)
 	}
 	return fallbackEncoder(arr)
+}
+
+// newListEncoder encodes a list-like value as a JSON array.
+func newListEncoder(a array.ListLike) valueEncoder {
+	elems := newValueEncoder(a.ListValues())
+	return func(dst []byte, i int) []byte {
+		start, end := a.ValueOffsets(i)
+		dst = append(dst, '[')
+		for j := start; j < end; j++ {
+			if j > start {
+				dst = append(dst, ',')
+			}
+			dst = elems(dst, int(j))
+		}
+		return append(dst, ']')
+	}
+}
+
+// newStructEncoder encodes a struct value as a JSON object in field order.
+func newStructEncoder(a *array.Struct) valueEncoder {
+	st := a.DataType().(*arrow.StructType)
+	keys := make([][]byte, a.NumField())
+	fields := make([]valueEncoder, a.NumField())
+	for f := range fields {
+		k := jsonx.AppendString(nil, st.Field(f).Name)
+		keys[f] = append(k, ':')
+		fields[f] = newValueEncoder(a.Field(f))
+	}
+	return func(dst []byte, i int) []byte {
+		dst = append(dst, '{')
+		for f, enc := range fields {
+			if f > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, keys[f]...)
+			dst = enc(dst, i)
+		}
+		return append(dst, '}')
+	}
 }
 
 // newMapEncoder encodes a map as an object when its keys are strings and as
