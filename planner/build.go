@@ -58,7 +58,7 @@ func Build(spec Spec, in Input) (Node, error) {
 
 	preds := make([]Predicate, 0, len(spec.Filters))
 	for i, f := range spec.Filters {
-		p, err := b.filter(fmt.Sprintf("filters[%d]", i), f)
+		p, err := b.filter(i, f)
 		if err != nil {
 			return nil, err
 		}
@@ -164,9 +164,13 @@ func (b *builder) queryable(s *arrow.Schema, idx int, field string) error {
 	return nil
 }
 
-// filter validates one element of spec.Filters (or spec.Having), named
-// field in errors: a predicate or an OR group.
-func (b *builder) filter(field string, f FilterSpec) (Predicate, error) {
+// filter validates one element of spec.Filters: a predicate or an OR group.
+func (b *builder) filter(i int, f FilterSpec) (Predicate, error) {
+	return b.filterAt(fmt.Sprintf("filters[%d]", i), f)
+}
+
+// filterAt validates one filter (a predicate or an OR group) at field.
+func (b *builder) filterAt(field string, f FilterSpec) (Predicate, error) {
 	if f.Any == nil {
 		return b.predicate(field, FilterCond{Col: f.Col, Op: f.Op, Value: f.Value, CaseInsensitive: f.CaseInsensitive})
 	}

@@ -50,7 +50,7 @@ func (b *builder) having(agg *Aggregate, having []FilterSpec) (Node, error) {
 		if err := havingColumns(outs, field, f); err != nil {
 			return nil, err
 		}
-		p, err := hb.filter(field, f)
+		p, err := hb.filterAt(field, f)
 		if err != nil {
 			return nil, err
 		}
