@@ -42,11 +42,12 @@ func NewAggregateTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.AggregateRequest, *service.QueryResponse]{
 		name:  "aggregate",
 		title: "Group and summarize",
-		description: "Shortcut for grouped summaries: group_by keys (columns or named expressions such as \"floor(tmax_c / 5) * 5 AS bucket\") and " +
-			"aggs [{col, fn, as?}] (count with col \"*\", sum, avg, min, max, ... — see the input schema), optional filters (applied " +
-			"first), having (the same filters on the groups' keys and aggregate outputs, e.g. count_all gt 100), top_n (keep the N biggest groups by order_by, default the first " +
+		description: "Shortcut for grouped summaries: group_by columns and aggs [{col, fn, as?}] (count with col \"*\", sum, avg, min, max, ... — " +
+			"see the input schema), optional filters (applied first), top_n (keep the N biggest groups by order_by, default the first " +
 			"aggregate descending) and order_by. Output and delivery are exactly those of query_data (inline, result handle or file; " +
-			"confirmation when the estimate is very large). The cheapest way to answer \"how much / how many per X\".",
+			"confirmation when the estimate is very large). The cheapest way to answer \"how much / how many per X\". group_by keys may be " +
+			"expressions (\"floor(tmax_c / 5) * 5 AS bucket\", or {expr, as}); having filters the groups by keys and aggregate outputs " +
+			"(count_all gt 100), like filters.",
 		call:        svc.Aggregate,
 		extra:       queryLinks,
 		notices:     queryNotices,
