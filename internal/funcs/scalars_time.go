@@ -1,0 +1,3 @@
+package funcs
+
+var timeScalars = []*ScalarDecl{}
