@@ -238,7 +238,7 @@ func LooksLikeExpr(s string) bool {
 	if len(f) >= 3 && strings.EqualFold(f[len(f)-2], "as") {
 		return true
 	}
-	for _, w := range f[min(1, len(f)):] {
+	for _, w := range f {
 		if lw := strings.ToLower(w); keywords[lw] && lw != "as" {
 			return true
 		}

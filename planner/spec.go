@@ -44,8 +44,8 @@ type Spec struct {
 }
 
 // FilterSpec is one element of Spec.Filters: either a predicate {col, op,
-// value?, case_insensitive?} or an OR group {any: [...]} (then col, op and
-// value must be omitted). OR groups nest one level: their members are plain
+// value?, case_insensitive?}, an OR group {any: [...]} (then col, op and
+// value must be omitted) or a boolean expression {expr: "..."}. OR groups nest one level: their members are plain
 // predicates (FilterCond).
 type FilterSpec struct {
 	// Col is the column name (required unless Any is given).
@@ -62,6 +62,9 @@ type FilterSpec struct {
 	CaseInsensitive bool `json:"case_insensitive,omitempty" jsonschema:"String ops only (eq, neq, in, not_in, contains, starts_with, ends_with, regex): ignore case (Unicode simple folding)."`
 	// Any makes this element an OR group of predicates.
 	Any []FilterCond `json:"any,omitempty" jsonschema:"OR group: the row passes when at least one of these filters holds. Omit col/op/value when given."`
+	// Expr makes this element a boolean expression (see ParseExpr): the row
+	// passes when it is true (false and null drop the row).
+	Expr string `json:"expr,omitempty" jsonschema:"Boolean expression filter instead of col/op/value, e.g. \"lower(city) = 'paris' AND qty * price > 100\": the row passes when it is true (null counts as false)."`
 }
 
 // FilterCond is one member of an OR group: the same fields as FilterSpec
