@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"regexp"
@@ -129,6 +131,8 @@ func checkKnobs(spec Spec) error {
 
 type builder struct {
 	in Input
+	// now is the query's clock (now(), current_date), read once; see pinClock.
+	now time.Time
 }
 
 func (b *builder) names(s *arrow.Schema) []string {
@@ -373,7 +377,7 @@ func (b *builder) item(s *arrow.Schema, text, field, code string, allowAlias boo
 		return "", nil, qerr.Invalid(qerr.CodeInvalidArgument, "%s: the expression's output name %q is already a column", field, name).
 			With("field", field).WithHint("give the expression another name with AS, e.g. \"%s AS %s_2\"", e.String(), strings.Trim(quoteIdent(name), `"`))
 	}
-	return name, &NamedExpr{Name: name, Expr: e}, nil
+	return name, &NamedExpr{Name: name, Expr: b.pinClock(e)}, nil
 }
 
 func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, error) {

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -82,4 +83,35 @@ func exprHint() string {
 	return "Expressions combine columns and literals ('text', 12, 1.5, true, null) with + - * / % ||, comparisons (= != < <= > >=), " +
 		"AND/OR/NOT, IS NULL, LIKE, IN (...), BETWEEN, CASE WHEN ... THEN ... ELSE ... END, CAST(x AS type) and functions (" +
 		strings.Join(funcs.ScalarNames(), ", ") + "); double-quote column names that are not identifiers or are keywords"
+}
+
+// pinClock replaces the calls of now() and current_date in e by the
+// query's clock (read once per Build), so every row and every expression of
+// a query sees the same instant.
+func (b *builder) pinClock(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		switch x := e.(type) {
+		case *Neg:
+			x.X = b.pinClock(x.X)
+		case *Binary:
+			x.L, x.R = b.pinClock(x.L), b.pinClock(x.R)
+		case *Cast:
+			x.X = b.pinClock(x.X)
+		}
+		return e
+	}
+	if b.now.IsZero() {
+		b.now = time.Now()
+	}
+	switch c.Fn {
+	case "now":
+		return &Const{Typ: c.Typ, Int: b.now.UnixMicro()}
+	case "current_date":
+		return &Const{Typ: c.Typ, Int: funcs.DaysOf(b.now.UTC())}
+	}
+	for i, a := range c.Args {
+		c.Args[i] = b.pinClock(a)
+	}
+	return c
 }

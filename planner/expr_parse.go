@@ -25,7 +25,7 @@ import (
 //	term    = unary { ("*" | "/" | "%") unary }
 //	unary   = ("-" | "+") unary | primary
 //	primary = number | string | NULL | TRUE | FALSE
-//	        | DATE string | TIMESTAMP string
+//	        | DATE string | TIMESTAMP string | INTERVAL string
 //	        | CASE [expr] WHEN expr THEN expr { WHEN expr THEN expr } [ELSE expr] END
 //	        | (CAST | TRY_CAST) "(" expr AS type ")"
 //	        | position "(" concat IN concat ")"
@@ -270,6 +270,12 @@ func (p *parser) keywordPrimary(t token, depth int) (Expr, bool, error) {
 		p.pos += 2
 		to, _ := funcs.ParseCastType(w)
 		return &Cast{X: &Const{Typ: arrow.BinaryTypes.String, Str: next.text}, To: to}, true, nil
+	case w == "interval" && next.kind == tokString:
+		if _, err := funcs.ParseInterval(next.text); err != nil {
+			return nil, true, &ExprError{Pos: next.off, Msg: err.Error()}
+		}
+		p.pos += 2
+		return &Const{Typ: arrow.BinaryTypes.String, Str: next.text}, true, nil
 	case w == "current_date" && !(next.kind == tokOp && next.text == "("):
 		p.pos++
 		return &Call{Fn: "current_date"}, true, nil

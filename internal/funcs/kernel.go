@@ -435,6 +435,9 @@ type RowFunc func(args []Col, i int, o *Out) error
 func Rows(result arrow.DataType, propagate bool, f RowFunc) Kernel {
 	return func(mem memory.Allocator, args []arrow.Array) (arrow.Array, error) {
 		n := 0
+		if len(args) == 0 {
+			n = 1 // a function of no arguments computes one row
+		}
 		cols := make([]Col, len(args))
 		anyNull := false
 		for i, a := range args {
