@@ -207,7 +207,7 @@ func formatFloatLit(f float64) string {
 // quoteIdent returns name as is when it lexes as an identifier, else
 // double-quoted with inner quotes doubled.
 func quoteIdent(name string) string {
-	if isIdent(name) && !strings.EqualFold(name, "as") {
+	if lw := strings.ToLower(name); isIdent(name) && !keywords[lw] && lw != "current_date" {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
@@ -677,8 +677,8 @@ func BindExpr(e Expr, s *arrow.Schema) error {
 	if err := bind(e, s, bare); err != nil {
 		return err
 	}
-	if c, ok := e.(*Const); ok && c.Typ.ID() == arrow.NULL {
-		c.Typ = arrow.PrimitiveTypes.Int64 // a bare NULL
+	if e.Type().ID() == arrow.NULL { // an expression of nothing but NULLs
+		typeNull(e, arrow.PrimitiveTypes.Int64)
 	}
 	return nil
 }

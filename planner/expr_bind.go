@@ -32,7 +32,7 @@ func bind(e Expr, s *arrow.Schema, bare bool) error {
 	numeric := func(x Expr, what string) (arrow.DataType, error) {
 		t := x.Type()
 		if t.ID() == arrow.NULL {
-			x.(*Const).Typ = i64
+			typeNull(x, i64)
 			return i64, nil
 		}
 		if !isNum(t) {
@@ -147,9 +147,6 @@ func bindGeneral(x *Call, d *funcs.ScalarDecl) error {
 		}
 		return argErr("%s: the operands' types do not mix (%s); use CAST", display(x.Fn), funcs.JoinWords(names, "and"))
 	}
-	if common.ID() == arrow.NULL {
-		common = arrow.PrimitiveTypes.Int64
-	}
 	types := make([]arrow.DataType, n)
 	consts := make([]*funcs.Value, n)
 	for i, a := range x.Args {
@@ -199,3 +196,14 @@ func IsNumberType(t arrow.DataType) bool { return isNum(t) }
 
 // ConstValue is a constant as the registry's funcs.Value.
 func ConstValue(c *Const) *funcs.Value { return c.value() }
+
+// typeNull gives an expression of the null type (the literal NULL, or a
+// call whose values are all NULL literals) the type t.
+func typeNull(e Expr, t arrow.DataType) {
+	switch x := e.(type) {
+	case *Const:
+		x.Typ = t
+	case *Call:
+		x.Typ = t
+	}
+}

@@ -267,7 +267,10 @@ func ExampleParseExpr() {
 // FuzzParseExpr: parsing never panics; a parsed expression's normalized
 // text re-parses to the same text; binding and folding never panic.
 func FuzzParseExpr(f *testing.F) {
-	for _, s := range []string{"qty * price", `("a b" - 1) / -c AS x`, "round(abs(-i), -2)", "1 / 0 + f", "- - -1e3", "i.j*2"} {
+	for _, s := range []string{"qty * price", `("a b" - 1) / -c AS x`, "round(abs(-i), -2)", "1 / 0 + f", "- - -1e3", "i.j*2",
+		"s || 'x''y' = lower(s) AND NOT i IN (1, null)", "CASE WHEN i BETWEEN 1 AND 2 THEN TRY_CAST(s AS int) ELSE i % 3 END",
+		"year(d) >= 2024 OR s ILIKE '%a_' OR s IS NULL", "date_add(d, INTERVAL '1 month') > DATE '2024-01-01'",
+		"regexp_replace(s, '(a)', '\\1', 'g') || strftime(d, '%Y')", "coalesce(nullif(f, 0), greatest(i, 1.5))"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -18,15 +18,10 @@ import (
 func boolResult([]arrow.DataType) (arrow.DataType, error) { return arrow.FixedWidthTypes.Boolean, nil }
 
 // resultOf returns a Result giving the type of argument i (after casts);
-// int64 when that is the null type.
+// the null type when all the values are the literal NULL (BindExpr types
+// such an expression int64 when nothing else gives it a type).
 func resultOf(i int) func([]arrow.DataType) (arrow.DataType, error) {
-	return func(ts []arrow.DataType) (arrow.DataType, error) {
-		t := ts[min(i, len(ts)-1)]
-		if t.ID() == arrow.NULL {
-			return arrow.PrimitiveTypes.Int64, nil
-		}
-		return t, nil
-	}
+	return func(ts []arrow.DataType) (arrow.DataType, error) { return ts[min(i, len(ts)-1)], nil }
 }
 
 func fixed(t arrow.DataType) func([]arrow.DataType) (arrow.DataType, error) {

@@ -154,13 +154,11 @@ var stringScalars = []*ScalarDecl{
 	strMap("upper", "upper case (Unicode)", strings.ToUpper),
 	strRows("length", "length(s)", "number of characters", []Arg{ArgString}, 1, 1, arrow.PrimitiveTypes.Int64,
 		func(a []Col, i int, o *Out) error { o.Int(runeLen(a[0].Str(i))); return nil }),
-	strRows("substr", "substr(s, start[, len])", "the len characters (default: all) from position start (1-based; negative counts from the end)",
+	strRows("substr", "substr(s, start[, len])", "the characters at positions start to start+len-1 (default: to the end; 1-based, a negative start counts from the end; positions before the first character are empty: `substr('ab', 0, 2)` = 'a')",
 		[]Arg{ArgString, ArgInt, ArgInt}, 2, 3, strType, func(a []Col, i int, o *Out) error {
 			s, start := a[0].Str(i), a[1].Int(i)
 			if start < 0 {
 				start += runeLen(s) + 1
-			} else if start == 0 {
-				start = 1
 			}
 			end := int64(1) << 62
 			if len(a) > 2 {
