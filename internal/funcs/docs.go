@@ -94,7 +94,7 @@ func scalarTable() string {
 		if d.General() {
 			args, res, doc = d.argsDoc(), d.ResultDoc, d.Doc+"; null: "+d.nullsDoc()
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Signature, args, res, doc)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", cell(d.Signature), args, res, cell(doc))
 	}
 	return b.String()
 }
@@ -104,7 +104,7 @@ func operatorTable() string {
 	b.WriteString("| syntax | operands | result | semantics | null |\n| --- | --- | --- | --- | --- |\n")
 	for _, d := range Scalars() {
 		if d.Operator {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", d.Signature, d.argsDoc(), d.ResultDoc, d.Doc, d.nullsDoc())
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", cell(d.Signature), d.argsDoc(), d.ResultDoc, cell(d.Doc), d.nullsDoc())
 		}
 	}
 	return b.String()
@@ -129,6 +129,9 @@ func (d *ScalarDecl) argsDoc() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// cell escapes the pipes of a table cell (also inside code spans).
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func (d *ScalarDecl) nullsDoc() string {
 	if d.Nulls == "" {
