@@ -631,7 +631,7 @@ func refCast(st *refState, v any, from, to arrow.DataType, try bool) any {
 		case int64:
 			return x
 		case float64:
-			rf := math.Round(x)
+			rf := math.RoundToEven(x)
 			if math.IsNaN(rf) || rf < -9.223372036854775808e18 || rf >= 9.223372036854775808e18 {
 				return fail()
 			}

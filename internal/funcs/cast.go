@@ -155,10 +155,11 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// FloatToInt rounds f half away from zero to an int64; false for NaN, ±Inf
-// and values outside the int64 range.
+// FloatToInt rounds f to the nearest int64, halves to even (as DuckDB and
+// PostgreSQL cast a double: 10.5 → 10, 11.5 → 12); false for NaN, ±Inf and
+// values outside the int64 range.
 func FloatToInt(f float64) (int64, bool) {
-	r := math.Round(f)
+	r := math.RoundToEven(f)
 	if math.IsNaN(r) || r < -9.223372036854775808e18 || r >= 9.223372036854775808e18 {
 		return 0, false
 	}
