@@ -288,6 +288,37 @@ var timeScalars = []*ScalarDecl{
 				return nil
 			}), nil
 		}},
+	{Name: "date_bin", MinArgs: 2, MaxArgs: 3, Params: []Arg{ArgText, ArgTemporal, ArgTemporal},
+		Signature: "date_bin(INTERVAL '15 minutes', x[, origin])",
+		Doc:       "start of x's bin of a fixed stride (weeks, days, hours, minutes, seconds, milliseconds, microseconds; not months or years), bins counted from origin (default 2000-01-03 00:00:00 UTC, a Monday)",
+		ResultDoc: "type of x", Result: resultOf(1),
+		Prepare: func(c *CallInfo) (Kernel, error) {
+			s, err := textArg(c, 0, "interval")
+			if err != nil {
+				return nil, err
+			}
+			iv, err := ParseInterval(s)
+			if err != nil {
+				return nil, err
+			}
+			stride := (time.Duration(iv.Days)*24*time.Hour + iv.Dur).Microseconds()
+			if iv.Months != 0 || stride <= 0 {
+				return nil, fmt.Errorf("the interval must be a positive fixed stride (weeks, days, hours, ...), not %q", s)
+			}
+			t := c.Types[1]
+			origin := func(a []Col, i int) int64 { return time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC).UnixMicro() }
+			if len(c.Types) > 2 {
+				ot := c.Types[2]
+				origin = func(a []Col, i int) int64 { return TimeOf(ot, a[2].Int(i)).UnixMicro() }
+			}
+			return Rows(c.Result, true, func(a []Col, i int, o *Out) error {
+				x := TimeOf(t, a[1].Int(i))
+				org := origin(a, i)
+				start := org + FloorDivInt(x.UnixMicro()-org, stride)*stride
+				emitTime(o, c.Result, time.UnixMicro(start).In(x.Location()))
+				return nil
+			}), nil
+		}},
 	{Name: "strftime", MinArgs: 2, MaxArgs: 2, Params: []Arg{ArgTemporal, ArgText}, Signature: "strftime(x, format)",
 		Doc:       "x as text in a C strftime format literal: %Y %m %d %H %M %S %f (microseconds) %j %a %A %b %B %y %e %I %p %u %V %G %z %Z %F %T %%",
 		ResultDoc: "string", Result: fixed(strType),
