@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,13 @@ func TestDuckDBExpressions(t *testing.T) {
 		t.Fatalf("filters.js output: %s", out)
 	}
 	c := startStdio(t, "--data", root)
+	// Typed computed columns come back as JSON booleans, strings and dates.
+	res := callRaw(t, c, "query_data", json.RawMessage(`{"dataset":"people","columns":["id","name ILIKE 'b%' AS isb",`+
+		`"date_trunc('month', day) AS m","upper(name) || '!' AS u","CASE WHEN n > 5 THEN n END AS big"],"filters":[{"expr":"id IN (1, 2, 4)"}],"order_by":[{"col":"id"}]}`))
+	if b, _ := json.Marshal(res.StructuredContent); res.IsError || !strings.Contains(string(b),
+		`"data":[{"big":7,"id":1,"isb":false,"m":"2024-01-01","u":"ALICE!"},{"big":null,"id":2,"isb":true,"m":"2023-12-01","u":"BOB!"},{"big":null,"id":4,"isb":null,"m":null,"u":null}]`) {
+		t.Errorf("typed columns: %s", b)
+	}
 	for i, w := range wheres {
 		f, _ := json.Marshal(map[string]string{"expr": w})
 		args := json.RawMessage(`{"dataset":"people","columns":["id"],"order_by":[{"col":"id"}],"filters":[` + string(f) + `]}`)
