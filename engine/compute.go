@@ -117,15 +117,14 @@ func (ev *evaluator) keep(a arrow.Array) arrow.Array {
 	return a
 }
 
-// toArray returns v as an array of type t (t is int64 or float64 for number vectors).
-func (ev *evaluator) toArray(v vec, t arrow.DataType) arrow.Array {
+// toArray returns v as an array: number vectors are copied into int64 or
+// float64 arrays (released with the evaluation).
+func (ev *evaluator) toArray(v vec) arrow.Array {
 	switch {
 	case v.arr != nil:
 		return v.arr
 	case v.isInt:
 		return ev.keep(buildFixed(ev.mem, arrow.PrimitiveTypes.Int64, v.ints, v.valid))
-	case t.ID() == arrow.INT64: // a float vector where an int is expected cannot happen after binding
-		return ev.keep(buildFixed(ev.mem, arrow.PrimitiveTypes.Float64, v.floats, v.valid))
 	}
 	return ev.keep(buildFixed(ev.mem, arrow.PrimitiveTypes.Float64, v.floats, v.valid))
 }
@@ -412,35 +411,51 @@ func (ev *evaluator) floatBinary(op byte, a, b []float64, valid []bool) vec {
 		for i := range out {
 			out[i] = a[i] * b[i]
 		}
-	case '/', '%':
+	case '/':
 		var nv []bool
 		for i := range out {
 			if b[i] == 0 {
-				if nv == nil {
-					nv = ev.pool.boolsN(len(out))
-					if valid == nil {
-						for j := range nv {
-							nv[j] = true
-						}
-					} else {
-						copy(nv, valid)
-					}
-				}
-				nv[i] = false
+				nv = ev.nullAt(nv, valid, len(out), i)
 				out[i] = 0
 				continue
 			}
-			if op == '%' {
-				out[i] = math.Mod(a[i], b[i])
-			} else {
-				out[i] = a[i] / b[i]
+			out[i] = a[i] / b[i]
+		}
+		if nv != nil {
+			valid = nv
+		}
+	case '%':
+		var nv []bool
+		for i := range out {
+			if b[i] == 0 {
+				nv = ev.nullAt(nv, valid, len(out), i)
+				out[i] = 0
+				continue
 			}
+			out[i] = math.Mod(a[i], b[i])
 		}
 		if nv != nil {
 			valid = nv
 		}
 	}
 	return vec{floats: out, valid: valid}
+}
+
+// nullAt marks row i of n null in nv, a copy of valid made on first use
+// (division and remainder by zero give null).
+func (ev *evaluator) nullAt(nv, valid []bool, n, i int) []bool {
+	if nv == nil {
+		nv = ev.pool.boolsN(n)
+		if valid == nil {
+			for j := range nv {
+				nv[j] = true
+			}
+		} else {
+			copy(nv, valid)
+		}
+	}
+	nv[i] = false
+	return nv
 }
 
 // call evaluates a registered scalar function with its kernels (the same

@@ -43,7 +43,7 @@ func (ev *evaluator) args(es []planner.Expr, cols []arrow.Array, n int) ([]arrow
 		if err != nil {
 			return nil, err
 		}
-		out[i] = ev.toArray(v, a.Type())
+		out[i] = ev.toArray(v)
 	}
 	return out, nil
 }
@@ -94,7 +94,7 @@ func (ev *evaluator) cast(c *planner.Cast, cols []arrow.Array, n int) (vec, erro
 	if err != nil {
 		return vec{}, err
 	}
-	out, err := k(ev.mem, []arrow.Array{ev.toArray(v, from)})
+	out, err := k(ev.mem, []arrow.Array{ev.toArray(v)})
 	if err != nil {
 		return vec{}, kernelErr(ev.name, err)
 	}
@@ -108,13 +108,7 @@ func (ev *evaluator) intMod(a, b []int64, valid []bool) vec {
 	for i := range out {
 		r, null := funcs.ModInt(a[i], b[i])
 		if null && (valid == nil || valid[i]) {
-			if nv == nil {
-				nv = ev.pool.boolsN(len(out))
-				for j := range nv {
-					nv[j] = valid == nil || valid[j]
-				}
-			}
-			nv[i] = false
+			nv = ev.nullAt(nv, valid, len(out), i)
 		}
 		out[i] = r
 	}
