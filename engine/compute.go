@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/internal/funcs"
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -12,18 +14,23 @@ import (
 )
 
 // Expression evaluation is vectorized: every node of an expression tree is
-// evaluated over the whole batch into a typed vector ([]int64 or
+// evaluated over the whole batch. Numbers go into typed vectors ([]int64 or
 // []float64 plus an optional []bool validity), with one tight loop per
-// operator and type. Null propagates; integer overflow is an error;
-// division by zero gives null (see funcs.AddInt, funcs.DivFloat, ...; scalar functions run their
-// registered kernels).
+// operator and type (the fast path of arithmetic and the numeric-form
+// functions); booleans, strings, dates and timestamps are Arrow arrays that
+// the registry's general kernels (and casts) compute on. Null propagates;
+// integer overflow is an error; division by zero gives null (see
+// funcs.AddInt, funcs.DivFloat, ...; scalar functions run their registered
+// kernels, the same ones constant folding runs).
 
-// vec is one evaluated expression over a batch of n rows.
+// vec is one evaluated expression over a batch of n rows: a number vector,
+// or (arr != nil) an Arrow array of any expression type.
 type vec struct {
 	isInt  bool
 	ints   []int64
 	floats []float64
 	valid  []bool // nil: no nulls
+	arr    arrow.Array
 }
 
 func (v vec) ok(i int) bool { return v.valid == nil || v.valid[i] }
@@ -87,6 +94,60 @@ func (p *vecPool) boolsN(n int) []bool {
 type evaluator struct {
 	pool vecPool
 	name string // the expression being evaluated, for errors
+	mem  memory.Allocator
+	// made holds the arrays built while evaluating the current expression
+	// (released by reset); kernels the prepared kernels of general calls
+	// and casts, once per query.
+	made    []arrow.Array
+	kernels map[planner.Expr]funcs.Kernel
+}
+
+// reset releases the arrays of the previous evaluation and recycles the vectors.
+func (ev *evaluator) reset() {
+	for _, a := range ev.made {
+		a.Release()
+	}
+	ev.made = ev.made[:0]
+	ev.pool.reset()
+}
+
+// keep records an array built during the evaluation.
+func (ev *evaluator) keep(a arrow.Array) arrow.Array {
+	ev.made = append(ev.made, a)
+	return a
+}
+
+// toArray returns v as an array: number vectors are copied into int64 or
+// float64 arrays (released with the evaluation).
+func (ev *evaluator) toArray(v vec) arrow.Array {
+	switch {
+	case v.arr != nil:
+		return v.arr
+	case v.isInt:
+		return ev.keep(buildFixed(ev.mem, arrow.PrimitiveTypes.Int64, v.ints, v.valid))
+	}
+	return ev.keep(buildFixed(ev.mem, arrow.PrimitiveTypes.Float64, v.floats, v.valid))
+}
+
+// fromArray wraps a kernel's result: int64 and float64 arrays become number vectors.
+func (ev *evaluator) fromArray(a arrow.Array, n int) (vec, error) {
+	switch a.DataType().ID() {
+	case arrow.INT64, arrow.FLOAT64:
+		return ev.load(a, n)
+	}
+	return vec{arr: a}, nil
+}
+
+// kernelErr is a kernel's failure on a row, for the model.
+func kernelErr(name string, err error) error {
+	if errors.Is(err, funcs.ErrOverflow) {
+		return overflowErr(name)
+	}
+	e := qerr.Invalid(qerr.CodeInvalidArgument, "evaluating %q: %v", name, err)
+	if errors.Is(err, funcs.ErrCast) {
+		return e.WithHint("use TRY_CAST to get null for values that do not convert, or filter them out")
+	}
+	return e
 }
 
 func overflowErr(name string) error {
@@ -128,10 +189,24 @@ func widenInts[T integer](vs []T, out []int64) {
 	}
 }
 
-// load reads a numeric column as int64 or float64.
+// load reads a numeric column as int64 or float64, and any other column
+// as an array (dictionary-encoded strings decoded).
 func (ev *evaluator) load(arr arrow.Array, n int) (vec, error) {
-	v := vec{valid: ev.validOf(arr)}
 	id := arr.DataType().ID()
+	switch id {
+	case arrow.BOOL, arrow.STRING, arrow.LARGE_STRING, arrow.DATE32, arrow.TIMESTAMP:
+		return vec{arr: arr}, nil
+	case arrow.DICTIONARY:
+		if !isDictStr(arr.DataType()) {
+			break
+		}
+		d, err := decodeDict(ev.mem, arr, funcs.Decoded(arr.DataType()))
+		if err != nil {
+			return vec{}, err
+		}
+		return vec{arr: ev.keep(d)}, nil
+	}
+	v := vec{valid: ev.validOf(arr)}
 	switch id {
 	case arrow.FLOAT64:
 		v.floats = values[float64](arr)
@@ -202,6 +277,9 @@ func (ev *evaluator) eval(e planner.Expr, cols []arrow.Array, n int) (vec, error
 		}
 		return ev.load(cols[x.Index], n)
 	case *planner.Const:
+		if !planner.IsNumberType(x.Typ) {
+			return vec{arr: ev.keep(funcs.Broadcast(ev.mem, planner.ConstValue(x), x.Typ, n))}, nil
+		}
 		v := vec{isInt: x.Typ.ID() == arrow.INT64}
 		if x.Null {
 			v.valid = ev.pool.boolsN(n)
@@ -249,12 +327,17 @@ func (ev *evaluator) eval(e planner.Expr, cols []arrow.Array, n int) (vec, error
 			return r, err
 		}
 		valid := ev.and(l.valid, r.valid)
+		if l.isInt && r.isInt && x.Op == '%' {
+			return ev.intMod(l.ints, r.ints, valid), nil
+		}
 		if l.isInt && r.isInt && x.Op != '/' {
 			return ev.intBinary(x.Op, l.ints, r.ints, valid)
 		}
 		return ev.floatBinary(x.Op, ev.toFloat(l).floats, ev.toFloat(r).floats, valid), nil
 	case *planner.Call:
 		return ev.call(x, cols, n)
+	case *planner.Cast:
+		return ev.cast(x, cols, n)
 	}
 	return vec{}, qerr.Internal(nil, "expression %q: unknown node %T", ev.name, e)
 }
@@ -332,17 +415,7 @@ func (ev *evaluator) floatBinary(op byte, a, b []float64, valid []bool) vec {
 		var nv []bool
 		for i := range out {
 			if b[i] == 0 {
-				if nv == nil {
-					nv = ev.pool.boolsN(len(out))
-					if valid == nil {
-						for j := range nv {
-							nv[j] = true
-						}
-					} else {
-						copy(nv, valid)
-					}
-				}
-				nv[i] = false
+				nv = ev.nullAt(nv, valid, len(out), i)
 				out[i] = 0
 				continue
 			}
@@ -351,8 +424,38 @@ func (ev *evaluator) floatBinary(op byte, a, b []float64, valid []bool) vec {
 		if nv != nil {
 			valid = nv
 		}
+	case '%':
+		var nv []bool
+		for i := range out {
+			if b[i] == 0 {
+				nv = ev.nullAt(nv, valid, len(out), i)
+				out[i] = 0
+				continue
+			}
+			out[i] = math.Mod(a[i], b[i])
+		}
+		if nv != nil {
+			valid = nv
+		}
 	}
 	return vec{floats: out, valid: valid}
+}
+
+// nullAt marks row i of n null in nv, a copy of valid made on first use
+// (division and remainder by zero give null).
+func (ev *evaluator) nullAt(nv, valid []bool, n, i int) []bool {
+	if nv == nil {
+		nv = ev.pool.boolsN(n)
+		if valid == nil {
+			for j := range nv {
+				nv[j] = true
+			}
+		} else {
+			copy(nv, valid)
+		}
+	}
+	nv[i] = false
+	return nv
 }
 
 // call evaluates a registered scalar function with its kernels (the same
@@ -361,6 +464,9 @@ func (ev *evaluator) call(c *planner.Call, cols []arrow.Array, n int) (vec, erro
 	d, ok := funcs.LookupScalar(c.Fn)
 	if !ok {
 		return vec{}, qerr.Invalid(qerr.CodeInvalidArgument, "expression %q: unknown function %q", ev.name, c.Fn)
+	}
+	if d.General() {
+		return ev.general(c, d, cols, n)
 	}
 	a, err := ev.eval(c.Args[0], cols, n)
 	if err != nil {
@@ -406,6 +512,7 @@ func newComputeOp(ex *exec, n *planner.Compute) (*computeOp, error) {
 	in := n.Input.Schema()
 	c := &computeOp{ex: ex, exprs: n.Exprs, out: n.Schema(), acct: acct{b: ex.budget}}
 	c.ev.pool.acct = &c.acct
+	c.ev.mem = ex.alloc
 	for _, e := range n.Exprs {
 		if e.Expr == nil {
 			return nil, qerr.Internal(nil, "compute %q: no expression", e.Name)
@@ -423,9 +530,9 @@ func newComputeOp(ex *exec, n *planner.Compute) (*computeOp, error) {
 			if _, bare := e.Expr.(*planner.ColRef); bare {
 				return
 			}
-			if t := in.Field(ref.Index).Type; !arrow.IsInteger(t.ID()) && t.ID() != arrow.FLOAT32 && t.ID() != arrow.FLOAT64 {
-				err = qerr.Unsupported(qerr.CodeInvalidArgument, "expression %q: column %q of type %s is not numeric", e.Name, ref.Name, t).
-					WithHint("arithmetic works on integer and float columns")
+			if t := in.Field(ref.Index).Type; !exprInput(t) {
+				err = qerr.Unsupported(qerr.CodeInvalidArgument, "expression %q: column %q of type %s cannot be computed on", e.Name, ref.Name, t).
+					WithHint("expressions work on number, string, boolean, date and timestamp columns")
 			}
 		})
 		if err != nil {
@@ -470,21 +577,26 @@ func (c *computeOp) apply(b arrow.RecordBatch) (rec arrow.RecordBatch, err error
 			a.Release()
 		}
 	}()
+	defer c.ev.reset()
 	for _, e := range c.exprs {
 		if ref, ok := e.Expr.(*planner.ColRef); ok { // a renamed column passes through
 			cols = append(cols, in[ref.Index])
 			continue
 		}
-		c.ev.pool.reset()
+		c.ev.reset()
 		c.ev.name = e.Name
 		v, err := c.ev.eval(e.Expr, in, n)
 		if err != nil {
 			return nil, err
 		}
 		var arr arrow.Array
-		if v.isInt {
+		switch {
+		case v.arr != nil:
+			v.arr.Retain()
+			arr = v.arr
+		case v.isInt:
 			arr = buildFixed(c.ex.alloc, arrow.PrimitiveTypes.Int64, v.ints, v.valid)
-		} else {
+		default:
 			arr = buildFixed(c.ex.alloc, arrow.PrimitiveTypes.Float64, v.floats, v.valid)
 		}
 		made = append(made, arr)
@@ -497,6 +609,7 @@ func (c *computeOp) close() {
 	if c.in != nil {
 		c.in.close()
 	}
+	c.ev.reset()
 	c.ev.pool = vecPool{acct: &c.acct}
 	c.acct.release()
 }

@@ -661,6 +661,9 @@ func refExpr(st *refState, e planner.Expr, row []any) any {
 	switch x := e.(type) {
 	case *planner.ColRef:
 		v := row[x.Index]
+		if x.Typ.ID() == arrow.DATE32 {
+			return v
+		}
 		switch y := v.(type) {
 		case nil:
 			return nil
@@ -680,6 +683,12 @@ func refExpr(st *refState, e planner.Expr, row []any) any {
 			return nil
 		case x.Typ.ID() == arrow.INT64:
 			return x.Int
+		case x.Typ.ID() == arrow.DATE32:
+			return int32(x.Int)
+		case x.Typ.ID() == arrow.STRING:
+			return x.Str
+		case x.Typ.ID() == arrow.BOOL:
+			return x.Bool
 		}
 		return x.Float
 	case *planner.Neg:
@@ -695,7 +704,12 @@ func refExpr(st *refState, e planner.Expr, row []any) any {
 			return -y
 		}
 		return nil
+	case *planner.Cast:
+		return refTyped(st, x, row)
 	case *planner.Binary:
+		if x.Op == '%' {
+			return refTyped(st, x, row)
+		}
 		l, r := refExpr(st, x.L, row), refExpr(st, x.R, row)
 		if l == nil || r == nil {
 			return nil
@@ -731,6 +745,9 @@ func refExpr(st *refState, e planner.Expr, row []any) any {
 		}
 		return a / b
 	case *planner.Call:
+		if generalCall(x.Fn) {
+			return refTyped(st, x, row)
+		}
 		v := refExpr(st, x.Args[0], row)
 		if v == nil {
 			return nil
@@ -894,6 +911,9 @@ func randCompute(r *rand.Rand, node planner.Node, rows [][]any, st *refState) (p
 		e := randExpr(r, schema, 1+r.IntN(3))
 		if _, bare := e.(*planner.ColRef); bare {
 			e = &planner.Neg{X: e}
+		}
+		if r.IntN(2) == 0 {
+			e = randTypedCompute(r, schema)
 		}
 		if err := planner.BindExpr(e, schema); err != nil {
 			panic(err)

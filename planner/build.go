@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"regexp"
@@ -58,14 +60,20 @@ func Build(spec Spec, in Input) (Node, error) {
 
 	preds := make([]Predicate, 0, len(spec.Filters))
 	for i, f := range spec.Filters {
+		if f.Expr != "" {
+			continue // see exprFilters
+		}
 		p, err := b.filter(i, f)
 		if err != nil {
 			return nil, err
 		}
 		preds = append(preds, p)
 	}
+	node, preds, err := b.exprFilters(node, preds, spec.Filters, "filters")
+	if err != nil {
+		return nil, err
+	}
 
-	var err error
 	if len(spec.Aggs) > 0 || len(spec.GroupBy) > 0 {
 		node, err = b.aggregate(node, preds, spec)
 	} else {
@@ -126,6 +134,8 @@ func checkKnobs(spec Spec) error {
 
 type builder struct {
 	in Input
+	// now is the query's clock (now(), current_date), read once; see pinClock.
+	now time.Time
 }
 
 func (b *builder) names(s *arrow.Schema) []string {
@@ -330,9 +340,9 @@ func (b *builder) item(s *arrow.Schema, text, field, code string, allowAlias boo
 			With("field", field).With("expression", text)
 		if sugg := qerr.Suggest(text, b.names(s), 3); len(sugg) > 0 {
 			ee.With("suggestions", sugg)
-			return "", nil, ee.WithHint("did you mean column %s? Expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s); double-quote column names that are not identifiers", quoteList(sugg), strings.Join(funcs.ScalarNames(), ", "))
+			return "", nil, ee.WithHint("did you mean column %s? %s", quoteList(sugg), exprHint())
 		}
-		return "", nil, ee.WithHint("expressions combine numeric columns and numbers with + - * / and parentheses (functions: %s), e.g. \"qty * price AS revenue\"; double-quote column names that are not identifiers", strings.Join(funcs.ScalarNames(), ", "))
+		return "", nil, ee.WithHint("%s, e.g. \"qty * price AS revenue\"", exprHint())
 	}
 	if alias != "" && !allowAlias {
 		return "", nil, qerr.Invalid(code, "%s: AS is not allowed here", field).With("field", field).
@@ -356,7 +366,7 @@ func (b *builder) item(s *arrow.Schema, text, field, code string, allowAlias boo
 			return "", nil, ee.WithHint("valid columns: %s", truncList(names, 20))
 		}
 		return "", nil, qerr.Invalid(code, "%s: %v", field, err).With("field", field).
-			WithHint("expressions work on integer and float columns only")
+			WithHint("see the operators and functions in docs/QUERY.md (Expressions); CAST(x AS type) converts")
 	}
 	for _, c := range ExprColumns(e) {
 		if err := b.queryable(s, s.FieldIndices(c)[0], field); err != nil {
@@ -374,7 +384,7 @@ func (b *builder) item(s *arrow.Schema, text, field, code string, allowAlias boo
 		return "", nil, qerr.Invalid(qerr.CodeInvalidArgument, "%s: the expression's output name %q is already a column", field, name).
 			With("field", field).WithHint("give the expression another name with AS, e.g. \"%s AS %s_2\"", e.String(), strings.Trim(quoteIdent(name), `"`))
 	}
-	return name, &NamedExpr{Name: name, Expr: e}, nil
+	return name, &NamedExpr{Name: name, Expr: b.pinClock(e)}, nil
 }
 
 func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, error) {

@@ -11,10 +11,11 @@
 // # Knobs (Spec)
 //
 //   - columns: output columns in order; an entry that is not a column name
-//     may be an arithmetic expression (see ParseExpr), named by a trailing
+//     may be an expression (see ParseExpr), named by a trailing
 //     "AS name" or by its normalized text. A known column name always wins.
 //   - filters: ANDed predicates; an element {"any": [...]} is an OR group of
-//     predicates (one level of nesting). Operators, aggregate functions and
+//     predicates (one level of nesting); an element {"expr": "..."} is a
+//     boolean expression (see exprFilters). Operators, aggregate functions and
 //     expression functions are declared in the function registry
 //     (internal/funcs); the planner validates and types them from their
 //     declarations.
@@ -59,10 +60,12 @@
 //
 // # Expressions
 //
-// See ParseExpr for the grammar and Expr for typing. Integer overflow is a
-// run-time invalid_argument error; division by zero yields null (AddInt,
-// DivFloat, ... define the scalar semantics that constant folding and the
-// engine share). FoldExpr never folds a subexpression that overflows.
+// See ParseExpr for the grammar and Expr for typing (BindExpr types calls
+// through the registry's argument classes and inserts implicit Casts).
+// Integer overflow is a run-time invalid_argument error; division by zero
+// yields null (AddInt, DivFloat, ... and the registry's kernels define the
+// semantics that constant folding and the engine share). FoldExpr never
+// folds a subexpression whose evaluation fails.
 //
 // # Filter operands
 //

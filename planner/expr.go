@@ -14,16 +14,20 @@ import (
 	"github.com/quarrydb/quarry/internal/funcs"
 )
 
-// Expr is a node of an arithmetic expression tree: ColRef, Const, Neg,
-// Binary or Call. Expression trees are pure data, typed by BindExpr.
+// Expr is a node of an expression tree: ColRef, Const, Neg, Binary, Cast
+// or Call. Expression trees are pure data, typed by BindExpr.
 //
-// Typing: every integer column widens to int64 and every float column to
-// float64. +, - and * of two int64 operands are int64 (overflow is a
-// runtime error); / is always float64; any float64 operand makes the result
-// float64. A bare column reference keeps the column's type (it may be of any
+// Typing: inside an expression every integer column widens to int64, every
+// float column to float64 and a dictionary-encoded string column decodes to
+// its string type; boolean, string, date32 and timestamp columns keep their
+// type (funcs.ExprType). +, -, * and % of two int64 operands are int64
+// (overflow is a runtime error); / is always float64; any float64 operand
+// makes the result float64. Function and operator calls are typed by the
+// registry (funcs.ScalarDecl: argument classes with implicit casts, result
+// type). A bare column reference keeps the column's type (it may be of any
 // type: "price AS p" renames a column).
 type Expr interface {
-	// Type is the result type: int64 or float64, or a bare column's type.
+	// Type is the result type (see above), or a bare column's type.
 	Type() arrow.DataType
 	// String is the normalized text of the expression (the default output
 	// name of an expression column).
@@ -39,13 +43,28 @@ type ColRef struct {
 	Typ   arrow.DataType
 }
 
-// Const is a number literal, or the null constant (Null; e.g. a folded
-// division by zero). Typ is int64 (Int holds the value) or float64 (Float).
+// Const is a literal or a folded constant, or the null constant (Null;
+// e.g. a folded division by zero, or the literal NULL, typed arrow.Null
+// until an argument class or BindExpr gives it a type). Typ is int64, date32
+// or a timestamp (Int holds the value), float64 (Float), a string (Str) or
+// boolean (Bool).
 type Const struct {
 	Typ   arrow.DataType
 	Int   int64
 	Float float64
 	Null  bool
+	Str   string
+	Bool  bool
+}
+
+// Cast converts X to type To: CAST(x AS type), TRY_CAST (Try: null when a
+// value does not convert) or an implicit cast inserted by BindExpr for an
+// argument class (Implicit: printed as X alone).
+type Cast struct {
+	X        Expr
+	To       arrow.DataType
+	Try      bool
+	Implicit bool
 }
 
 // Neg is unary minus.
@@ -54,7 +73,7 @@ type Neg struct {
 	Typ arrow.DataType
 }
 
-// Binary is L Op R with Op one of '+', '-', '*', '/'.
+// Binary is L Op R with Op one of '+', '-', '*', '/', '%'.
 type Binary struct {
 	Op   byte
 	L, R Expr
@@ -62,8 +81,10 @@ type Binary struct {
 }
 
 // Call is a call of a registered scalar function (funcs.LookupScalar):
-// abs(x), floor(x), ceil(x), round(x) or round(x, digits) with digits an
-// integer literal in [-18, 18], ...
+// abs(x), round(x, digits) with digits an integer literal in [-18, 18],
+// lower(s), ..., or an operator or special form the parser turns into a
+// call of its registered meaning: "=" ... ">=", "and", "or", "not",
+// "is_null", "is_not_null", "like", "ilike", "in", "between", "case", "||".
 type Call struct {
 	Fn   string
 	Args []Expr
@@ -80,6 +101,10 @@ func (*Const) isExpr()  {}
 func (*Neg) isExpr()    {}
 func (*Binary) isExpr() {}
 func (*Call) isExpr()   {}
+func (*Cast) isExpr()   {}
+
+// Type implements Expr.
+func (c *Cast) Type() arrow.DataType { return c.To }
 
 // Type implements Expr.
 func (c *ColRef) Type() arrow.DataType { return c.Typ }
@@ -106,6 +131,12 @@ func (c *Const) String() string {
 		return "null"
 	case c.Typ != nil && c.Typ.ID() == arrow.FLOAT64:
 		return formatFloatLit(c.Float)
+	case c.Typ != nil && funcs.IsString(c.Typ):
+		return quoteString(c.Str)
+	case c.Typ != nil && c.Typ.ID() == arrow.BOOL:
+		return strconv.FormatBool(c.Bool)
+	case c.Typ != nil && (c.Typ.ID() == arrow.DATE32 || c.Typ.ID() == arrow.TIMESTAMP):
+		return "CAST(" + quoteString(c.value().Format()) + " AS " + castTypeName(c.Typ) + ")"
 	}
 	return strconv.FormatInt(c.Int, 10)
 }
@@ -114,7 +145,7 @@ func (c *Const) String() string {
 func (n *Neg) String() string {
 	s := n.X.String()
 	switch {
-	case exprPrec(n.X) < 3:
+	case exprPrec(n.X) < precPrimary:
 		s = "(" + s + ")"
 	case strings.HasPrefix(s, "-"):
 		return "- " + s // -(-x) prints as "- -x"
@@ -137,6 +168,9 @@ func (b *Binary) String() string {
 
 // String implements Expr.
 func (c *Call) String() string {
+	if s, ok := c.operatorString(); ok {
+		return s
+	}
 	parts := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		parts[i] = a.String()
@@ -148,11 +182,17 @@ func exprPrec(e Expr) int {
 	switch x := e.(type) {
 	case *Binary:
 		if x.Op == '+' || x.Op == '-' {
-			return 1
+			return precSum
 		}
-		return 2
+		return precTerm
+	case *Call:
+		return callPrec(x.Fn)
+	case *Cast:
+		if x.Implicit {
+			return exprPrec(x.X)
+		}
 	}
-	return 3 // primaries; a negative constant prints like a unary minus
+	return precPrimary // a negative constant prints like a unary minus
 }
 
 // formatFloatLit prints a float so that it re-parses as a float.
@@ -167,7 +207,7 @@ func formatFloatLit(f float64) string {
 // quoteIdent returns name as is when it lexes as an identifier, else
 // double-quoted with inner quotes doubled.
 func quoteIdent(name string) string {
-	if isIdent(name) && !strings.EqualFold(name, "as") {
+	if lw := strings.ToLower(name); isIdent(name) && !keywords[lw] && lw != "current_date" {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
@@ -188,14 +228,22 @@ func isIdent(s string) bool {
 }
 
 // LooksLikeExpr reports whether s (which is not a column name) should be
-// parsed as an expression: it holds an operator, a parenthesis, a double
-// quote or an " AS " alias.
+// parsed as an expression: it holds an operator, a parenthesis, a quote,
+// an " AS " alias or a keyword of the expression syntax (IS, NOT, AND, ...).
 func LooksLikeExpr(s string) bool {
-	if strings.ContainsAny(s, `+-*/()"`) {
+	if strings.ContainsAny(s, `+-*/%()"'=<>!|`) {
 		return true
 	}
 	f := strings.Fields(s)
-	return len(f) >= 3 && strings.EqualFold(f[len(f)-2], "as")
+	if len(f) >= 3 && strings.EqualFold(f[len(f)-2], "as") {
+		return true
+	}
+	for _, w := range f {
+		if lw := strings.ToLower(w); keywords[lw] && lw != "as" {
+			return true
+		}
+	}
+	return false
 }
 
 // ExprError is a parse error: Pos is the byte offset in the text.
@@ -259,7 +307,8 @@ const (
 	tokNum
 	tokIdent
 	tokQuoted
-	tokOp // + - * / ( ) ,
+	tokOp     // + - * / % ( ) , || = != <> < <= > >=
+	tokString // 'text' ('' for a quote)
 )
 
 type token struct {
@@ -274,6 +323,8 @@ func (t token) describe() string {
 		return "end of expression"
 	case tokQuoted:
 		return strconv.Quote(t.text)
+	case tokString:
+		return quoteString(t.text)
 	}
 	return "'" + t.text + "'"
 }
@@ -291,9 +342,20 @@ func (p *parser) lex() error {
 		switch {
 		case unicode.IsSpace(r):
 			i += w
-		case strings.ContainsRune("+-*/(),", r):
+		case strings.HasPrefix(s[i:], "||") || strings.HasPrefix(s[i:], "!=") || strings.HasPrefix(s[i:], "<>") ||
+			strings.HasPrefix(s[i:], "<=") || strings.HasPrefix(s[i:], ">="):
+			p.toks = append(p.toks, token{tokOp, s[i : i+2], i})
+			i += 2
+		case strings.ContainsRune("+-*/%(),=<>", r):
 			p.toks = append(p.toks, token{tokOp, string(r), i})
 			i++
+		case r == '\'':
+			text, j, ok := lexQuoted(s, i, '\'')
+			if !ok {
+				return &ExprError{Pos: i, Msg: "unterminated string literal (close it with ', write '' for a quote)"}
+			}
+			p.toks = append(p.toks, token{tokString, text, i})
+			i = j
 		case r >= '0' && r <= '9' || r == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
@@ -330,27 +392,11 @@ func (p *parser) lex() error {
 			p.toks = append(p.toks, token{tokIdent, s[i:j], i})
 			i = j
 		case r == '"':
-			var b strings.Builder
-			j := i + 1
-			closed := false
-			for j < len(s) {
-				if s[j] == '"' {
-					if j+1 < len(s) && s[j+1] == '"' {
-						b.WriteByte('"')
-						j += 2
-						continue
-					}
-					closed = true
-					j++
-					break
-				}
-				b.WriteByte(s[j])
-				j++
-			}
-			if !closed {
+			text, j, ok := lexQuoted(s, i, '"')
+			if !ok {
 				return &ExprError{Pos: i, Msg: "unterminated quoted column name"}
 			}
-			p.toks = append(p.toks, token{tokQuoted, b.String(), i})
+			p.toks = append(p.toks, token{tokQuoted, text, i})
 			i = j
 		default:
 			return &ExprError{Pos: i, Msg: fmt.Sprintf("unexpected character %q", r)}
@@ -367,7 +413,7 @@ func (p *parser) isOp(op string) bool {
 	return t.kind == tokOp && t.text == op
 }
 
-func (p *parser) expr(depth int) (Expr, error) {
+func (p *parser) sum(depth int) (Expr, error) {
 	if depth > maxExprDepth {
 		return nil, &ExprError{Pos: p.peek().off, Msg: "expression nested too deeply"}
 	}
@@ -392,7 +438,7 @@ func (p *parser) term(depth int) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("*") || p.isOp("/") {
+	for p.isOp("*") || p.isOp("/") || p.isOp("%") {
 		op := p.peek().text[0]
 		p.pos++
 		r, err := p.unary(depth)
@@ -439,13 +485,16 @@ func (p *parser) primary(depth int) (Expr, error) {
 			return nil, &ExprError{Pos: t.off, Msg: "empty quoted column name"}
 		}
 		return &ColRef{Name: t.text, Index: -1}, nil
+	case tokString:
+		p.pos++
+		return &Const{Typ: arrow.BinaryTypes.String, Str: t.text}, nil
 	case tokIdent:
+		if e, ok, err := p.keywordPrimary(t, depth); ok || err != nil {
+			return e, err
+		}
 		p.pos++
 		if p.isOp("(") {
 			return p.call(t, depth)
-		}
-		if strings.EqualFold(t.text, "as") {
-			return nil, &ExprError{Pos: t.off, Msg: `unexpected AS (double-quote a column named "as")`}
 		}
 		return &ColRef{Name: t.text, Index: -1}, nil
 	case tokOp:
@@ -462,18 +511,21 @@ func (p *parser) primary(depth int) (Expr, error) {
 			return e, nil
 		}
 	}
-	return nil, &ExprError{Pos: t.off, Msg: fmt.Sprintf("expected a number, a column or '(', got %s", t.describe())}
+	return nil, &ExprError{Pos: t.off, Msg: fmt.Sprintf("expected a value, a column or '(', got %s", t.describe())}
 }
 
 func (p *parser) call(name token, depth int) (Expr, error) {
 	fn := strings.ToLower(name.text)
-	decl, known := funcs.LookupScalar(fn)
+	decl, known := funcs.LookupFunction(fn)
+	if fn == "position" {
+		return p.position(name, depth)
+	}
 	if !known {
 		return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("unknown function %q (allowed: %s)", name.text, strings.Join(funcs.ScalarNames(), ", "))}
 	}
 	p.pos++ // (
 	c := &Call{Fn: fn}
-	for {
+	for !(decl.MinArgs == 0 && p.isOp(")") && len(c.Args) == 0) {
 		a, err := p.expr(depth + 1)
 		if err != nil {
 			return nil, err
@@ -486,10 +538,10 @@ func (p *parser) call(name token, depth int) (Expr, error) {
 		if !p.isOp(")") {
 			return nil, &ExprError{Pos: p.peek().off, Msg: fmt.Sprintf("expected ',' or ')', got %s", p.peek().describe())}
 		}
-		p.pos++
 		break
 	}
-	if len(c.Args) < decl.MinArgs || len(c.Args) > decl.MaxArgs {
+	p.pos++ // )
+	if len(c.Args) < decl.MinArgs || decl.MaxArgs >= 0 && len(c.Args) > decl.MaxArgs {
 		return nil, &ExprError{Pos: name.off, Msg: fmt.Sprintf("%s takes %s argument(s), got %d", fn, decl.Arity(), len(c.Args))}
 	}
 	if len(c.Args) == 2 && decl.Digits {
@@ -570,6 +622,8 @@ func WalkExpr(e Expr, f func(Expr)) {
 		for _, a := range x.Args {
 			WalkExpr(a, f)
 		}
+	case *Cast:
+		WalkExpr(x.X, f)
 	}
 }
 
@@ -592,6 +646,10 @@ func CloneExpr(e Expr) Expr {
 			c.Args = append(c.Args, CloneExpr(a))
 		}
 		return c
+	case *Cast:
+		c := *x
+		c.X = CloneExpr(x.X)
+		return &c
 	}
 	return e
 }
@@ -603,7 +661,7 @@ type exprTypeError struct {
 }
 
 func (e *exprTypeError) Error() string {
-	return fmt.Sprintf("column %q has type %s; arithmetic needs numeric columns", e.col, typeName(e.typ))
+	return fmt.Sprintf("column %q has type %s, which expressions cannot compute on (they take numbers, strings, booleans, dates and timestamps)", e.col, typeName(e.typ))
 }
 
 // unknownColError reports an unknown column referenced by an expression.
@@ -612,66 +670,15 @@ type unknownColError struct{ col string }
 func (e *unknownColError) Error() string { return fmt.Sprintf("unknown column %q", e.col) }
 
 // BindExpr resolves the column references of e against s and types every
-// node (see Expr). Errors: *unknownColError, *exprTypeError.
+// node (see Expr), inserting the implicit casts the registry's argument
+// classes ask for. Errors: *unknownColError, *exprTypeError, *argTypeError.
 func BindExpr(e Expr, s *arrow.Schema) error {
 	_, bare := e.(*ColRef)
-	return bind(e, s, bare)
-}
-
-func bind(e Expr, s *arrow.Schema, bare bool) error {
-	i64, f64 := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
-	numType := func(t arrow.DataType) arrow.DataType {
-		if t.ID() == arrow.FLOAT64 {
-			return f64
-		}
-		return i64
+	if err := bind(e, s, bare); err != nil {
+		return err
 	}
-	switch x := e.(type) {
-	case *ColRef:
-		idx := s.FieldIndices(x.Name)
-		if len(idx) == 0 {
-			return &unknownColError{x.Name}
-		}
-		x.Index, x.Typ = idx[0], s.Field(idx[0]).Type
-		if bare {
-			return nil
-		}
-		switch {
-		case isInteger(x.Typ):
-			x.Typ = i64
-		case isFloat(x.Typ):
-			x.Typ = f64
-		default:
-			return &exprTypeError{x.Name, x.Typ}
-		}
-	case *Const:
-	case *Neg:
-		if err := bind(x.X, s, false); err != nil {
-			return err
-		}
-		x.Typ = numType(x.X.Type())
-	case *Binary:
-		if err := bind(x.L, s, false); err != nil {
-			return err
-		}
-		if err := bind(x.R, s, false); err != nil {
-			return err
-		}
-		if x.Op == '/' || x.L.Type().ID() == arrow.FLOAT64 || x.R.Type().ID() == arrow.FLOAT64 {
-			x.Typ = f64
-		} else {
-			x.Typ = i64
-		}
-	case *Call:
-		for _, a := range x.Args {
-			if err := bind(a, s, false); err != nil {
-				return err
-			}
-		}
-		x.Typ = numType(x.Args[0].Type())
-		if d, ok := funcs.LookupScalar(x.Fn); ok && d.FloatResult {
-			x.Typ = f64
-		}
+	if e.Type().ID() == arrow.NULL { // an expression of nothing but NULLs
+		typeNull(e, arrow.PrimitiveTypes.Int64)
 	}
 	return nil
 }

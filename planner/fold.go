@@ -6,12 +6,13 @@ import (
 	"github.com/quarrydb/quarry/internal/funcs"
 )
 
-// FoldExpr folds the number-only subexpressions of a bound expression,
+// FoldExpr folds the constant subexpressions of a bound expression,
 // bottom-up, with the runtime semantics (division by zero gives the null
-// constant, which propagates through the enclosing constant operations). A
-// subexpression whose integer arithmetic overflows is left as is, so the
-// overflow is reported at run time exactly as without folding. e may be
-// modified in place; use the result.
+// constant, which propagates through the enclosing constant operations;
+// calls and casts run the registry's kernels, the engine's own). A
+// subexpression whose evaluation fails (integer overflow, a failed CAST, an
+// over-long string) is left as is, so the error is reported at run time
+// exactly as without folding. e may be modified in place; use the result.
 func FoldExpr(e Expr) Expr {
 	e, _ = foldExpr(e)
 	return e
@@ -40,6 +41,13 @@ func foldExpr(e Expr) (Expr, bool) {
 		if lok && rok {
 			if c, ok := foldBinary(x.Op, l, r, x.Typ); ok {
 				return c, true
+			}
+		}
+	case *Cast:
+		x.X = fold(x.X)
+		if c, ok := x.X.(*Const); ok {
+			if v, err := funcs.Eval(funcs.CastKernel(c.Typ, x.To, x.Try), []arrow.DataType{c.Typ}, []*funcs.Value{c.value()}); err == nil {
+				return constOf(v), true
 			}
 		}
 	case *Call:
@@ -88,6 +96,13 @@ func foldBinary(op byte, l, r *Const, t arrow.DataType) (*Const, bool) {
 		var v int64
 		var ok bool
 		switch op {
+		case '%':
+			var null bool
+			v, null = funcs.ModInt(l.Int, r.Int)
+			if null {
+				return nullConst(t), true
+			}
+			ok = true
 		case '+':
 			v, ok = funcs.AddInt(l.Int, r.Int)
 		case '-':
@@ -106,8 +121,12 @@ func foldBinary(op byte, l, r *Const, t arrow.DataType) (*Const, bool) {
 		v = a - b
 	case '*':
 		v = a * b
-	case '/':
-		q, null := funcs.DivFloat(a, b)
+	case '/', '%':
+		div := funcs.DivFloat
+		if op == '%' {
+			div = funcs.ModFloat
+		}
+		q, null := div(a, b)
 		if null {
 			return nullConst(t), true
 		}
@@ -119,13 +138,16 @@ func foldBinary(op byte, l, r *Const, t arrow.DataType) (*Const, bool) {
 // foldCall evaluates a call of constants with the function's registered
 // kernels (the engine's evaluator runs the same ones).
 func foldCall(c *Call) (*Const, bool) {
-	a := c.Args[0].(*Const)
-	if a.Null {
-		return nullConst(c.Typ), true
-	}
 	d, ok := funcs.LookupScalar(c.Fn)
 	if !ok {
 		return nil, false
+	}
+	if d.General() {
+		return foldGeneral(c, d)
+	}
+	a := c.Args[0].(*Const)
+	if a.Null {
+		return nullConst(c.Typ), true
 	}
 	digits := int64(0)
 	if len(c.Args) == 2 {
@@ -141,4 +163,23 @@ func foldCall(c *Call) (*Const, bool) {
 	v := []float64{constFloat(a)}
 	d.Float(v, v, digits)
 	return &Const{Typ: c.Typ, Float: v[0]}, true
+}
+
+// foldGeneral runs a general function's kernel on its constant arguments.
+func foldGeneral(c *Call, d *funcs.ScalarDecl) (*Const, bool) {
+	types := make([]arrow.DataType, len(c.Args))
+	vals := make([]*funcs.Value, len(c.Args))
+	for i, a := range c.Args {
+		types[i], vals[i] = a.Type(), a.(*Const).value()
+	}
+	k, err := d.Prepare(&funcs.CallInfo{Types: types, Consts: vals, Result: c.Typ})
+	if err != nil {
+		return nil, false
+	}
+	v, err := funcs.Eval(k, types, vals)
+	if err != nil {
+		return nil, false
+	}
+	v.Type = c.Typ
+	return constOf(v), true
 }

@@ -22,6 +22,8 @@ func FuzzBuild(f *testing.F) {
 		`{"distinct":true,"columns":["region"],"offset":2}`,
 		`{"filters":[{"col":"day","op":"eq","value":"2024-02-30"}]}`,
 		`{"filters":[{"col":"qty","op":"eq","value":1e400}]}`,
+		`{"filters":[{"expr":"lower(region) LIKE 'a%' AND qty BETWEEN 1 AND 3"}],"columns":["region || '-' || qty AS k"]}`,
+		`{"filters":[{"expr":"qty"}],"aggs":[{"col":"CASE WHEN qty > 2 THEN 1 ELSE 0 END","fn":"sum"}]}`,
 	} {
 		f.Add(s)
 	}

@@ -16,7 +16,7 @@ type Spec struct {
 	// name may be an arithmetic expression ("qty * price", "(a - b) / b",
 	// `"unit price" * 2`), optionally named with a trailing "AS name"
 	// ("qty * price AS revenue"); see ParseExpr. A known column name always wins.
-	Columns []string `json:"columns,omitempty" jsonschema:"Columns to return, in order. Omit for all columns. An entry may also be an arithmetic expression of numeric columns and numbers (+ - * / parentheses, abs(), round(x[, digits])), optionally named: \"qty * price AS revenue\". Double-quote column names that are not identifiers."`
+	Columns []string `json:"columns,omitempty" jsonschema:"Columns to return, in order. Omit for all columns. An entry may also be an expression, optionally named: \"qty * price AS revenue\", \"upper(left(name, 1)) AS initial\", \"CASE WHEN qty > 10 THEN 'bulk' ELSE 'unit' END AS kind\", \"year(date) AS year\" (operators + - * / % ||, comparisons, AND/OR/NOT, IS NULL, LIKE, IN, BETWEEN, CASE, CAST; string, number and date functions: see docs). Strings are 'single-quoted'; double-quote column names that are not identifiers."`
 	// Filters are ANDed. An element with Any is an OR group.
 	Filters []FilterSpec `json:"filters,omitempty" jsonschema:"Row filters, all of which must hold (AND). An element {\"any\": [filters...]} holds when at least one of its filters holds (OR)."`
 	// GroupBy keys (columns or named expressions, see GroupKeys); with Aggs,
@@ -47,8 +47,8 @@ type Spec struct {
 }
 
 // FilterSpec is one element of Spec.Filters: either a predicate {col, op,
-// value?, case_insensitive?} or an OR group {any: [...]} (then col, op and
-// value must be omitted). OR groups nest one level: their members are plain
+// value?, case_insensitive?}, an OR group {any: [...]} (then col, op and
+// value must be omitted) or a boolean expression {expr: "..."}. OR groups nest one level: their members are plain
 // predicates (FilterCond).
 type FilterSpec struct {
 	// Col is the column name (required unless Any is given).
@@ -65,6 +65,11 @@ type FilterSpec struct {
 	CaseInsensitive bool `json:"case_insensitive,omitempty" jsonschema:"String ops only (eq, neq, in, not_in, contains, starts_with, ends_with, regex): ignore case (Unicode simple folding)."`
 	// Any makes this element an OR group of predicates.
 	Any []FilterCond `json:"any,omitempty" jsonschema:"OR group: the row passes when at least one of these filters holds. Omit col/op/value when given."`
+	// Expr makes this element a boolean expression (see ParseExpr): the row
+	// passes when it is true (false and null drop the row). Its schema
+	// description must not contain "=": mcp-go splits descriptions at commas
+	// and rejects an option with one.
+	Expr string `json:"expr,omitempty" jsonschema:"Boolean expression filter instead of col/op/value, e.g. \"lower(city) LIKE 'par%' AND qty * price > 100\": the row passes when it is true (null counts as false)."`
 }
 
 // FilterCond is one member of an OR group: the same fields as FilterSpec
@@ -83,7 +88,7 @@ type FilterCond struct {
 // AggSpec is one aggregate {col, fn, q?, as?}.
 type AggSpec struct {
 	// Col is the input column or an arithmetic expression; "*" only with count.
-	Col string `json:"col" jsonschema:"Input column (or arithmetic expression such as qty * price), or * with count."`
+	Col string `json:"col" jsonschema:"Input column (or an expression such as qty * price or CASE WHEN ok THEN 1 ELSE 0 END), or * with count."`
 	// Fn is a registered aggregate function; the tool schemas list the
 	// registry's functions as its enum.
 	Fn AggFn `json:"fn"`

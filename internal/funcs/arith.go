@@ -1,6 +1,9 @@
 package funcs
 
-import "math"
+import (
+	"errors"
+	"math"
+)
 
 // Scalar semantics of expressions, shared by constant folding and the
 // engine's vectorized evaluator so that both always agree.
@@ -90,4 +93,37 @@ func RoundInt(x, digits int64) (int64, bool) {
 		}
 	}
 	return MulInt(q, p)
+}
+
+// ErrOverflow is the error of an integer result outside the int64 range.
+var ErrOverflow = errors.New("integer overflow")
+
+// FloorDivInt is a/b rounded toward negative infinity (b != 0; the caller
+// handles MinInt64 / -1).
+func FloorDivInt(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// ModInt is a % b with the sign of a (truncated division, as in C, Go,
+// PostgreSQL and DuckDB); null is true when b == 0.
+func ModInt(a, b int64) (r int64, null bool) {
+	if b == 0 {
+		return 0, true
+	}
+	if b == -1 {
+		return 0, false
+	}
+	return a % b, false
+}
+
+// ModFloat is math.Mod (the sign of a); null is true when b == 0.
+func ModFloat(a, b float64) (r float64, null bool) {
+	if b == 0 {
+		return 0, true
+	}
+	return math.Mod(a, b), false
 }

@@ -23,10 +23,20 @@
 //
 // # Kernels
 //
-// Scalar functions carry their kernels directly (ScalarDecl.Int and
-// ScalarDecl.Float work on whole int64/float64 slices); constant folding in
-// the planner and the engine's vectorized evaluator both call them, so the
-// two cannot disagree.
+// Scalar functions carry their kernels directly, in one of two forms. The
+// numeric form (ScalarDecl.Int and ScalarDecl.Float) works on whole
+// int64/float64 slices: the engine's fast path for abs, round, sqrt, ... The
+// general form declares argument classes (Arg: implicit casts such as
+// int → float and date → timestamp, a common type for comparisons and
+// conditionals, literal-only patterns and units), a result type and null
+// semantics, and a Prepare that builds a vectorized Kernel over Arrow
+// arrays once per query (compiling a pattern, parsing a unit) with the
+// allocator passed in. Operators (=, AND, LIKE, IN, CASE, ||, ...) are
+// general-form declarations too (Operator: true), and so are casts
+// (CastKernel). Constant folding in the planner (Eval on one-row arrays)
+// and the engine's vectorized evaluator both call the same kernels, so the
+// two cannot disagree. Expression value types and the common type of mixed
+// arguments are ExprType and CommonType.
 //
 // Aggregates carry an optional AggKernel: a constructor of per-group state
 // (AggState) that depends only on Arrow. The built-in aggregates leave it nil:

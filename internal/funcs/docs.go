@@ -20,12 +20,13 @@ type DocSection struct {
 	Name, Text string
 }
 
-// DocSections returns the generated tables: "filter-ops", "aggregates" and
-// "functions".
+// DocSections returns the generated tables: "filter-ops", "aggregates",
+// "operators" and "functions".
 func DocSections() []DocSection {
 	return []DocSection{
 		{"filter-ops", opTable()},
 		{"aggregates", aggTable()},
+		{"operators", operatorTable()},
 		{"functions", scalarTable()},
 	}
 }
@@ -80,17 +81,63 @@ func scalarTable() string {
 	var b strings.Builder
 	b.WriteString("| function | arguments | result | semantics |\n| --- | --- | --- | --- |\n")
 	for _, d := range Scalars() {
-		args := "x: number"
+		if d.Operator {
+			continue
+		}
+		args, res, doc := "x: number", "type of x (int64 or float64)", d.Doc
 		if d.Digits {
 			args += fmt.Sprintf("; digits: integer literal in [-%d, %d]", MaxDigits, MaxDigits)
 		}
-		res := "type of x (int64 or float64)"
 		if d.FloatResult {
 			res = "float64"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Signature, args, res, d.Doc)
+		if d.General() {
+			args, res, doc = d.argsDoc(), d.ResultDoc, d.Doc+"; null: "+d.nullsDoc()
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", cell(d.Signature), args, res, cell(doc))
 	}
 	return b.String()
+}
+
+func operatorTable() string {
+	var b strings.Builder
+	b.WriteString("| syntax | operands | result | semantics | null |\n| --- | --- | --- | --- | --- |\n")
+	for _, d := range Scalars() {
+		if d.Operator {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", cell(d.Signature), d.argsDoc(), d.ResultDoc, cell(d.Doc), d.nullsDoc())
+		}
+	}
+	return b.String()
+}
+
+// argsDoc lists the distinct argument classes of a general function.
+func (d *ScalarDecl) argsDoc() string {
+	n := d.MaxArgs
+	if n < 0 {
+		n = d.MinArgs + 1
+	}
+	var parts []string
+	seen := map[Arg]bool{}
+	for i := range max(n, 1) {
+		if a := d.Param(i, n); !seen[a] {
+			seen[a] = true
+			parts = append(parts, a.Doc())
+		}
+	}
+	if d.MaxArgs == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cell escapes the pipes of a table cell (also inside code spans).
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func (d *ScalarDecl) nullsDoc() string {
+	if d.Nulls == "" {
+		return "a null argument gives null"
+	}
+	return d.Nulls
 }
 
 // thousands formats n with comma separators: 1000 -> "1,000".

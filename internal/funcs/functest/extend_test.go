@@ -241,7 +241,7 @@ func TestRegisteredFunctionsEndToEnd(t *testing.T) {
 	for _, tc := range []struct{ tool, args, code, text string }{
 		{"aggregate", `{"dataset": "t", "group_by": [], "aggs": [{"col": "s", "fn": "sum_sq"}]}`, "invalid_aggregate", "sum_sq is not supported on values of type string"},
 		{"query_data", `{"dataset": "t", "columns": ["cube(x, 2)"]}`, "invalid_argument", "cube takes 1 argument(s), got 2"},
-		{"query_data", `{"dataset": "t", "columns": ["cube(s)"]}`, "invalid_argument", "arithmetic needs numeric columns"},
+		{"query_data", `{"dataset": "t", "columns": ["cube(s)"]}`, "invalid_argument", "cube needs numbers, got string"},
 		{"query_data", `{"dataset": "t", "columns": ["x"], "filters": [{"col": "x", "op": "cube", "value": 1}]}`, "invalid_filter", ""},
 		{"aggregate", `{"dataset": "t", "group_by": [], "aggs": [{"col": "x", "fn": "sum_sqr"}]}`, "invalid_aggregate", ""},
 	} {
