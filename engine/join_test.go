@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -169,15 +170,17 @@ func refJoin(c joinCase, typ planner.JoinType) [][]any {
 }
 
 func sortRows(rows [][]any) [][]any {
-	slices.SortFunc(rows, func(a, b []any) int {
-		sa, sb := fmt.Sprint(a...), fmt.Sprint(b...)
-		switch {
-		case sa < sb:
-			return -1
-		case sa > sb:
-			return 1
+	keys := make(map[*any]string, len(rows))
+	for _, r := range rows {
+		if len(r) > 0 {
+			keys[&r[0]] = fmt.Sprint(r...)
 		}
-		return 0
+	}
+	slices.SortFunc(rows, func(a, b []any) int {
+		if len(a) == 0 || len(b) == 0 {
+			return len(a) - len(b)
+		}
+		return strings.Compare(keys[&a[0]], keys[&b[0]])
 	})
 	return rows
 }
@@ -198,7 +201,7 @@ func planJoin(t testing.TB, spec planner.Spec, left, right *arrow.Schema, lrows,
 	return plan
 }
 
-func runJoinCase(t *testing.T, r *rand.Rand, iter int, spill bool) {
+func runJoinCase(t *testing.T, r *rand.Rand, iter int, spill bool, dir string) {
 	c := randJoinCase(r, 60)
 	if spill {
 		c = randJoinCase(r, 1200)
@@ -219,7 +222,7 @@ func runJoinCase(t *testing.T, r *rand.Rand, iter int, spill bool) {
 	defer rs.release()
 	spec := planner.Spec{Join: []planner.JoinSpec{{Dataset: "r", As: "r", On: on, Type: typ}}}
 	plan := planJoin(t, spec, ls.schema, rs.schema, int64(len(c.left[0].vals)), int64(len(c.right[0].vals)))
-	opts := Options{Alloc: mem, BatchSize: 1 + r.IntN(50), Sources: map[string]catalog.Source{"r": rs}, joinBuild: r.IntN(3), SpillDir: t.TempDir()}
+	opts := Options{Alloc: mem, BatchSize: 1 + r.IntN(50), Sources: map[string]catalog.Source{"r": rs}, joinBuild: r.IntN(3), SpillDir: dir}
 	if spill {
 		opts.BatchSize = 256
 		opts.MemoryLimit = 64 << 10
@@ -239,16 +242,18 @@ func head(rows [][]any) [][]any { return rows[:min(len(rows), 20)] }
 
 func TestJoinDiff(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
+	dir := t.TempDir()
 	for iter := range 400 {
-		runJoinCase(t, r, iter, false)
+		runJoinCase(t, r, iter, false, dir)
 	}
 }
 
 func TestJoinSpillDiff(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
+	dir := t.TempDir()
 	before := graceSpills.Load()
 	for iter := range 8 {
-		runJoinCase(t, r, iter, true)
+		runJoinCase(t, r, iter, true, dir)
 	}
 	if graceSpills.Load()-before < 4 {
 		t.Fatalf("only %d of 8 joins spilled", graceSpills.Load()-before)
