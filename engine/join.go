@@ -646,6 +646,9 @@ func (j *joinOp) emit(pb arrow.RecordBatch) (err error) {
 		return nil
 	}
 	defer catchBudget(&err)
+	if pb != j.nullP && j.identity(pb) {
+		return j.emitIdentity(pb)
+	}
 	pRefs := make([]rowRef, len(j.pRows))
 	bRefs := make([]rowRef, len(j.bRows))
 	for i, r := range j.pRows {
@@ -670,6 +673,64 @@ func (j *joinOp) emit(pb arrow.RecordBatch) (err error) {
 		return err
 	}
 	j.pending = append(j.pending, b...)
+	return nil
+}
+
+// identity reports whether the collected pairs pair every row of pb, in
+// order, with one build row (the common many-to-one join): the probe
+// columns are then pb's own.
+func (j *joinOp) identity(pb arrow.RecordBatch) bool {
+	if len(j.pRows) != int(pb.NumRows()) || !j.p.keepsRight && j.p.buildLeft {
+		return false
+	}
+	for i, r := range j.pRows {
+		if int(r) != i {
+			return false
+		}
+	}
+	return true
+}
+
+// emitIdentity emits the pairs of an identity batch (see identity),
+// gathering only the build side.
+func (j *joinOp) emitIdentity(pb arrow.RecordBatch) error {
+	bRefs := make([]rowRef, len(j.bRows))
+	for i, r := range j.bRows {
+		if r < 0 {
+			bRefs[i] = j.build.null
+		} else {
+			bRefs[i] = j.build.refs[r]
+		}
+	}
+	j.pRows, j.bRows = j.pRows[:0], j.bRows[:0]
+	for off := 0; off < len(bRefs); {
+		var bb arrow.RecordBatch
+		k := len(bRefs) - off
+		if j.p.keepsRight || j.p.buildLeft {
+			var err error
+			if bb, err = j.build.gather.gather(j.ex.alloc, j.ex.soft, bRefs[off:]); err != nil {
+				return err
+			}
+			k = int(bb.NumRows())
+		}
+		pp := pb.NewSlice(int64(off), int64(off+k))
+		left, right := pp, bb
+		if j.p.buildLeft {
+			left, right = bb, pp
+		}
+		cols := append([]arrow.Array(nil), left.Columns()...)
+		if j.p.keepsRight {
+			for _, c := range j.p.rightKeep {
+				cols = append(cols, right.Column(c))
+			}
+		}
+		j.pending = append(j.pending, array.NewRecordBatch(j.p.out, cols, int64(k)))
+		pp.Release()
+		if bb != nil {
+			bb.Release()
+		}
+		off += k
+	}
 	return nil
 }
 
