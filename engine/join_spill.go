@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/internal/qerr"
 )
@@ -87,6 +90,8 @@ func newGraceJoin(j *joinOp) (g *graceJoin, err error) {
 	if err := bw.drain(j.buildIn); err != nil {
 		return g, err
 	}
+	j.buildIn.close() // the source's memory goes before the partitions are joined
+	j.buildIn = nil
 	if g.build, err = bw.finish(); err != nil {
 		return g, err
 	}
@@ -95,6 +100,8 @@ func newGraceJoin(j *joinOp) (g *graceJoin, err error) {
 	if err := pw.drain(j.probeIn); err != nil {
 		return g, err
 	}
+	j.probeIn.close()
+	j.probeIn = nil
 	if g.probe, err = pw.finish(); err != nil {
 		return g, err
 	}
@@ -237,7 +244,12 @@ func (w *partWriters) writePart(p int, b arrow.RecordBatch, refs []rowRef) error
 		}
 	}
 	defer part.Release()
-	if err := w.ws[p].Write(part); err != nil {
+	small, err := shrinkDicts(w.ex.soft, part)
+	if err != nil {
+		return err
+	}
+	defer small.Release()
+	if err := w.ws[p].Write(small); err != nil {
 		return qerr.Internal(err, "join: writing a spill file: %v", err)
 	}
 	return nil
@@ -328,4 +340,50 @@ func (s *spillOp) close() {
 		s.f.Close()
 		s.f = nil
 	}
+}
+
+// shrinkDicts returns b (retained) with every dictionary-encoded column
+// whose dictionary holds more entries than b has rows re-encoded with a
+// dictionary of just its values: a partition file (and the memory of the
+// partition join reading it back) then holds the dictionary entries its
+// rows use, not the whole source dictionary with every batch.
+func shrinkDicts(mem memory.Allocator, b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	var cols []arrow.Array
+	for i, c := range b.Columns() {
+		dt, ok := c.DataType().(*arrow.DictionaryType)
+		if !ok || !isDictStr(dt) || dictValues(c).Len() <= c.Len() {
+			continue
+		}
+		if cols == nil {
+			cols = slices.Clone(b.Columns())
+			for _, x := range cols {
+				x.Retain()
+			}
+		}
+		plain, err := decodeDict(mem, c, dt.ValueType)
+		if err == nil {
+			var enc arrow.Array
+			enc, err = encodeDict(mem, plain, dt)
+			plain.Release()
+			if err == nil {
+				cols[i].Release()
+				cols[i] = enc
+			}
+		}
+		if err != nil {
+			for _, x := range cols {
+				x.Release()
+			}
+			return nil, err
+		}
+	}
+	if cols == nil {
+		b.Retain()
+		return b, nil
+	}
+	out := array.NewRecordBatch(b.Schema(), cols, b.NumRows())
+	for _, x := range cols {
+		x.Release()
+	}
+	return out, nil
 }
