@@ -41,7 +41,7 @@ func int64Source(n int, names []string, vals func(c, i int) int64) *memSource {
 	return &memSource{schema: schema, batches: []arrow.RecordBatch{rec}, noCopy: true}
 }
 
-func benchJoin(b *testing.B, n, m int) {
+func benchJoin(b *testing.B, n, m int, limit int64) {
 	probe := int64Source(n, []string{"k", "v"}, func(c, i int) int64 {
 		if c == 0 {
 			return int64((i * 7919) % m)
@@ -63,7 +63,7 @@ func benchJoin(b *testing.B, n, m int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := Execute(context.Background(), plan, probe, Options{Sources: map[string]catalog.Source{"build": build}})
+		r, err := Execute(context.Background(), plan, probe, Options{Sources: map[string]catalog.Source{"build": build}, MemoryLimit: limit, SpillDir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,6 +82,10 @@ func benchJoin(b *testing.B, n, m int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/probe-row")
 }
 
-func BenchmarkJoin10Mx10(b *testing.B)  { benchJoin(b, 10_000_000, 10) }
-func BenchmarkJoin10Mx10k(b *testing.B) { benchJoin(b, 10_000_000, 10_000) }
-func BenchmarkJoin1Mx1M(b *testing.B)   { benchJoin(b, 1_000_000, 1_000_000) }
+func BenchmarkJoin10Mx10(b *testing.B)  { benchJoin(b, 10_000_000, 10, 0) }
+func BenchmarkJoin10Mx10k(b *testing.B) { benchJoin(b, 10_000_000, 10_000, 0) }
+func BenchmarkJoin1Mx1M(b *testing.B)   { benchJoin(b, 1_000_000, 1_000_000, 0) }
+
+// BenchmarkJoin1Mx1MSpill is 1M x 1M with a 16 MiB budget: the build side
+// (about 60 MB with its table) spills to 32 partition pairs.
+func BenchmarkJoin1Mx1MSpill(b *testing.B) { benchJoin(b, 1_000_000, 1_000_000, 16<<20) }
