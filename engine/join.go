@@ -336,7 +336,8 @@ type buildSide struct {
 	refs    []rowRef
 	keys    keyVals // per build row (bits/strs/hash/ok over all rows)
 	head    []int32
-	next    []int32
+	ents    []joinEnt // per row: hash, chain link, and the key of a one-number-key join
+	oneBits bool      // the join has one non-string key (ents hold it)
 	mask    uint64
 	matched []bool
 	gather  *gatherer
@@ -384,7 +385,20 @@ func (bs *buildSide) add(b arrow.RecordBatch, keys []int, scratch *keyVals) {
 // rowBytes is the Go memory one build row costs beyond its Arrow batch.
 func rowBytes(nkeys int) int64 { return int64(8+8+1+4+8+1) + int64(nkeys)*16 }
 
-// index builds the hash table over the rows added so far.
+// joinEnt is one build row in the hash table: everything the probe
+// compares sits in one cache line (its row reference and, with several
+// or string keys, its key values are read only on a hash match).
+type joinEnt struct {
+	h    uint64
+	k    uint64 // the key of a one-number-key join
+	next int32  // the next row (1-based) of the chain, 0 at the end
+}
+
+// joinEntBytes is the memory of one joinEnt (with padding).
+const joinEntBytes = 24
+
+// index builds the hash table over the rows added so far. The per-row
+// hashes move into the entries (keys.hash is dropped).
 func (bs *buildSide) index(needMatched bool) {
 	n := len(bs.refs)
 	size := 1
@@ -392,16 +406,23 @@ func (bs *buildSide) index(needMatched bool) {
 		size <<= 1
 	}
 	bs.head = make([]int32, size)
-	bs.next = make([]int32, n)
+	bs.ents = make([]joinEnt, n)
 	bs.mask = uint64(size - 1)
+	bs.oneBits = len(bs.keys.bits) == 1 && bs.keys.strs[0] == nil && n > 0
 	for r := n - 1; r >= 0; r-- { // chains in input order
+		e := &bs.ents[r]
+		e.h = bs.keys.hash[r]
+		if bs.oneBits {
+			e.k = bs.keys.bits[0][r]
+		}
 		if !bs.keys.ok[r] {
 			continue
 		}
-		h := bs.keys.hash[r] & bs.mask
-		bs.next[r] = bs.head[h]
+		h := e.h & bs.mask
+		e.next = bs.head[h]
 		bs.head[h] = int32(r + 1)
 	}
+	bs.keys.hash = nil
 	if needMatched {
 		bs.matched = make([]bool, n)
 	}
@@ -459,7 +480,7 @@ func (j *joinOp) consumeBuild() (over bool, err error) {
 }
 
 // tableBytes is what indexing the build side will add.
-func (j *joinOp) tableBytes() int64 { return int64(len(j.build.refs)) * 8 * 2 }
+func (j *joinOp) tableBytes() int64 { return int64(len(j.build.refs)) * (8 + joinEntBytes) }
 
 // finishBuild indexes the build side and prepares its gatherer.
 func (j *joinOp) finishBuild() {
@@ -571,10 +592,15 @@ func (j *joinOp) probe(bsz int) {
 			}
 		}
 		h := j.pk.hash[i]
+		var k uint64
+		if bs.oneBits {
+			k = j.pk.bits[0][i]
+		}
 		for j.chain != 0 && len(j.pRows) < bsz {
 			r := j.chain - 1
-			j.chain = bs.next[r]
-			if bs.keys.hash[r] != h || !j.equal(i, int(r)) {
+			e := &bs.ents[r]
+			j.chain = e.next
+			if e.h != h || (bs.oneBits && e.k != k) || (!bs.oneBits && !j.equal(i, int(r))) {
 				continue
 			}
 			j.any = true
