@@ -319,3 +319,41 @@ func TestJoinSpills(t *testing.T) {
 		t.Fatalf("cross join over the budget: %v, want resource_exhausted", err)
 	}
 }
+
+// TestJoinEarlyRelease: a join released mid-stream (in memory and while
+// spilled) frees every byte and removes its spill files.
+func TestJoinEarlyRelease(t *testing.T) {
+	for _, limit := range []int64{0, 256 << 10} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		n := 20000
+		lk, rk, rs := make([]any, n), make([]any, n), make([]any, n)
+		for i := range n {
+			lk[i], rk[i], rs[i] = int64(i%100), int64(i%5000), fmt.Sprintf("s%d", i%300)
+		}
+		ls := newSource(mem, []tcol{{"a", arrow.PrimitiveTypes.Int64, lk}})
+		// a dictionary-encoded payload travels through the spill files
+		rsrc := newSource(mem, []tcol{{"b", arrow.PrimitiveTypes.Int64, rk}, {"s", dictI16, rs}})
+		spec := planner.Spec{Join: []planner.JoinSpec{{Dataset: "r", As: "r", Type: planner.JoinFull, On: []planner.JoinOn{{Left: "a", Right: "b"}}}}}
+		plan := planJoin(t, spec, ls.schema, rsrc.schema, int64(n), int64(n))
+		dir := t.TempDir()
+		spills := graceSpills.Load()
+		rr, err := Execute(context.Background(), plan, ls, Options{Alloc: mem, BatchSize: 512, MemoryLimit: limit,
+			Sources: map[string]catalog.Source{"r": rsrc}, SpillDir: dir, joinBuild: buildRight})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rr.Next() {
+			t.Fatalf("limit %d: no first batch: %v", limit, rr.Err())
+		}
+		if spilled := graceSpills.Load() > spills; spilled != (limit > 0) {
+			t.Errorf("limit %d: spilled %v", limit, spilled)
+		}
+		rr.Release()
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("limit %d: spill files left: %v", limit, ents)
+		}
+		ls.release()
+		rsrc.release()
+		mem.AssertSize(t, 0)
+	}
+}
