@@ -35,6 +35,15 @@ type Options struct {
 	MemoryLimit int64
 	// Profile, when set, collects per-operator statistics (see Profile).
 	Profile *Profile
+	// Sources are the sources of the datasets a plan joins (planner.Join),
+	// by dataset id; the plan's first scan reads the src of Execute.
+	Sources map[string]catalog.Source
+	// SpillDir is where a join whose build side exceeds MemoryLimit writes
+	// its partition files (in a private directory removed when the query
+	// ends); "" means os.TempDir(). Never the data root.
+	SpillDir string
+
+	joinBuild int // tests: force the build side of joins (buildLeft, buildRight)
 }
 
 // op is one running operator (an iterator built from a plan node).
@@ -57,6 +66,10 @@ type exec struct {
 	batchSize int
 	trace     *tracer // set when profiling or explaining: build wraps every operator
 	dry       bool    // Explain: build the operators without opening the source
+
+	sources   map[string]catalog.Source // joined datasets (Options.Sources)
+	joinBuild int
+	spillDir  string
 }
 
 // Execute builds a streaming pipeline for the plan and returns a reader over
@@ -118,6 +131,9 @@ func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 		soft:      &softAlloc{b: b, mem: mem},
 		batchSize: bs,
 		trace:     tr,
+		sources:   opts.Sources,
+		joinBuild: opts.joinBuild,
+		spillDir:  opts.SpillDir,
 	}, nil
 }
 
@@ -126,7 +142,7 @@ func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 // It walks the plan generically (planner.Inspect); unknown node types are
 // rejected by build, before the source is opened.
 func checkShape(plan planner.Node) error {
-	scans := 0
+	scans, joins := 0, 0
 	var err error
 	planner.Inspect(plan, func(n planner.Node, _ int) bool {
 		if err != nil {
@@ -149,13 +165,16 @@ func checkShape(plan planner.Node) error {
 		if _, ok := n.(*planner.Scan); ok {
 			scans++
 		}
+		if _, ok := n.(*planner.Join); ok {
+			joins++
+		}
 		return true
 	})
 	if err != nil {
 		return err
 	}
-	if scans != 1 {
-		return qerr.Internal(nil, "execute: plan has %d scans, want exactly 1", scans)
+	if scans != joins+1 {
+		return qerr.Internal(nil, "execute: plan has %d scans, want exactly %d (one plus one per join)", scans, joins+1)
 	}
 	return nil
 }
@@ -250,6 +269,8 @@ func (ex *exec) buildNode(n planner.Node) (op, error) {
 			return nil, err
 		}
 		return c, nil
+	case *planner.Join:
+		return ex.buildJoin(n)
 	case *planner.Sort:
 		return ex.buildSort(n, -1)
 	case *planner.Limit:

@@ -25,6 +25,9 @@ type Input struct {
 	// RowCount and RowCountExact come from the catalog and feed estimates.
 	RowCount      int64
 	RowCountExact bool
+	// Joins are the datasets of Spec.Join, one per element in order (their
+	// own Joins are ignored).
+	Joins []Input
 }
 
 // UnsupportedMetaKey is the Arrow field metadata key that marks a column
@@ -57,6 +60,13 @@ func Build(spec Spec, in Input) (Node, error) {
 		return nil, err
 	}
 	var node Node = &Scan{Dataset: in.Dataset, Out: in.Schema, RowCount: in.RowCount, RowCountExact: in.RowCountExact}
+	if len(spec.Join) > 0 || len(in.Joins) > 0 {
+		var err error
+		if node, err = b.joins(node, spec.Join, in.Joins); err != nil {
+			return nil, err
+		}
+		b.in.Schema = node.Schema() // filters see the joined columns
+	}
 
 	preds := make([]Predicate, 0, len(spec.Filters))
 	for i, f := range spec.Filters {

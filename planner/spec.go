@@ -44,6 +44,9 @@ type Spec struct {
 	// (or, without OrderBy, by the first aggregate descending); Offset and
 	// Limit then apply within them.
 	TopN *int64 `json:"top_n,omitempty" jsonschema:"Aggregate queries only: keep the top N groups ranked by order_by (without order_by: by the first aggregate, descending). offset/limit apply within them."`
+	// Join joins other datasets to the query's dataset before everything
+	// else (filters, aggregates, ...); see JoinSpec and docs/QUERY.md.
+	Join []JoinSpec `json:"join,omitempty" jsonschema:"Datasets to join before filtering and aggregating, in order: [{dataset, on: [{left, right}], type?, columns?, as?}]. Their columns are named alias.col (alias: the last path element of the dataset id, or as)."`
 }
 
 // FilterSpec is one element of Spec.Filters: either a predicate {col, op,

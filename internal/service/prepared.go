@@ -27,6 +27,10 @@ type preparedQuery struct {
 	src  catalog.Source // what the plan's scan reads
 	plan planner.Node
 	rows int64 // rows of the input (row_count; for progress and sampling)
+	// joins are the inputs of the datasets spec.Join joins, sources
+	// their sources by dataset id (see joinInputs).
+	joins   []planner.Input
+	sources map[string]catalog.Source
 }
 
 // prepare plans spec over dataset d, read through the column cache (and
@@ -42,6 +46,11 @@ func (s *Service) prepare(ctx context.Context, d *catalog.Dataset, spec planner.
 // filters go into sources that take them (pushdown, may be nil), zone
 // filters to sources that skip batches with them.
 func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec) (*preparedQuery, error) {
+	joins, sources, err := s.joinInputs(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	in.Joins = joins
 	plan, err := planner.Build(spec, in)
 	if err != nil {
 		return nil, err
@@ -54,7 +63,7 @@ func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.S
 	if err := ctx.Err(); err != nil { // planning used up the request's time
 		return nil, qerr.As(err)
 	}
-	return &preparedQuery{s: s, spec: spec, src: src, plan: plan, rows: in.RowCount}, nil
+	return &preparedQuery{s: s, spec: spec, src: src, plan: plan, rows: in.RowCount, joins: joins, sources: sources}, nil
 }
 
 // source is what one run reads: the prepared source, cut to its first
@@ -91,7 +100,8 @@ func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.P
 }
 
 func (q *preparedQuery) engineOptions(prof *engine.Profile) engine.Options {
-	return engine.Options{Alloc: q.s.cfg.Alloc, MemoryLimit: q.s.cfg.QueryMemory, Profile: prof}
+	return engine.Options{Alloc: q.s.cfg.Alloc, MemoryLimit: q.s.cfg.QueryMemory, Profile: prof,
+		Sources: q.sources, SpillDir: q.s.cfg.Artifacts.Dir()}
 }
 
 // run executes the query (over the first sample rows when sample > 0) and
@@ -150,6 +160,9 @@ func (q *preparedQuery) cached() bool {
 // estimate runs the query (over its first sample rows when sample > 0)
 // and extrapolates the result size to the whole dataset.
 func (q *preparedQuery) estimate(ctx context.Context, sample int64) (*estimation, error) {
+	if est, ok, err := q.crossEstimate(ctx); ok || err != nil {
+		return est, err
+	}
 	t, err := q.run(ctx, sample)
 	if err != nil {
 		return nil, err

@@ -409,6 +409,10 @@ func (s *Service) estimateOn(ctx context.Context, d *catalog.Dataset, spec plann
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"estimate extrapolated from the first %d of %d rows; the real count may differ", sample, d.RowCount))
 	}
+	if est.kind == estimateFormula {
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"a cross join: about %d rows, the product of the joined datasets' row counts (not run)", est.rows))
+	}
 	if out.Preview, err = materialize.Preview(est.table, 5); err != nil {
 		return nil, err
 	}
@@ -508,7 +512,7 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 	}
 	q := QueryRequest{
 		EstimateRequest: EstimateRequest{Dataset: req.Dataset, Spec: planner.Spec{
-			GroupBy: req.GroupBy, Aggs: req.Aggs, Filters: req.Filters, TopN: req.TopN, OrderBy: req.OrderBy, Having: req.Having,
+			GroupBy: req.GroupBy, Aggs: req.Aggs, Filters: req.Filters, TopN: req.TopN, OrderBy: req.OrderBy, Having: req.Having, Join: req.Join,
 		}},
 		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain,
 	}

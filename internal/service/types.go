@@ -155,8 +155,8 @@ type EstimateResponse struct {
 	RowEstimate int64 `json:"row_estimate"`
 	// ByteEstimate is the estimated size of the whole result as inline JSON.
 	ByteEstimate int64 `json:"byte_estimate" jsonschema:"Estimated bytes of the whole result as inline JSON."`
-	// EstimateKind is exact or sampled.
-	EstimateKind string `json:"estimate_kind" jsonschema:"exact (the query was run) or sampled (extrapolated from the first rows of the file)."`
+	// EstimateKind is exact, sampled or formula.
+	EstimateKind string `json:"estimate_kind" jsonschema:"exact (the query was run), sampled (extrapolated from the first rows of the file) or formula (a cross join: the product of the catalog row counts)."`
 	// Preview holds up to 5 result rows.
 	Preview json.RawMessage `json:"preview" jsonschema:"Up to 5 result rows."`
 	// Warnings are caveats (sampled, over the caps, empty result).
@@ -221,8 +221,8 @@ type ConfirmEstimate struct {
 	RowEstimate int64 `json:"row_estimate"`
 	// ByteEstimate is the estimated size of the result as inline JSON.
 	ByteEstimate int64 `json:"byte_estimate"`
-	// EstimateKind is exact or sampled.
-	EstimateKind string `json:"estimate_kind" jsonschema:"exact or sampled (extrapolated from the first rows)."`
+	// EstimateKind is exact, sampled or formula.
+	EstimateKind string `json:"estimate_kind" jsonschema:"exact, sampled (extrapolated from the first rows) or formula (a cross join: the product of the catalog row counts)."`
 	// ConfirmRows is the row threshold above which the server asks.
 	ConfirmRows int64 `json:"confirm_rows"`
 	// ConfirmBytes is the byte threshold above which the server asks.
@@ -254,6 +254,8 @@ type AggregateRequest struct {
 	Having []planner.FilterSpec `json:"having,omitempty" jsonschema:"Filters on the groups, applied after aggregation and before order_by/top_n: the language of filters, on group keys and aggregate output names, e.g. [{\"col\": \"count_all\", \"op\": \"gt\", \"value\": 100}]."`
 	// TopN keeps the N best groups by OrderBy (default: first aggregate, descending).
 	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep only the top N groups, ranked by order_by (default: the first aggregate, descending)."`
+	// Join joins other datasets first, as in query_data.
+	Join []planner.JoinSpec `json:"join,omitempty" jsonschema:"Datasets to join before filtering and grouping, as in query_data: [{dataset, on: [{left, right}], type?, columns?, as?}]; group by and aggregate their columns as alias.col."`
 	// OrderBy sorts the groups; may name group keys and aggregate outputs.
 	OrderBy []planner.OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys: group_by columns or aggregate output names (fn_col, count_all, or as)."`
 	// OutputFormat, MaxRows, MaxBytes and Confirm are as in query_data.

@@ -1,0 +1,837 @@
+package engine
+
+import (
+	"hash/maphash"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// Hash join (planner.Join). One input, the build side, is read whole into
+// memory and indexed by a hash table over its key columns; the other, the
+// probe side, streams through it batch by batch. The build side is the
+// input with the smaller estimated row count (catalog row counts), so the
+// table usually holds the small dimension table. Join semantics follow
+// SQL: a row with a null key never matches (it still appears, null-filled,
+// in outer joins, and in anti joins); integer keys of different widths
+// compare by value, float keys as float64 (NaN equals NaN, -0 equals 0),
+// string keys by value whatever their encoding (plain, large or
+// dictionary-encoded with different dictionaries on the two sides).
+//
+// The build side's batches, hash table and key values are charged to the
+// query's memory budget. When they do not fit, the join partitions both
+// inputs to disk by key hash and joins partition by partition (Grace hash
+// join, see join_spill.go).
+
+// Build side choice (Options.joinBuild, for tests).
+const (
+	buildAuto = iota
+	buildLeft
+	buildRight
+)
+
+// joinSeed seeds the string key hash (one per process; spill partitioning
+// and the in-memory table hash the same way).
+var joinSeed = maphash.MakeSeed()
+
+// estRows estimates the rows a plan subtree produces, for the build side
+// choice: a scan's catalog row count; a join's larger input (joins on a
+// key of a dimension table keep the fact table's size); other nodes their
+// first input's.
+func estRows(n planner.Node) int64 {
+	switch n := n.(type) {
+	case *planner.Scan:
+		return n.RowCount
+	case *planner.Join:
+		return max(estRows(n.Left), estRows(n.Right))
+	}
+	if c := n.Children(); len(c) > 0 {
+		return estRows(c[0])
+	}
+	return 0
+}
+
+// joinPlan is what a join operator needs from the plan node, resolved once.
+type joinPlan struct {
+	typ        planner.JoinType
+	buildLeft  bool
+	left       *arrow.Schema
+	right      *arrow.Schema
+	out        *arrow.Schema
+	leftKeys   []int
+	rightKeys  []int
+	rightKeep  []int // right input columns in the output, in order
+	keepsRight bool
+}
+
+func (p *joinPlan) probeKeys() []int {
+	if p.buildLeft {
+		return p.rightKeys
+	}
+	return p.leftKeys
+}
+
+func (p *joinPlan) buildKeys() []int {
+	if p.buildLeft {
+		return p.leftKeys
+	}
+	return p.rightKeys
+}
+
+// probeUnmatched: unmatched probe rows are emitted (null-filled build side).
+func (p *joinPlan) probeUnmatched() bool {
+	if p.buildLeft {
+		return p.typ == planner.JoinRight || p.typ == planner.JoinFull
+	}
+	return p.typ == planner.JoinLeft || p.typ == planner.JoinFull
+}
+
+// buildUnmatched: unmatched build rows are emitted at the end.
+func (p *joinPlan) buildUnmatched() bool {
+	if p.buildLeft {
+		return p.typ == planner.JoinLeft || p.typ == planner.JoinFull || p.typ == planner.JoinAnti
+	}
+	return p.typ == planner.JoinRight || p.typ == planner.JoinFull
+}
+
+// semiAnti: a semi or anti join (left columns only).
+func (p *joinPlan) semiAnti() bool { return p.typ == planner.JoinSemi || p.typ == planner.JoinAnti }
+
+// markOnly: the probe only marks build rows (semi/anti with the left side built).
+func (p *joinPlan) markOnly() bool { return p.buildLeft && p.semiAnti() }
+
+func newJoinPlan(n *planner.Join, side int) (*joinPlan, error) {
+	p := &joinPlan{typ: n.Type, left: n.Left.Schema(), right: n.Right.Schema(), out: n.Schema(),
+		leftKeys: n.LeftIdx, rightKeys: n.RightIdx, keepsRight: n.Type.KeepsRight()}
+	if !slicesContainsType(planner.JoinTypes, n.Type) {
+		return nil, qerr.Internal(nil, "join: unknown type %q", n.Type)
+	}
+	if len(p.leftKeys) != len(p.rightKeys) || len(p.leftKeys) != len(n.LeftKeys) || (len(p.leftKeys) == 0) != (n.Type == planner.JoinCross) {
+		return nil, qerr.Internal(nil, "join: %d left and %d right keys for a %s join", len(p.leftKeys), len(p.rightKeys), n.Type)
+	}
+	for k := range p.leftKeys {
+		li, ri := p.leftKeys[k], p.rightKeys[k]
+		if li < 0 || li >= p.left.NumFields() || ri < 0 || ri >= p.right.NumFields() {
+			return nil, qerr.Internal(nil, "join: key index out of range")
+		}
+		lt, rt := p.left.Field(li).Type, p.right.Field(ri).Type
+		if !planner.JoinComparable(lt, rt) || !joinKeySupported(lt) || !joinKeySupported(rt) {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "join: cannot compare keys of types %s and %s", lt, rt)
+		}
+	}
+	if p.keepsRight {
+		for i, f := range p.right.Fields() {
+			for _, c := range n.RightCols {
+				if c == f.Name {
+					p.rightKeep = append(p.rightKeep, i)
+					break
+				}
+			}
+		}
+	}
+	if want := p.left.NumFields() + len(p.rightKeep); p.out.NumFields() != want {
+		return nil, qerr.Internal(nil, "join: output schema has %d columns, want %d", p.out.NumFields(), want)
+	}
+	switch side {
+	case buildLeft:
+		p.buildLeft = true
+	case buildRight:
+	default:
+		p.buildLeft = estRows(n.Left) < estRows(n.Right)
+	}
+	return p, nil
+}
+
+func slicesContainsType(ts []planner.JoinType, t planner.JoinType) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+func joinKeySupported(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP:
+		return true
+	}
+	return isStringLike(dt)
+}
+
+// buildJoin builds a join operator: the left input with ex, the right one
+// (a joined dataset) with its own source.
+func (ex *exec) buildJoin(n *planner.Join) (op, error) {
+	p, err := newJoinPlan(n, ex.joinBuild)
+	if err != nil {
+		return nil, err
+	}
+	rs := planner.ScanOf(n.Right)
+	if rs == nil {
+		return nil, qerr.Internal(nil, "join: the right input has no scan")
+	}
+	src, ok := ex.sources[rs.Dataset]
+	if !ok || src == nil {
+		return nil, qerr.Internal(nil, "execute: no source for joined dataset %s", rs.Dataset)
+	}
+	left, err := ex.build(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	rx := *ex
+	rx.src = src
+	right, err := rx.build(n.Right)
+	if err != nil {
+		left.close()
+		return nil, err
+	}
+	j := &joinOp{ex: ex, p: p, acct: acct{b: ex.budget}}
+	if p.buildLeft {
+		j.probeIn, j.buildIn = right, left
+	} else {
+		j.probeIn, j.buildIn = left, right
+	}
+	return j, nil
+}
+
+// keyVals holds one batch's (or the build side's) key values in
+// comparable form: per key column either normalized 64-bit values or
+// strings (views into Arrow memory that stays alive while they are used).
+type keyVals struct {
+	bits [][]uint64
+	strs [][]string
+	hash []uint64
+	ok   []bool // every key is non-null
+	cbuf []int32
+}
+
+// load computes the keys of cols[keys] for one batch (n rows), reusing buffers.
+func (kv *keyVals) load(cols []arrow.Array, keys []int, n int) {
+	if len(kv.bits) != len(keys) {
+		kv.bits, kv.strs = make([][]uint64, len(keys)), make([][]string, len(keys))
+	}
+	kv.hash = resize(kv.hash, n)
+	kv.ok = resize(kv.ok, n)
+	for i := range kv.ok {
+		kv.ok[i] = true
+	}
+	clear(kv.hash)
+	for k, c := range keys {
+		arr := cols[c]
+		andValid(arr, kv.ok)
+		if isStringLike(arr.DataType()) {
+			kv.strs[k] = strViewsAny(arr, kv.strs[k], &kv.cbuf)
+			for i, s := range kv.strs[k] {
+				kv.hash[i] = combineHash(kv.hash[i], maphash.String(joinSeed, s))
+			}
+			continue
+		}
+		kv.bits[k] = keyBits(arr, resize(kv.bits[k], n))
+		for i, b := range kv.bits[k] {
+			kv.hash[i] = combineHash(kv.hash[i], mix64(b))
+		}
+	}
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func combineHash(h, k uint64) uint64 {
+	return mix64(h ^ (k + 0x9e3779b97f4a7c15 + h<<6 + h>>2))
+}
+
+// keyBits returns a non-string key column's values normalized so that
+// equal keys have equal bits: integers as int64 (uint64 as is), floats as
+// float64 (-0 as 0, one NaN), booleans as 0/1, dates and timestamps as
+// their integer values. Null slots hold arbitrary values.
+func keyBits(arr arrow.Array, out []uint64) []uint64 {
+	switch arr.DataType().ID() {
+	case arrow.INT8:
+		sext(values[int8](arr), out)
+	case arrow.INT16:
+		sext(values[int16](arr), out)
+	case arrow.INT32, arrow.DATE32:
+		sext(values[int32](arr), out)
+	case arrow.INT64, arrow.DATE64, arrow.TIMESTAMP:
+		sext(values[int64](arr), out)
+	case arrow.UINT8:
+		sext(values[uint8](arr), out)
+	case arrow.UINT16:
+		sext(values[uint16](arr), out)
+	case arrow.UINT32:
+		sext(values[uint32](arr), out)
+	case arrow.UINT64:
+		sext(values[uint64](arr), out)
+	case arrow.FLOAT32:
+		for i, v := range values[float32](arr) {
+			out[i] = floatKey(float64(v))
+		}
+	case arrow.FLOAT64:
+		for i, v := range values[float64](arr) {
+			out[i] = floatKey(v)
+		}
+	case arrow.BOOL:
+		var buf []uint8
+		for i, v := range boolBytes(arr, buf) {
+			out[i] = uint64(v)
+		}
+	}
+	return out
+}
+
+func sext[T integer](vs []T, out []uint64) {
+	for i, v := range vs {
+		out[i] = uint64(int64(v))
+	}
+}
+
+func floatKey(f float64) uint64 {
+	switch {
+	case f == 0:
+		return 0
+	case f != f:
+		return 0x7ff8000000000001
+	}
+	return math.Float64bits(f)
+}
+
+// joinOp is a running hash join.
+type joinOp struct {
+	ex               *exec
+	p                *joinPlan
+	probeIn, buildIn op
+	acct             acct
+
+	built   bool
+	build   buildSide
+	pk      keyVals
+	pb      arrow.RecordBatch // current probe batch
+	pi      int               // next probe row
+	chain   int32             // 1-based build row to compare next, 0: none
+	started bool              // probe row pi's chain has been started
+	any     bool              // probe row pi matched
+	pRows   []int32           // output pairs: probe row (-1: null side)
+	bRows   []int32           // build row (-1: null side)
+	pending []arrow.RecordBatch
+	tail    int // next build row of the unmatched/matched tail
+	done    bool
+	nullP   arrow.RecordBatch // one all-null row of the probe schema
+	spill   *graceJoin        // set when the build side did not fit
+	level   int               // partitioning level (0: the plan's join; n: a partition of level n-1)
+}
+
+// buildSide is an in-memory build side: its batches, hash table and keys.
+type buildSide struct {
+	chunks  []arrow.RecordBatch
+	refs    []rowRef
+	keys    keyVals // per build row (bits/strs/hash/ok over all rows)
+	head    []int32
+	ents    []joinEnt // per row: hash, chain link, and the key of a one-number-key join
+	oneBits bool      // the join has one non-string key (ents hold it)
+	mask    uint64
+	matched []bool
+	gather  *gatherer
+	null    rowRef
+	nullB   arrow.RecordBatch
+}
+
+func (j *joinOp) probeSchema() *arrow.Schema {
+	if j.p.buildLeft {
+		return j.p.right
+	}
+	return j.p.left
+}
+
+func (j *joinOp) buildSchema() *arrow.Schema {
+	if j.p.buildLeft {
+		return j.p.left
+	}
+	return j.p.right
+}
+
+// add appends one build batch (owned) to the build side.
+func (bs *buildSide) add(b arrow.RecordBatch, keys []int, scratch *keyVals) {
+	n := int(b.NumRows())
+	ci := int32(len(bs.chunks))
+	bs.chunks = append(bs.chunks, b)
+	scratch.load(b.Columns(), keys, n)
+	for i := range n {
+		bs.refs = append(bs.refs, rowRef{ci, int32(i)})
+	}
+	if len(bs.keys.bits) != len(keys) {
+		bs.keys.bits, bs.keys.strs = make([][]uint64, len(keys)), make([][]string, len(keys))
+	}
+	for k := range keys {
+		if scratch.strs[k] != nil && isStringLike(b.Column(keys[k]).DataType()) {
+			bs.keys.strs[k] = append(bs.keys.strs[k], scratch.strs[k][:n]...)
+		} else {
+			bs.keys.bits[k] = append(bs.keys.bits[k], scratch.bits[k][:n]...)
+		}
+	}
+	bs.keys.hash = append(bs.keys.hash, scratch.hash[:n]...)
+	bs.keys.ok = append(bs.keys.ok, scratch.ok[:n]...)
+}
+
+// rowBytes is the Go memory one build row costs beyond its Arrow batch.
+func rowBytes(nkeys int) int64 { return int64(8+8+1+4+8+1) + int64(nkeys)*16 }
+
+// joinEnt is one build row in the hash table: everything the probe
+// compares sits in one cache line (its row reference and, with several
+// or string keys, its key values are read only on a hash match).
+type joinEnt struct {
+	h    uint64
+	k    uint64 // the key of a one-number-key join
+	next int32  // the next row (1-based) of the chain, 0 at the end
+}
+
+// joinEntBytes is the memory of one joinEnt (with padding).
+const joinEntBytes = 24
+
+// index builds the hash table over the rows added so far. The per-row
+// hashes move into the entries (keys.hash is dropped).
+func (bs *buildSide) index(needMatched bool) {
+	n := len(bs.refs)
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	bs.head = make([]int32, size)
+	bs.ents = make([]joinEnt, n)
+	bs.mask = uint64(size - 1)
+	bs.oneBits = len(bs.keys.bits) == 1 && bs.keys.strs[0] == nil && n > 0
+	for r := n - 1; r >= 0; r-- { // chains in input order
+		e := &bs.ents[r]
+		e.h = bs.keys.hash[r]
+		if bs.oneBits {
+			e.k = bs.keys.bits[0][r]
+		}
+		if !bs.keys.ok[r] {
+			continue
+		}
+		h := e.h & bs.mask
+		e.next = bs.head[h]
+		bs.head[h] = int32(r + 1)
+	}
+	bs.keys.hash = nil
+	if needMatched {
+		bs.matched = make([]bool, n)
+	}
+}
+
+func (bs *buildSide) release() {
+	for _, c := range bs.chunks {
+		c.Release()
+	}
+	if bs.nullB != nil {
+		bs.nullB.Release()
+	}
+	*bs = buildSide{}
+}
+
+// nullBatch is one row of nulls of schema s.
+func nullBatch(mem memory.Allocator, s *arrow.Schema) arrow.RecordBatch {
+	cols := make([]arrow.Array, s.NumFields())
+	for i, f := range s.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 1)
+	}
+	b := array.NewRecordBatch(s, cols, 1)
+	for _, c := range cols {
+		c.Release()
+	}
+	return b
+}
+
+// consumeBuild reads the whole build input into memory. It reports
+// whether the build side went over the memory budget (the caller then
+// spills); in that case the rows read so far are kept in j.build and the
+// input is not exhausted.
+func (j *joinOp) consumeBuild() (over bool, err error) {
+	defer catchBudget(&err)
+	keys := j.p.buildKeys()
+	var scratch keyVals
+	for {
+		if err := j.ex.ctx.Err(); err != nil {
+			return false, err
+		}
+		b, err := j.buildIn.next()
+		if err != nil {
+			return false, err
+		}
+		if b == nil {
+			return false, nil
+		}
+		j.build.add(b, keys, &scratch)
+		j.acct.charge(int64(b.NumRows()) * rowBytes(len(keys)))
+		// Spill at 3/4 of the budget: the rest is for the probe batches and the output.
+		if l := j.ex.budget.limit; l > 0 && j.ex.budget.live.Load()+j.tableBytes() > l-l/4 {
+			return true, nil
+		}
+	}
+}
+
+// tableBytes is what indexing the build side will add.
+func (j *joinOp) tableBytes() int64 { return int64(len(j.build.refs)) * (8 + joinEntBytes) }
+
+// finishBuild indexes the build side and prepares its gatherer.
+func (j *joinOp) finishBuild() {
+	bs := &j.build
+	j.acct.charge(j.tableBytes())
+	bs.index(j.p.buildUnmatched() || j.p.markOnly())
+	chunks := bs.chunks
+	if j.p.probeUnmatched() {
+		bs.nullB = nullBatch(j.ex.soft, j.buildSchema())
+		chunks = append(chunks[:len(chunks):len(chunks)], bs.nullB)
+		bs.null = rowRef{int32(len(chunks) - 1), 0}
+	}
+	bs.gather = newGatherer(j.buildSchema(), chunks)
+	if j.p.buildUnmatched() || (j.p.markOnly() && j.p.typ == planner.JoinSemi) {
+		j.nullP = nullBatch(j.ex.soft, j.probeSchema())
+	}
+}
+
+func (j *joinOp) next() (out arrow.RecordBatch, err error) {
+	if !j.built {
+		j.built = true
+		over, err := j.consumeBuild()
+		if err != nil {
+			return nil, err
+		}
+		if over {
+			if j.spill, err = newGraceJoin(j); err != nil {
+				return nil, err
+			}
+		} else {
+			j.finishBuild()
+		}
+	}
+	if j.spill != nil {
+		return j.spill.next()
+	}
+	return j.nextInMemory()
+}
+
+// nextInMemory returns the next output batch of the in-memory join.
+func (j *joinOp) nextInMemory() (arrow.RecordBatch, error) {
+	bsz := j.ex.batchSize
+	for len(j.pending) == 0 {
+		if j.done {
+			return nil, nil
+		}
+		if err := j.ex.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if j.pb == nil && !j.probeExhausted() {
+			if len(j.build.refs) == 0 && !j.p.probeUnmatched() && !(j.p.typ == planner.JoinAnti && !j.p.buildLeft) {
+				j.markProbeExhausted() // nothing can match: skip the probe side
+				continue
+			}
+			b, err := j.probeIn.next()
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				j.markProbeExhausted()
+				continue
+			}
+			j.pb, j.pi, j.started = b, 0, false
+			j.pk.load(b.Columns(), j.p.probeKeys(), int(b.NumRows()))
+		}
+		if j.pb != nil {
+			j.probe(bsz)
+			if err := j.emit(j.pb); err != nil {
+				return nil, err
+			}
+			if j.pi >= int(j.pb.NumRows()) {
+				j.pb.Release()
+				j.pb = nil
+			}
+			continue
+		}
+		// The probe side is exhausted: the build-side tail.
+		if !j.tailRows(bsz) {
+			j.done = true
+		}
+		if err := j.emit(j.nullP); err != nil {
+			return nil, err
+		}
+	}
+	b := j.pending[0]
+	j.pending = j.pending[1:]
+	return b, nil
+}
+
+// probeEnd is the probe-row index meaning "exhausted".
+const probeEnd = -1
+
+func (j *joinOp) probeExhausted() bool { return j.pi == probeEnd }
+
+func (j *joinOp) markProbeExhausted() { j.pi = probeEnd }
+
+// probe matches rows of the current probe batch from j.pi on, appending
+// output pairs until about bsz are collected.
+func (j *joinOp) probe(bsz int) {
+	bs := &j.build
+	n := int(j.pb.NumRows())
+	semiAnti, markOnly := j.p.semiAnti(), j.p.markOnly()
+	for j.pi < n && len(j.pRows) < bsz {
+		i := j.pi
+		if !j.started {
+			j.started, j.any, j.chain = true, false, 0
+			if j.pk.ok[i] {
+				j.chain = bs.head[j.pk.hash[i]&bs.mask]
+			}
+		}
+		h := j.pk.hash[i]
+		var k uint64
+		if bs.oneBits {
+			k = j.pk.bits[0][i]
+		}
+		for j.chain != 0 && len(j.pRows) < bsz {
+			r := j.chain - 1
+			e := &bs.ents[r]
+			j.chain = e.next
+			if e.h != h || (bs.oneBits && e.k != k) || (!bs.oneBits && !j.equal(i, int(r))) {
+				continue
+			}
+			j.any = true
+			switch {
+			case markOnly:
+				bs.matched[r] = true
+			case semiAnti:
+				j.chain = 0 // one match decides
+			default:
+				if bs.matched != nil {
+					bs.matched[r] = true
+				}
+				j.pRows, j.bRows = append(j.pRows, int32(i)), append(j.bRows, r)
+			}
+		}
+		if j.chain != 0 {
+			return // output full: resume this row's chain next time
+		}
+		switch {
+		case markOnly:
+		case semiAnti:
+			if j.any == (j.p.typ == planner.JoinSemi) {
+				j.pRows, j.bRows = append(j.pRows, int32(i)), append(j.bRows, -1)
+			}
+		case !j.any && j.p.probeUnmatched():
+			j.pRows, j.bRows = append(j.pRows, int32(i)), append(j.bRows, -1)
+		}
+		j.started = false
+		j.pi++
+	}
+}
+
+// equal compares the keys of probe row i and build row r.
+func (j *joinOp) equal(i, r int) bool {
+	for k := range j.pk.bits {
+		if s := j.pk.strs[k]; s != nil && j.build.keys.strs[k] != nil {
+			if s[i] != j.build.keys.strs[k][r] {
+				return false
+			}
+		} else if j.pk.bits[k][i] != j.build.keys.bits[k][r] {
+			return false
+		}
+	}
+	return true
+}
+
+// tailRows appends the build rows emitted after the probe side ends
+// (unmatched ones for outer and build-left anti joins, matched ones for
+// build-left semi joins), about bsz at a time; false when there are no more.
+func (j *joinOp) tailRows(bsz int) bool {
+	bs := &j.build
+	if bs.matched == nil {
+		return false
+	}
+	want := j.p.markOnly() && j.p.typ == planner.JoinSemi
+	for j.tail < len(bs.refs) && len(j.pRows) < bsz {
+		if bs.matched[j.tail] == want {
+			j.pRows, j.bRows = append(j.pRows, -1), append(j.bRows, int32(j.tail))
+		}
+		j.tail++
+	}
+	return j.tail < len(bs.refs) || len(j.pRows) > 0
+}
+
+// emit gathers the collected pairs into output batches: probe rows of pb
+// (probe row -1: the null row nullP; pb is nullP itself in the tail).
+func (j *joinOp) emit(pb arrow.RecordBatch) (err error) {
+	if len(j.pRows) == 0 {
+		return nil
+	}
+	defer catchBudget(&err)
+	if pb != j.nullP && j.identity(pb) {
+		return j.emitIdentity(pb)
+	}
+	pRefs := make([]rowRef, len(j.pRows))
+	bRefs := make([]rowRef, len(j.bRows))
+	for i, r := range j.pRows {
+		pRefs[i] = rowRef{0, max(r, 0)}
+	}
+	for i, r := range j.bRows {
+		if r < 0 {
+			bRefs[i] = j.build.null
+		} else {
+			bRefs[i] = j.build.refs[r]
+		}
+	}
+	j.pRows, j.bRows = j.pRows[:0], j.bRows[:0]
+	chunks := []arrow.RecordBatch{pb}
+	pg := newGatherer(j.probeSchema(), chunks)
+	lg, rg, lRefs, rRefs := pg, j.build.gather, pRefs, bRefs
+	if j.p.buildLeft {
+		lg, rg, lRefs, rRefs = j.build.gather, pg, bRefs, pRefs
+	}
+	b, err := joinGather(j.ex, j.p, lg, rg, lRefs, rRefs)
+	if err != nil {
+		return err
+	}
+	j.pending = append(j.pending, b...)
+	return nil
+}
+
+// identity reports whether the collected pairs pair every row of pb, in
+// order, with one build row (the common many-to-one join): the probe
+// columns are then pb's own.
+func (j *joinOp) identity(pb arrow.RecordBatch) bool {
+	if len(j.pRows) != int(pb.NumRows()) || !j.p.keepsRight && j.p.buildLeft {
+		return false
+	}
+	for i, r := range j.pRows {
+		if int(r) != i {
+			return false
+		}
+	}
+	return true
+}
+
+// emitIdentity emits the pairs of an identity batch (see identity),
+// gathering only the build side.
+func (j *joinOp) emitIdentity(pb arrow.RecordBatch) error {
+	bRefs := make([]rowRef, len(j.bRows))
+	for i, r := range j.bRows {
+		if r < 0 {
+			bRefs[i] = j.build.null
+		} else {
+			bRefs[i] = j.build.refs[r]
+		}
+	}
+	j.pRows, j.bRows = j.pRows[:0], j.bRows[:0]
+	for off := 0; off < len(bRefs); {
+		var bb arrow.RecordBatch
+		k := len(bRefs) - off
+		if j.p.keepsRight || j.p.buildLeft {
+			var err error
+			if bb, err = j.build.gather.gather(j.ex.alloc, j.ex.soft, bRefs[off:]); err != nil {
+				return err
+			}
+			k = int(bb.NumRows())
+		}
+		pp := pb.NewSlice(int64(off), int64(off+k))
+		left, right := pp, bb
+		if j.p.buildLeft {
+			left, right = bb, pp
+		}
+		cols := append([]arrow.Array(nil), left.Columns()...)
+		if j.p.keepsRight {
+			for _, c := range j.p.rightKeep {
+				cols = append(cols, right.Column(c))
+			}
+		}
+		j.pending = append(j.pending, array.NewRecordBatch(j.p.out, cols, int64(k)))
+		pp.Release()
+		if bb != nil {
+			bb.Release()
+		}
+		off += k
+	}
+	return nil
+}
+
+// joinGather gathers the left rows lRefs and the right rows rRefs (same
+// length; right ignored for semi and anti joins) into output batches.
+func joinGather(ex *exec, p *joinPlan, lg, rg *gatherer, lRefs, rRefs []rowRef) (out []arrow.RecordBatch, err error) {
+	defer func() {
+		if err != nil {
+			for _, b := range out {
+				b.Release()
+			}
+			out = nil
+		}
+	}()
+	for len(lRefs) > 0 {
+		lb, err := lg.gather(ex.alloc, ex.soft, lRefs)
+		if err != nil {
+			return out, err
+		}
+		k := int(lb.NumRows())
+		cols := append([]arrow.Array(nil), lb.Columns()...)
+		var rb arrow.RecordBatch
+		if p.keepsRight {
+			if rb, err = rg.gather(ex.alloc, ex.soft, rRefs[:k]); err != nil {
+				lb.Release()
+				return out, err
+			}
+			if k2 := int(rb.NumRows()); k2 < k {
+				s := lb.NewSlice(0, int64(k2))
+				lb.Release()
+				lb, k = s, k2
+				cols = append(cols[:0], lb.Columns()...)
+			}
+			for _, c := range p.rightKeep {
+				cols = append(cols, rb.Column(c))
+			}
+		}
+		out = append(out, array.NewRecordBatch(p.out, cols, int64(k)))
+		lb.Release()
+		if rb != nil {
+			rb.Release()
+		}
+		lRefs = lRefs[k:]
+		if p.keepsRight {
+			rRefs = rRefs[k:]
+		}
+	}
+	return out, nil
+}
+
+func (j *joinOp) close() {
+	if j.probeIn != nil {
+		j.probeIn.close()
+		j.probeIn = nil
+	}
+	if j.buildIn != nil {
+		j.buildIn.close()
+		j.buildIn = nil
+	}
+	if j.pb != nil {
+		j.pb.Release()
+		j.pb = nil
+	}
+	for _, b := range j.pending {
+		b.Release()
+	}
+	j.pending = nil
+	if j.nullP != nil {
+		j.nullP.Release()
+		j.nullP = nil
+	}
+	if j.spill != nil {
+		j.spill.close()
+		j.spill = nil
+	}
+	j.build.release()
+	j.acct.release()
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// Join benchmarks: `go test -run '^$' -bench Join -benchtime 3x ./engine`
+// (docs/BENCHMARKS.md). The probe side is a table of n rows (key k, value
+// v), the build side a table of m rows (key b, payload p); every probe row
+// matches exactly one build row, so the result has n rows of 4 columns.
+
+// int64Source is a one-batch in-memory source of int64 columns
+// (keys(i) gives column c's value at row i), served zero-copy.
+func int64Source(n int, names []string, vals func(c, i int) int64) *memSource {
+	fields := make([]arrow.Field, len(names))
+	cols := make([]arrow.Array, len(names))
+	for c, name := range names {
+		fields[c] = arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+		vs := make([]int64, n)
+		for i := range vs {
+			vs[i] = vals(c, i)
+		}
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		b.AppendValues(vs, nil)
+		cols[c] = b.NewArray()
+		b.Release()
+	}
+	schema := arrow.NewSchema(fields, nil)
+	rec := array.NewRecordBatch(schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return &memSource{schema: schema, batches: []arrow.RecordBatch{rec}, noCopy: true}
+}
+
+func benchJoin(b *testing.B, n, m int, limit int64) {
+	probe := int64Source(n, []string{"k", "v"}, func(c, i int) int64 {
+		if c == 0 {
+			return int64((i * 7919) % m)
+		}
+		return int64(i)
+	})
+	build := int64Source(m, []string{"b", "p"}, func(c, i int) int64 { return int64(m - 1 - i) })
+	defer probe.release()
+	defer build.release()
+	in := planner.Input{Dataset: "probe", Schema: probe.schema, RowCount: int64(n),
+		Joins: []planner.Input{{Dataset: "build", Schema: build.schema, RowCount: int64(m)}}}
+	plan, err := planner.Build(planner.Spec{Join: []planner.JoinSpec{{Dataset: "build", On: []planner.JoinOn{{Left: "k", Right: "b"}}}}}, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Execute(context.Background(), plan, probe, Options{Sources: map[string]catalog.Source{"build": build}, MemoryLimit: limit, SpillDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows := 0
+		for r.Next() {
+			rows += int(r.RecordBatch().NumRows())
+		}
+		if err := r.Err(); err != nil {
+			b.Fatal(err)
+		}
+		r.Release()
+		if rows != n {
+			b.Fatalf("%d rows, want %d", rows, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/probe-row")
+}
+
+func BenchmarkJoin10Mx10(b *testing.B)  { benchJoin(b, 10_000_000, 10, 0) }
+func BenchmarkJoin10Mx10k(b *testing.B) { benchJoin(b, 10_000_000, 10_000, 0) }
+func BenchmarkJoin1Mx1M(b *testing.B)   { benchJoin(b, 1_000_000, 1_000_000, 0) }
+
+// BenchmarkJoin1Mx1MSpill is 1M x 1M with a 16 MiB budget: the build side
+// (about 60 MB with its table) spills to 32 partition pairs.
+func BenchmarkJoin1Mx1MSpill(b *testing.B) { benchJoin(b, 1_000_000, 1_000_000, 16<<20) }
