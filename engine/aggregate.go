@@ -581,8 +581,8 @@ func (a *aggOp) emit(lo, hi int) (rec arrow.RecordBatch, err error) {
 		}
 	}()
 	if a.table != nil {
-		for _, c := range a.table.cols {
-			cols = append(cols, c.build(a.ex.alloc, lo, hi))
+		for c := range a.table.cols {
+			cols = append(cols, a.table.buildKey(a.ex.alloc, c, lo, hi))
 		}
 	}
 	for _, s := range a.states {
