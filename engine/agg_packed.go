@@ -26,7 +26,7 @@ type packedKeys struct {
 	kw    int    // words per key
 
 	keys  []uint64 // group g's key: keys[g*kw : (g+1)*kw]
-	slots []uint64 // 0: empty; else hash tag<<32 | group id + 1
+	slots []uint64 // 0: empty; else the key's hash<<32 | group id + 1 (place: hash & mask)
 	sbits uint     // log2(len(slots))
 	n     int      // groups
 
@@ -116,7 +116,7 @@ func (p *packedKeys) relayout() {
 	}
 	p.acct.charge(int64(cap(keys)-cap(p.keys)) * 8)
 	p.keys = keys
-	p.rehash(p.sbits)
+	p.rehash(p.sbits, true)
 }
 
 // hashKey hashes one packed key.
@@ -128,23 +128,32 @@ func hashKey(k []uint64) uint64 {
 	return h
 }
 
-// rehash rebuilds the table with 1<<b slots from the stored keys.
-func (p *packedKeys) rehash(b uint) {
-	if b != p.sbits {
-		p.acct.charge(int64(1<<b-len(p.slots)) * 8)
-		p.slots = make([]uint64, 1<<b)
-		p.sbits = b
-	} else {
-		clear(p.slots)
-	}
+// rehash rebuilds the table with 1<<b slots: from the old slots when only
+// the size changes (a slot's hash bits give its new place), from the stored
+// keys after a relayout (fresh says so).
+func (p *packedKeys) rehash(b uint, fresh bool) {
+	old := p.slots
+	p.acct.charge(int64(1<<b-len(p.slots)) * 8)
+	p.slots = make([]uint64, 1<<b)
+	p.sbits = b
 	mask := uint64(len(p.slots) - 1)
-	for g := range p.n {
-		h := hashKey(p.keys[g*p.kw : (g+1)*p.kw])
-		i := h >> (64 - p.sbits)
+	place := func(s uint64) {
+		i := s >> 32 & mask
 		for p.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		p.slots[i] = h<<32 | uint64(g+1)
+		p.slots[i] = s
+	}
+	if !fresh {
+		for _, s := range old {
+			if s != 0 {
+				place(s)
+			}
+		}
+		return
+	}
+	for g := range p.n {
+		place(hashKey(p.keys[g*p.kw:(g+1)*p.kw])<<32 | uint64(g+1))
 	}
 }
 
@@ -196,8 +205,8 @@ func (p *packedKeys) assign(cols []arrow.Array, n int) []int32 {
 // find returns the group of key k (hash h), adding it when new.
 func (p *packedKeys) find(k []uint64, h uint64) int32 {
 	mask := uint64(len(p.slots) - 1)
-	tag := h << 32
-	i := h >> (64 - p.sbits)
+	tag := h << 32 // the hash's low 32 bits, which also give the place
+	i := h & mask
 	kw := p.kw
 	for {
 		s := p.slots[i]
@@ -217,9 +226,9 @@ func (p *packedKeys) find(k []uint64, h uint64) int32 {
 		i = (i + 1) & mask
 	}
 	if 4*(p.n+1) > 3*len(p.slots) {
-		p.rehash(p.sbits + 1)
+		p.rehash(p.sbits+1, false)
 		mask = uint64(len(p.slots) - 1)
-		i = h >> (64 - p.sbits)
+		i = h & mask
 		for p.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
