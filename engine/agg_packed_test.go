@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -184,5 +185,47 @@ func TestPackedLayoutEdges(t *testing.T) {
 	}
 	if p.kw != 2 { // widths 32, 32, 3, 18, 32: first fit gives 32+32 | 3+18+32
 		t.Fatalf("%d words, want 2", p.kw)
+	}
+}
+
+// The aggregate gives the same rows with its states on a worker goroutine
+// as on one goroutine, errors included (a sum overflowing in a late batch).
+func TestAggregatePipelinedSameAsSerial(t *testing.T) {
+	defer func(f func() bool) { pipelined = f }(pipelined)
+	for iter := range uint64(20) {
+		r := rand.New(rand.NewPCG(3, iter))
+		n := 3000 + r.IntN(3000)
+		k, s, v := make([]any, n), make([]any, n), make([]any, n)
+		for i := range n {
+			k[i], s[i], v[i] = int64(r.IntN(50)), diffStrings[r.IntN(len(diffStrings))], int64(r.IntN(1000))
+			if r.IntN(9) == 0 {
+				k[i] = nil
+			}
+		}
+		if iter%4 == 0 {
+			v[n-1] = int64(math.MaxInt64) // overflows the sum of its group
+		}
+		data := []tcol{{"k", tInt64, k}, {"s", tDict, s}, {"v", tInt64, v}}
+		keys := [][]string{nil, {"k"}, {"k", "s"}, {"s", "k", "v"}}[iter%4]
+		plan := aggOf(scanOf(schemaOf(data)), keys, "sum:v", "count:*", "median:v", "count_distinct:s", "min:s")
+		var out [2][][]any
+		var errs [2]error
+		for mode := range 2 {
+			pipelined = func() bool { return mode == 1 }
+			alloc := newAlloc()
+			src := newSource(alloc, data)
+			out[mode], errs[mode] = run(t, plan, src, Options{Alloc: alloc, BatchSize: 256 + r.IntN(1000)})
+			src.release()
+			alloc.AssertSize(t, 0)
+		}
+		if (errs[0] == nil) != (errs[1] == nil) || (errs[0] != nil && errs[0].Error() != errs[1].Error()) {
+			t.Fatalf("iter %d: serial error %v, pipelined %v", iter, errs[0], errs[1])
+		}
+		if iter%4 == 0 && len(keys) == 0 && errs[0] == nil {
+			t.Fatalf("iter %d: want the sum to overflow", iter)
+		}
+		if errs[0] == nil && !rowsEq(out[0], out[1]) {
+			t.Fatalf("iter %d: serial\n%spipelined\n%s", iter, fmtRows(out[0]), fmtRows(out[1]))
+		}
 	}
 }

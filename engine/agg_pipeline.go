@@ -102,8 +102,9 @@ func (a *aggOp) consumePipelined() error {
 	return nil
 }
 
-// pipelined reports whether consume runs the states on a worker.
-func pipelined() bool { return runtime.GOMAXPROCS(0) > 1 }
+// pipelined reports whether consume runs the states on a worker (a
+// variable so that tests can run both ways on any machine).
+var pipelined = func() bool { return runtime.GOMAXPROCS(0) > 1 }
 
 // assignBatch returns the group ids of b's rows in buffer flip (0 or 1):
 // the table's own slice is reused by its next assign.
