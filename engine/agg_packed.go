@@ -25,16 +25,36 @@ type packedKeys struct {
 	shift []uint // the field's offset in its word
 	kw    int    // words per key
 
-	keys  []uint64 // group g's key: keys[g*kw : (g+1)*kw]
-	slots []uint64 // 0: empty; else the key's hash<<32 | group id + 1 (place: hash & mask)
-	sbits uint     // log2(len(slots))
-	n     int      // groups
+	keys  [][]uint64 // packed keys in chunks of keyChunk groups (see key)
+	slots []uint64   // 0: empty; else the key's hash<<32 | group id + 1 (place: hash & mask)
+	sbits uint       // log2(len(slots))
+	n     int        // groups
 
 	ids  [][]int32 // this batch's value ids per column
 	kbuf []uint64  // this batch's packed keys
 	hbuf []uint64  // and their hashes
 	gids []int32
 	acct *acct
+}
+
+// keyChunk is the groups per chunk of stored keys: chunks never move, so
+// the keys grow without copies or a doubled capacity.
+const keyChunk = 1 << 12
+
+// key returns group g's packed key.
+func (p *packedKeys) key(g int) []uint64 {
+	o := (g % keyChunk) * p.kw
+	return p.keys[g/keyChunk][o : o+p.kw]
+}
+
+// appendKey stores k as the key of group p.n (the caller counts it).
+func (p *packedKeys) appendKey(k []uint64) {
+	if p.n%keyChunk == 0 {
+		p.keys = append(p.keys, make([]uint64, 0, keyChunk*p.kw))
+		p.acct.charge(keyChunk * int64(p.kw) * 8)
+	}
+	last := len(p.keys) - 1
+	p.keys[last] = append(p.keys[last], k...)
 }
 
 func newPackedKeys(types []arrow.DataType, keep bool, a *acct) *packedKeys {
@@ -54,13 +74,14 @@ func newPackedKeys(types []arrow.DataType, keep bool, a *acct) *packedKeys {
 	return p
 }
 
-// layout sizes every field for twice its column's ids so far and places
+// layout sizes every field for its column's ids so far (at least one bit
+// more than the largest id needs, so room for up to twice as many) and places
 // the fields first-fit into words (a field never straddles two words). It
 // reports whether anything moved.
 func (p *packedKeys) layout() bool {
 	changed := false
 	for c, v := range p.vids {
-		if w := uint(bits.Len32(uint32(v.n))) + 1; w > p.width[c] {
+		if w := max(uint(bits.Len32(uint32(v.n))), 1); w > p.width[c] {
 			p.width[c] = min(w, 32)
 			changed = true
 		}
@@ -105,17 +126,20 @@ func (p *packedKeys) relayout() {
 	oldKW := p.kw
 	oldWord, oldShift, oldWidth := append([]int(nil), p.word...), append([]uint(nil), p.shift...), append([]uint(nil), p.width...)
 	p.layout()
-	keys := make([]uint64, p.n*p.kw, 2*p.n*p.kw+1024*p.kw)
-	for g := range p.n {
-		old := p.keys[g*oldKW : (g+1)*oldKW]
-		nk := keys[g*p.kw : (g+1)*p.kw]
+	old, n := p.keys, p.n
+	p.acct.charge(-int64(len(old)) * keyChunk * int64(oldKW) * 8)
+	p.keys, p.n = nil, 0
+	nk := make([]uint64, p.kw)
+	for g := range n {
+		o := old[g/keyChunk][(g%keyChunk)*oldKW:]
+		clear(nk)
 		for c := range p.vids {
-			id := old[oldWord[c]] >> oldShift[c] & (1<<oldWidth[c] - 1)
+			id := o[oldWord[c]] >> oldShift[c] & (1<<oldWidth[c] - 1)
 			nk[p.word[c]] |= id << p.shift[c]
 		}
+		p.appendKey(nk)
+		p.n++
 	}
-	p.acct.charge(int64(cap(keys)-cap(p.keys)) * 8)
-	p.keys = keys
 	p.rehash(p.sbits, true)
 }
 
@@ -153,7 +177,7 @@ func (p *packedKeys) rehash(b uint, fresh bool) {
 		return
 	}
 	for g := range p.n {
-		place(hashKey(p.keys[g*p.kw:(g+1)*p.kw])<<32 | uint64(g+1))
+		place(hashKey(p.key(g))<<32 | uint64(g+1))
 	}
 }
 
@@ -216,10 +240,10 @@ func (p *packedKeys) find(k []uint64, h uint64) int32 {
 		if s&^0xffffffff == tag {
 			g := int(uint32(s)) - 1
 			if kw == 1 {
-				if p.keys[g] == k[0] {
+				if p.key(g)[0] == k[0] {
 					return int32(g)
 				}
-			} else if equalWords(p.keys[g*kw:(g+1)*kw], k) {
+			} else if equalWords(p.key(g), k) {
 				return int32(g)
 			}
 		}
@@ -234,14 +258,8 @@ func (p *packedKeys) find(k []uint64, h uint64) int32 {
 		}
 	}
 	g := p.n
+	p.appendKey(k)
 	p.n++
-	if len(p.keys)+kw > cap(p.keys) {
-		keys := make([]uint64, len(p.keys), max(2*cap(p.keys), 1024*kw))
-		copy(keys, p.keys)
-		p.acct.charge(int64(cap(keys)-cap(p.keys)) * 8)
-		p.keys = keys
-	}
-	p.keys = append(p.keys, k...)
 	p.slots[i] = tag | uint64(g+1)
 	return int32(g)
 }
@@ -266,7 +284,7 @@ func (p *packedKeys) decode(c, lo, hi int, kc *keyCol) {
 		kc.gbits = make([]uint64, hi-lo)
 	}
 	for g := lo; g < hi; g++ {
-		id := p.id(p.keys[g*p.kw:(g+1)*p.kw], c)
+		id := p.id(p.key(g), c)
 		if id == v.nullID {
 			continue
 		}
@@ -277,6 +295,13 @@ func (p *packedKeys) decode(c, lo, hi int, kc *keyCol) {
 			kc.gbits[g-lo] = v.vals[id]
 		}
 	}
+}
+
+// doneAssigning drops the table (the keys stay for decode): no more
+// rows will come.
+func (p *packedKeys) doneAssigning() {
+	p.acct.charge(-int64(len(p.slots)) * 8)
+	p.slots, p.kbuf, p.hbuf, p.gids = nil, nil, nil, nil
 }
 
 // reset drops all state (the caller releases the charged bytes).

@@ -183,7 +183,7 @@ func TestPackedLayoutEdges(t *testing.T) {
 			t.Fatalf("column %d: id %d reads back as %d", c, id, got)
 		}
 	}
-	if p.kw != 2 { // widths 32, 32, 3, 18, 32: first fit gives 32+32 | 3+18+32
+	if p.kw != 2 { // widths 31, 31, 2, 17, 31: first fit gives 31+31 | 2+17+31
 		t.Fatalf("%d words, want 2", p.kw)
 	}
 }

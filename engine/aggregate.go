@@ -500,6 +500,9 @@ func (a *aggOp) consume() error {
 	}
 	a.in.close()
 	a.consumed = true
+	if a.table != nil {
+		a.table.doneAssigning()
+	}
 	for _, s := range a.states {
 		if f, ok := s.(finishingState); ok {
 			if err := f.finish(); err != nil {

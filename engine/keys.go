@@ -119,6 +119,14 @@ func (t *groupTable) assign(cols []arrow.Array, n int) []int32 {
 	return t.assignChain(cols, n)
 }
 
+// doneAssigning drops what only assign needs (the caller will only build
+// keys from now on).
+func (t *groupTable) doneAssigning() {
+	if t.packed != nil {
+		t.packed.doneAssigning()
+	}
+}
+
 // buildKey returns key column c of groups [lo, hi) (store only).
 func (t *groupTable) buildKey(mem memory.Allocator, c, lo, hi int) arrow.Array {
 	kc := t.cols[c]
