@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers clean
+.PHONY: all setup build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean
 
 all: build
 
@@ -84,6 +84,16 @@ bench-peers: build
 	N=$(N) REPS=$(REPS) OURS_CMD="$(CURDIR)/bin/quarry-bench" OURS_MODES=cold,warm \
 	  PEERS=duckdb,polars,h5py,ours RESULTS=$(CURDIR)/bench/results/n$(N) \
 	  $(PEERBENCH)/run.sh --ratio-to ours-warm
+
+# H2O / DuckDB Labs db-benchmark groupby (bench/h2o/README.md): Quarry and DuckDB
+# warm, side by side, with ratios. H2O_N=1000000 for a quick run; the data
+# (G1_<N>_1e2 CSV, 0.5 GB at 10M rows) goes to /tmp/peerbench/h2o.
+H2O_N ?= 10000000
+H2O_REPS ?= 3
+bench-h2o: build
+	$(PEERBENCH)/setup.sh
+	PEERBENCH=$(PEERBENCH) /usr/bin/python3 bench/h2o/h2o.py --n $(H2O_N) --reps $(H2O_REPS) \
+	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench" --results $(CURDIR)/bench/results/h2o_n$(H2O_N)
 
 clean:
 	rm -rf bin

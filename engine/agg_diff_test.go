@@ -284,47 +284,13 @@ func TestAggregateDiffBatches(t *testing.T) {
 			}
 			data = append(data, tcol{name: fmt.Sprintf("c%d", c), typ: dt, vals: vs})
 		}
-		rows := make([][]any, nrows)
-		for i := range rows {
-			rows[i] = make([]any, ncols)
-			for c := range data {
-				rows[i][c] = data[c].vals[i]
-			}
-		}
 		scan := &planner.Scan{Dataset: "t", Out: schemaOf(data)}
-		a := randAgg(r, scan)
-		st := &refState{}
-		want := refAgg(st, rows, a)
-		alloc := newAlloc()
-		src := aggDiffSource(r, alloc, data)
-		bs := []int{1 << 16, 1 + r.IntN(50)}[r.IntN(2)] // whole batches or slices sharing a dictionary
-		got, err := run(t, a, src, Options{Alloc: alloc, BatchSize: bs})
-		src.release()
-		alloc.AssertSize(t, 0)
-		label := fmt.Sprintf("iter %d (batch size %d) plan:\n%s", iter, bs, planner.String(a))
-		if st.err != "" {
-			if err == nil {
-				t.Fatalf("%s: no error, want %s", label, st.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		if got == nil {
-			got = [][]any{}
-		}
-		if want == nil {
-			want = [][]any{}
-		}
-		if !rowsClose(got, want) {
-			t.Fatalf("%s\ngot\n%swant\n%s", label, fmtRows(got), fmtRows(want))
-		}
+		checkAggRef(t, r, data, randAgg(r, scan), fmt.Sprintf("iter %d", iter))
 	}
 }
 
 // Keys of three columns go through two levels of pairs, four and more
-// through encoded tuples: both give the groups in first-seen order, with
+// through packed value ids: both give the groups in first-seen order, with
 // null and NaN keys as values and -0 equal to +0.
 func TestGroupKeyWidths(t *testing.T) {
 	cols := []tcol{

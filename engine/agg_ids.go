@@ -40,6 +40,11 @@ type valueIDs struct {
 	fmap *u64Map
 	bits []uint64
 
+	// keep: the raw bits of each id's first row (fixed width; 0 for null),
+	// so that ids can be turned back into values (packedKeys)
+	keep bool
+	vals []uint64
+
 	out  []int32
 	acct *acct
 }
@@ -82,6 +87,9 @@ func (v *valueIDs) null() int32 {
 		if v.str {
 			v.strs = append(v.strs, "")
 			v.acct.charge(16)
+		} else if v.keep {
+			v.vals = append(v.vals, 0)
+			v.acct.charge(8)
 		}
 	}
 	return v.nullID
@@ -128,6 +136,10 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 			id, added := m.getOrAdd(k, v.n)
 			if added {
 				v.n++
+				if v.keep {
+					v.vals = append(v.vals, rawAt(arr, i))
+					v.acct.charge(8)
+				}
 			}
 			out[i] = id
 		}
@@ -201,7 +213,7 @@ func (v *valueIDs) value(id int32) string { return v.strs[id] }
 
 // reset drops all state (the caller releases the charged bytes).
 func (v *valueIDs) reset() {
-	v.smap, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out = nil, nil, nil, nil, nil, nil, nil, nil
+	v.smap, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals = nil, nil, nil, nil, nil, nil, nil, nil, nil
 	v.n, v.nullID = 0, -1
 }
 

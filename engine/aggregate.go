@@ -425,8 +425,10 @@ type aggOp struct {
 	consumed bool
 	emitted  int
 	acct     acct
+	tacct    acct // the group table's (see agg_pipeline.go)
 	keyArrs  []arrow.Array
 	zeros    []int32
+	gbuf     [2][]int32
 }
 
 func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
@@ -434,7 +436,7 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 	if n.Out == nil || n.Out.NumFields() != len(n.GroupIdx)+len(n.Aggs) {
 		return nil, qerr.Internal(nil, "aggregate: output schema does not have %d key and %d aggregate columns", len(n.GroupIdx), len(n.Aggs))
 	}
-	a := &aggOp{ex: ex, out: n.Out, keyIdx: n.GroupIdx, acct: acct{b: ex.budget}}
+	a := &aggOp{ex: ex, out: n.Out, keyIdx: n.GroupIdx, acct: acct{b: ex.budget}, tacct: acct{b: ex.budget}}
 	var keyTypes []arrow.DataType
 	for i, k := range n.GroupIdx {
 		if k < 0 || k >= in.NumFields() {
@@ -468,7 +470,7 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 		a.perGroup += s.groupBytes()
 	}
 	if len(keyTypes) > 0 {
-		a.table = newGroupTable(keyTypes, true, &a.acct)
+		a.table = newGroupTable(keyTypes, true, &a.tacct)
 		a.keyArrs = make([]arrow.Array, len(keyTypes))
 	}
 	return a, nil
@@ -489,6 +491,30 @@ func (a *aggOp) consume() error {
 	if a.table == nil {
 		a.setGroups(1)
 	}
+	if pipelined() {
+		if err := a.consumePipelined(); err != nil {
+			return err
+		}
+	} else if err := a.consumeSerial(); err != nil {
+		return err
+	}
+	a.in.close()
+	a.consumed = true
+	if a.table != nil {
+		a.table.doneAssigning()
+	}
+	for _, s := range a.states {
+		if f, ok := s.(finishingState); ok {
+			if err := f.finish(); err != nil {
+				return err
+			}
+		}
+	}
+	return a.acct.check()
+}
+
+// consumeSerial is consume's loop on one goroutine.
+func (a *aggOp) consumeSerial() error {
 	for {
 		if err := a.ex.ctx.Err(); err != nil {
 			return err
@@ -509,44 +535,15 @@ func (a *aggOp) consume() error {
 			return err
 		}
 	}
-	a.in.close()
-	a.consumed = true
-	for _, s := range a.states {
-		if f, ok := s.(finishingState); ok {
-			if err := f.finish(); err != nil {
-				return err
-			}
-		}
-	}
-	return a.acct.check()
+	return nil
 }
 
 func (a *aggOp) fold(b arrow.RecordBatch) error {
-	n := int(b.NumRows())
-	var gids []int32
+	gids := a.assignBatch(b, int(b.NumRows()), 0)
 	if a.table != nil {
-		for i, k := range a.keyIdx {
-			a.keyArrs[i] = b.Column(k)
-		}
-		gids = a.table.assign(a.keyArrs, n)
-		clear(a.keyArrs)
 		a.setGroups(a.table.n)
-	} else {
-		if cap(a.zeros) < n {
-			a.zeros = make([]int32, n)
-		}
-		gids = a.zeros[:n]
 	}
-	for j, s := range a.states {
-		var col arrow.Array
-		if a.aggCols[j] >= 0 {
-			col = b.Column(a.aggCols[j])
-		}
-		if err := s.update(col, gids); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a.update(b, gids)
 }
 
 func (a *aggOp) next() (arrow.RecordBatch, error) {
@@ -581,8 +578,8 @@ func (a *aggOp) emit(lo, hi int) (rec arrow.RecordBatch, err error) {
 		}
 	}()
 	if a.table != nil {
-		for _, c := range a.table.cols {
-			cols = append(cols, c.build(a.ex.alloc, lo, hi))
+		for c := range a.table.cols {
+			cols = append(cols, a.table.buildKey(a.ex.alloc, c, lo, hi))
 		}
 	}
 	for _, s := range a.states {
@@ -607,4 +604,5 @@ func (a *aggOp) close() {
 	a.ngroups, a.emitted = 0, 0
 	a.consumed = true
 	a.acct.release()
+	a.tacct.release()
 }

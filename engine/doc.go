@@ -79,7 +79,12 @@
 //
 //   - Group keys and distinct rows treat null as a value of its own, all
 //     NaNs as equal and -0 as equal to +0. Groups come out in first-seen
-//     order. Without group keys there is exactly one output row (count 0,
+//     order. Each key column's values are numbered query-wide (value ids);
+//     up to three columns combine their ids pairwise, wider keys pack them
+//     into 64-bit words hashed into one open-addressing table (fields widen
+//     as a column's ids grow). With more than one core the aggregate states
+//     fold batch i on a worker goroutine while batch i+1 is read and its
+//     group ids assigned (same per-state order, same results). Without group keys there is exactly one output row (count 0,
 //     count_distinct 0 and null for everything else on empty input).
 //   - count(*) counts rows, count(col) non-null values; count_distinct(col)
 //     counts distinct non-null values exactly (values are numbered

@@ -1,80 +1,21 @@
 package engine
 
 import (
-	"encoding/binary"
-	"strings"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/planner"
 )
 
-// keyCol is one key column of a groupTable: the current batch's values in
-// hashable form, and (when the table stores keys) every group's key value.
+// keyCol is one key column of a groupTable: its output type and (when the
+// table stores keys through chained ids) every group's key value.
 type keyCol struct {
-	dt    arrow.DataType  // output type (decoded for dictionary strings)
-	str   bool            // string/large_string/dictionary string: strs; otherwise bits
-	dict  bool            // dictionary-encoded string
-	codes dictIdx         // dict: the current batch's indices
-	cbuf  []int32         // dictIndices' scratch
-	ddata arrow.ArrayData // dict: the current batch's dictionary
-	float bool            // float32/64: hash normalized bits, store raw bits
-	// current batch
-	raw   []uint64 // raw bits, zero-extended
-	norm  []uint64 // == raw unless float
-	strs  []string // views into the batch
-	valid validity
+	dt  arrow.DataType // output type (decoded for dictionary strings)
+	str bool           // string/large_string/dictionary string: gstrs; otherwise gbits
 	// per group (store only)
 	gbits  []uint64
 	gstrs  []string
 	gvalid []bool
-}
-
-func (c *keyCol) load(arr arrow.Array) {
-	n := arr.Len()
-	c.valid = validityOf(arr)
-	if c.dict {
-		c.strs = dictRowViews(arr, c.strs, &c.cbuf)
-		c.codes = dictIndices(arr, &c.cbuf)
-		c.ddata = dictValues(arr).Data()
-		return
-	}
-	if c.str {
-		c.strs = strViews(arr, c.strs)
-		return
-	}
-	if cap(c.raw) < n {
-		c.raw = make([]uint64, n)
-	}
-	c.raw = c.raw[:n]
-	rawBits(arr, c.raw, false)
-	if !c.float {
-		c.norm = c.raw
-		return
-	}
-	if cap(c.norm) < n {
-		c.norm = make([]uint64, n)
-	}
-	c.norm = c.norm[:n]
-	rawBits(arr, c.norm, true)
-}
-
-// keep stores row i of the current batch as the key of a new group and
-// returns the Go bytes it holds.
-func (c *keyCol) keep(i int) int64 {
-	ok := c.valid.ok(i)
-	c.gvalid = append(c.gvalid, ok)
-	if c.str {
-		s := ""
-		if ok {
-			s = strings.Clone(c.strs[i]) // copy out of Arrow memory
-		}
-		c.gstrs = append(c.gstrs, s)
-		return int64(17 + len(s))
-	}
-	c.gbits = append(c.gbits, c.raw[i])
-	return 9
 }
 
 // build returns the stored keys of groups [lo, hi) as an array of c.dt.
@@ -119,22 +60,6 @@ type groupTable struct {
 	n     int // groups so far
 	acct  *acct
 
-	// single fixed-width key
-	single bool
-	m64    map[uint64]int32
-	nullID int32
-
-	// general: encoded key tuples
-	m    map[string]int32
-	buf  []byte
-	offs []int
-	pos  []int
-
-	// single dictionary-encoded string key: group id per dictionary entry
-	// (-1 unknown), valid while the dictionary stays the same.
-	dcache []int32
-	ddata  arrow.ArrayData
-
 	// chained ids (up to maxChainKeys columns): each column's values are
 	// numbered by vids; a single column's value id is the group id, and
 	// several columns combine pairwise, (id so far, next column's id) ->
@@ -146,233 +71,71 @@ type groupTable struct {
 	pair2 *pairDense // two columns: pairs[0] behind a direct table
 	idbuf [][]int32
 
+	// wider keys: value ids packed into words (see packedKeys)
+	packed *packedKeys
+
 	gids []int32
 }
 
 // maxChainKeys is the most key columns grouped through chained value ids;
-// wider keys are encoded as byte strings (chaining would keep one table per
-// column and per pair of levels, more memory than one table of tuples when
-// rows are mostly distinct).
+// wider keys are packed (chaining would keep one table per pair of levels,
+// more memory and more probes than one table of packed tuples when rows are
+// mostly distinct).
 const maxChainKeys = 3
 
 func newGroupTable(types []arrow.DataType, store bool, a *acct) *groupTable {
-	t := &groupTable{store: store, acct: a, nullID: -1}
+	t := &groupTable{store: store, acct: a}
 	for _, dt := range types {
-		id := dt.ID()
-		dict := isDictStr(dt)
-		t.cols = append(t.cols, &keyCol{dt: planner.Decoded(dt), str: isStringType(id) || dict, dict: dict,
-			float: id == arrow.FLOAT32 || id == arrow.FLOAT64})
+		t.cols = append(t.cols, &keyCol{dt: planner.Decoded(dt), str: isStringType(dt.ID()) || isDictStr(dt)})
 	}
-	if len(types) <= maxChainKeys {
-		t.chain = true
-		for _, dt := range types {
-			t.vids = append(t.vids, newValueIDs(dt, true, a))
-		}
-		if len(types) == 2 {
-			t.pair2 = newPairDense(a)
-			t.pairs = []*u64Map{t.pair2.m}
-		} else {
-			for range len(types) - 1 {
-				t.pairs = append(t.pairs, newU64Map(a))
-			}
-		}
-		t.idbuf = make([][]int32, len(types))
+	if len(types) > maxChainKeys {
+		t.packed = newPackedKeys(types, store, a)
 		return t
 	}
-	if len(t.cols) == 1 && !t.cols[0].str {
-		t.single = true
-		t.m64 = make(map[uint64]int32)
-	} else {
-		t.m = make(map[string]int32)
+	t.chain = true
+	for _, dt := range types {
+		t.vids = append(t.vids, newValueIDs(dt, true, a))
 	}
-	return t
-}
-
-// newGroup registers row i of the current batch as group t.n.
-func (t *groupTable) newGroup(i int, keyBytes int) int32 {
-	id := int32(t.n)
-	t.n++
-	cost := int64(keyBytes) + 48
-	if t.store {
-		for _, c := range t.cols {
-			cost += c.keep(i)
+	if len(types) == 2 {
+		t.pair2 = newPairDense(a)
+		t.pairs = []*u64Map{t.pair2.m}
+	} else {
+		for range len(types) - 1 {
+			t.pairs = append(t.pairs, newU64Map(a))
 		}
 	}
-	t.acct.charge(cost)
-	return id
+	t.idbuf = make([][]int32, len(types))
+	return t
 }
 
 // assign returns the group id of every row of cols (the key columns of one
 // batch, n rows). The slice is reused by the next call.
 func (t *groupTable) assign(cols []arrow.Array, n int) []int32 {
-	if t.chain {
-		return t.assignChain(cols, n)
-	}
-	for i, c := range t.cols {
-		c.load(cols[i])
-	}
-	if cap(t.gids) < n {
-		t.gids = make([]int32, n)
-	}
-	gids := t.gids[:n]
-	if t.single {
-		c := t.cols[0]
-		for i, k := range c.norm[:n] {
-			if !c.valid.ok(i) {
-				if t.nullID < 0 {
-					t.nullID = t.newGroup(i, 0)
-				}
-				gids[i] = t.nullID
-				continue
-			}
-			id, ok := t.m64[k]
-			if !ok {
-				id = t.newGroup(i, 8)
-				t.m64[k] = id
-			}
-			gids[i] = id
-		}
+	if t.packed != nil {
+		gids := t.packed.assign(cols, n)
+		t.n = t.packed.n
 		return gids
 	}
-	if len(t.cols) == 1 && t.cols[0].dict {
-		return t.assignDict(gids)
-	}
-	t.encode(n)
-	for i := range gids {
-		key := t.buf[t.offs[i]:t.offs[i+1]]
-		id, ok := t.m[string(key)]
-		if !ok {
-			id = t.newGroup(i, len(key)+16)
-			t.m[string(key)] = id
-		}
-		gids[i] = id
-	}
-	return gids
+	return t.assignChain(cols, n)
 }
 
-// assignDict assigns group ids for a single dictionary-encoded string key:
-// each dictionary entry is hashed once (per dictionary), rows map through
-// their codes. Keys are encoded exactly as encode does, so ids agree with
-// batches of any encoding.
-func (t *groupTable) assignDict(gids []int32) []int32 {
-	c := t.cols[0]
-	nd := 0
-	if c.ddata != nil {
-		nd = c.ddata.Len()
+// doneAssigning drops what only assign needs (the caller will only build
+// keys from now on).
+func (t *groupTable) doneAssigning() {
+	if t.packed != nil {
+		t.packed.doneAssigning()
 	}
-	useCache := nd <= 2*len(gids)+4096
-	if useCache && t.ddata != c.ddata {
-		t.dcache = growTo(t.dcache[:0], nd)[:nd]
-		for i := range t.dcache {
-			t.dcache[i] = -1
-		}
-		t.ddata = c.ddata
-	}
-	var key []byte
-	lookup := func(i int) int32 {
-		key = key[:0]
-		if !c.valid.ok(i) {
-			key = append(key, 0)
-		} else {
-			s := c.strs[i]
-			key = append(key, 1, 0, 0, 0, 0)
-			binary.LittleEndian.PutUint32(key[1:], uint32(len(s)))
-			key = append(key, s...)
-		}
-		id, ok := t.m[string(key)]
-		if !ok {
-			id = t.newGroup(i, len(key)+16)
-			t.m[string(key)] = id
-		}
-		return id
-	}
-	for i := range gids {
-		code := c.codes.at(i)
-		if useCache && c.valid.ok(i) && code >= 0 && int(code) < nd {
-			if id := t.dcache[code]; id >= 0 {
-				gids[i] = id
-				continue
-			}
-			id := lookup(i)
-			t.dcache[code] = id
-			gids[i] = id
-			continue
-		}
-		gids[i] = lookup(i)
-	}
-	return gids
 }
 
-// encode writes every row's key tuple as bytes into buf (row i at
-// offs[i]:offs[i+1]); each value is a null flag, then 8 bytes for fixed-width
-// values or a 4-byte length and the bytes for strings (prefix-free).
-func (t *groupTable) encode(n int) {
-	if cap(t.offs) < n+1 {
-		t.offs = make([]int, n+1)
-		t.pos = make([]int, n)
+// buildKey returns key column c of groups [lo, hi) (store only).
+func (t *groupTable) buildKey(mem memory.Allocator, c, lo, hi int) arrow.Array {
+	kc := t.cols[c]
+	if t.packed == nil {
+		return kc.build(mem, lo, hi)
 	}
-	offs, pos := t.offs[:n+1], t.pos[:n]
-	clear(offs)
-	for _, c := range t.cols {
-		if c.str {
-			for i, s := range c.strs[:n] {
-				if c.valid.ok(i) {
-					offs[i+1] += 5 + len(s)
-				} else {
-					offs[i+1]++
-				}
-			}
-			continue
-		}
-		if c.valid.bits == nil {
-			for i := range pos {
-				offs[i+1] += 9
-			}
-			continue
-		}
-		for i := range pos {
-			if c.valid.ok(i) {
-				offs[i+1] += 9
-			} else {
-				offs[i+1]++
-			}
-		}
-	}
-	for i := 1; i <= n; i++ {
-		offs[i] += offs[i-1]
-	}
-	if cap(t.buf) < offs[n] {
-		t.buf = make([]byte, offs[n])
-	}
-	buf := t.buf[:offs[n]]
-	copy(pos, offs[:n])
-	for _, c := range t.cols {
-		if c.str {
-			for i, s := range c.strs[:n] {
-				p := pos[i]
-				if !c.valid.ok(i) {
-					buf[p] = 0
-					pos[i] = p + 1
-					continue
-				}
-				buf[p] = 1
-				binary.LittleEndian.PutUint32(buf[p+1:], uint32(len(s)))
-				pos[i] = p + 5 + copy(buf[p+5:], s)
-			}
-			continue
-		}
-		for i, k := range c.norm[:n] {
-			p := pos[i]
-			if !c.valid.ok(i) {
-				buf[p] = 0
-				pos[i] = p + 1
-				continue
-			}
-			buf[p] = 1
-			binary.LittleEndian.PutUint64(buf[p+1:], k)
-			pos[i] = p + 9
-		}
-	}
+	part := &keyCol{dt: kc.dt, str: kc.str}
+	t.packed.decode(c, lo, hi, part)
+	return part.build(mem, 0, hi-lo)
 }
 
 // assignChain is assign through chained value ids (see groupTable.chain).
@@ -470,14 +233,15 @@ func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
 
 // reset drops all state (the caller releases the charged bytes).
 func (t *groupTable) reset() {
-	t.m, t.m64, t.buf, t.offs, t.pos, t.gids = nil, nil, nil, nil, nil, nil
-	t.dcache, t.ddata = nil, nil
+	t.gids = nil
 	for _, v := range t.vids {
 		v.reset()
 	}
 	t.vids, t.pairs, t.pair2, t.idbuf = nil, nil, nil, nil
+	if t.packed != nil {
+		t.packed.reset()
+	}
 	for _, c := range t.cols {
-		c.raw, c.norm, c.strs, c.gbits, c.gstrs, c.gvalid = nil, nil, nil, nil, nil, nil
-		c.codes, c.cbuf, c.ddata = dictIdx{}, nil, nil
+		c.gbits, c.gstrs, c.gvalid = nil, nil, nil
 	}
 }

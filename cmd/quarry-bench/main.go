@@ -349,7 +349,7 @@ func spec(q string) (planner.Spec, error) {
 			Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: "n"}},
 		}, nil
 	}
-	return planner.Spec{}, fmt.Errorf("unknown query %q", q)
+	return h2oSpec(q)
 }
 
 // run executes query q over src and fills rec; t0 is when the timing started.
@@ -358,23 +358,7 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 	if err != nil {
 		return err
 	}
-	schema := ds.Schema
-	if cs, ok := src.(*colcache.Source); ok {
-		schema = cs.PlanSchema()
-	}
-	plan, err := planner.Build(sp, planner.Input{Dataset: ds.ID, Schema: schema, RowCount: ds.RowCount, RowCountExact: ds.RowCountExact})
-	if err != nil {
-		return err
-	}
-	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
-		return err
-	}
-	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: memory.DefaultAllocator, MemoryLimit: r.o.queryMemory})
-	if err != nil {
-		return err
-	}
-	batches, rows, err := collect(rr)
-	rr.Release()
+	schema, batches, rows, err := r.execute(ctx, sp, ds, src)
 	defer func() {
 		for _, b := range batches {
 			b.Release()
@@ -385,7 +369,7 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 	}
 	if q == "Q6" {
 		out := filepath.Join(r.o.outdir, "ours_"+r.o.mode+"_Q6.parquet")
-		if err := writeParquet(ctx, out, plan.Schema(), batches); err != nil {
+		if err := writeParquet(ctx, out, schema, batches); err != nil {
 			return err
 		}
 		rec["secs"] = time.Since(t0).Seconds()
@@ -399,10 +383,36 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 	}
 	rec["secs"] = time.Since(t0).Seconds()
 	rec["rows"] = rows
+	if rep == 1 && isH2OQuery(q) {
+		return r.describeH2O(ctx, q, ds, src, rec)
+	}
 	if rep == 1 {
-		describe(plan.Schema(), batches, rec)
+		describe(schema, batches, rec)
 	}
 	return nil
+}
+
+// execute plans sp over src and materializes the result: its schema, its
+// (non-empty) batches and row count.
+func (r *runner) execute(ctx context.Context, sp planner.Spec, ds *catalog.Dataset, src catalog.Source) (*arrow.Schema, []arrow.RecordBatch, int64, error) {
+	schema := ds.Schema
+	if cs, ok := src.(*colcache.Source); ok {
+		schema = cs.PlanSchema()
+	}
+	plan, err := planner.Build(sp, planner.Input{Dataset: ds.ID, Schema: schema, RowCount: ds.RowCount, RowCountExact: ds.RowCountExact})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
+		return nil, nil, 0, err
+	}
+	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: memory.DefaultAllocator, MemoryLimit: r.o.queryMemory})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	batches, rows, err := collect(rr)
+	rr.Release()
+	return plan.Schema(), batches, rows, err
 }
 
 // collect drains rr, keeping its (non-empty) batches: the materialized
