@@ -21,6 +21,7 @@ async function main() {
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
+  await conn.run('SET threads = 1'); // list and string_agg keep the file's row order
   const cols = Object.entries(spec.columns).map(([k, v]) => `${quoteString(k)}: ${quoteString(v)}`).join(', ');
   await conn.run(`CREATE TABLE t AS SELECT * FROM read_csv(${quoteString(spec.csv)}, header = true, columns = {${cols}})`);
   const g = quoteIdent(spec.group_by);
