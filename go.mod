@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/axiomhq/hyperloglog v0.3.0
-	github.com/caio/go-tdigest/v4 v4.1.0
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/klauspost/compress v1.19.2
 	github.com/mark3labs/mcp-go v1.2.1

@@ -1,20 +1,18 @@
 // approx_count_distinct (HyperLogLog++, github.com/axiomhq/hyperloglog) and
-// approx_quantile (t-digest, github.com/caio/go-tdigest): one sketch per
-// group, created with the group's first value.
+// approx_quantile (a merging t-digest of our own: the t-digest library on
+// the proxy, caio/go-tdigest, costs O(centroids) per value, 1.7 µs/row
+// measured): one sketch per group, created with the group's first value.
 
 package engine
 
 import (
 	"math"
-	"math/rand"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/axiomhq/hyperloglog"
-	tdigest "github.com/caio/go-tdigest/v4"
 	"github.com/zeebo/xxh3"
-
-	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // hllState is approx_count_distinct. Each non-null value is hashed to 64
@@ -102,26 +100,31 @@ func (s *hllState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 	return buildFixed(mem, arrow.PrimitiveTypes.Int64, out, nil)
 }
 
-// digestState is approx_quantile: a t-digest (compression 100) per group
-// over the non-null, non-NaN values as float64. The digests share one
-// seeded random source, so the same input gives the same estimate.
+// digestState is approx_quantile: a merging t-digest (Dunning's
+// MergingDigest with the k1 scale function, compression 100) per group over
+// the non-null, non-NaN values as float64. Values are buffered and merged
+// into the centroids a sorted buffer at a time, so a value costs a buffer
+// append plus its share of a sort and a linear merge. A group of at most
+// digestBuffer values is never merged: its quantile is exact (quantile's
+// numpy-style interpolation).
 type digestState struct {
-	q        float64
-	load     func(arrow.Array, []float64) []float64
-	buf      []float64
-	digests  []*tdigest.TDigest
-	inserted []int32
-	rng      *rand.Rand
-	acct     *acct
+	q       float64
+	load    func(arrow.Array, []float64) []float64
+	buf     []float64
+	digests []*mdigest
+	sc      digestScratch
+	acct    *acct
 }
 
 const (
 	digestCompression = 100
-	// digestValueBytes per value up to digestMaxValues per group: a
-	// digest holds at most a few times its compression in centroids.
-	digestValueBytes = 16
-	digestMaxValues  = 8 * digestCompression
-	digestGroupBytes = 8 + 4 + 200
+	// digestBuffer values are buffered per group before a merge.
+	digestBuffer = 5 * digestCompression
+	// digestGroupBytes: the pointer and digest header, plus (charged as
+	// values arrive, up to digestBuffer) 8 bytes per buffered value and
+	// room for about 2*compression centroids.
+	digestGroupBytes = 8 + 96
+	digestValueBytes = 8 + 16*2*digestCompression/digestBuffer
 )
 
 func newDigestState(dt arrow.DataType, q float64, a *acct) aggState {
@@ -129,12 +132,10 @@ func newDigestState(dt arrow.DataType, q float64, a *acct) aggState {
 	if load == nil {
 		return nil
 	}
-	return &digestState{q: q, load: load, rng: rand.New(rand.NewSource(1)), acct: a}
+	return &digestState{q: q, load: load, acct: a}
 }
 
-func (s *digestState) grow(n int) {
-	s.digests, s.inserted = growTo(s.digests, n), growTo(s.inserted, n)
-}
+func (s *digestState) grow(n int)        { s.digests = growTo(s.digests, n) }
 func (s *digestState) groupBytes() int64 { return digestGroupBytes }
 
 func (s *digestState) update(col arrow.Array, gids []int32) error {
@@ -146,25 +147,18 @@ func (s *digestState) update(col arrow.Array, gids []int32) error {
 	var charged int64
 	for i, g := range gids {
 		x := vals[i]
-		if !v.ok(i) || math.IsNaN(x) {
+		if !v.ok(i) || x != x {
 			continue
 		}
 		d := s.digests[g]
 		if d == nil {
-			var err error
-			d, err = tdigest.New(tdigest.Compression(digestCompression), tdigest.RandomNumberGenerator(s.rng))
-			if err != nil {
-				return qerr.Internal(err, "approx_quantile: %v", err)
-			}
+			d = &mdigest{min: x, max: x}
 			s.digests[g] = d
 		}
-		if err := d.Add(x); err != nil {
-			return qerr.Internal(err, "approx_quantile: %v", err)
-		}
-		if s.inserted[g] < digestMaxValues {
-			s.inserted[g]++
+		if d.n < digestBuffer {
 			charged += digestValueBytes
 		}
+		d.add(x, &s.sc)
 	}
 	s.acct.charge(charged)
 	return nil
@@ -175,8 +169,119 @@ func (s *digestState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 	valid := make([]bool, hi-lo)
 	for i, d := range s.digests[lo:hi] {
 		if d != nil {
-			out[i], valid[i] = d.Quantile(s.q), true
+			out[i], valid[i] = d.quantile(s.q, &s.sc), true
 		}
 	}
 	return buildFixed(mem, arrow.PrimitiveTypes.Float64, out, valid)
+}
+
+// mdigest is one group's merging t-digest.
+type mdigest struct {
+	means, weights []float64 // centroids, by mean
+	buf            []float64 // values not merged yet
+	n              float64   // values added
+	min, max       float64
+}
+
+func (d *mdigest) add(x float64, sc *digestScratch) {
+	d.buf = append(d.buf, x)
+	d.n++
+	d.min, d.max = min(d.min, x), max(d.max, x)
+	if len(d.buf) >= digestBuffer {
+		d.merge(sc)
+	}
+}
+
+// kScale is the k1 scale function: centroids are small near q = 0 and 1.
+func kScale(q float64) float64 {
+	return digestCompression / (2 * math.Pi) * math.Asin(2*q-1)
+}
+
+func kInverse(k float64) float64 {
+	return (math.Sin(k*2*math.Pi/digestCompression) + 1) / 2
+}
+
+// merge folds the buffer into the centroids: both sorted by mean, merged
+// in one pass, neighbours combined while the combined centroid spans at
+// most one unit of kScale.
+func (d *mdigest) merge(sc *digestScratch) {
+	if len(d.buf) == 0 {
+		return
+	}
+	slices.Sort(d.buf)
+	means, weights := sc.means[:0], sc.weights[:0]
+	i, j := 0, 0
+	next := func() (float64, float64) {
+		if j >= len(d.buf) || (i < len(d.means) && d.means[i] <= d.buf[j]) {
+			i++
+			return d.means[i-1], d.weights[i-1]
+		}
+		j++
+		return d.buf[j-1], 1
+	}
+	total := d.n
+	m, w := next()
+	done := 0.0 // weight before the current centroid
+	limit := total * kInverse(kScale(0)+1)
+	for i < len(d.means) || j < len(d.buf) {
+		nm, nw := next()
+		if done+w+nw <= limit {
+			w += nw
+			m += (nm - m) * nw / w
+			continue
+		}
+		means, weights = append(means, m), append(weights, w)
+		done += w
+		limit = total * kInverse(math.Min(kScale(done/total)+1, kScale(1)))
+		m, w = nm, nw
+	}
+	means, weights = append(means, m), append(weights, w)
+	d.means, d.weights = append(d.means[:0], means...), append(d.weights[:0], weights...)
+	sc.means, sc.weights = means, weights
+	d.buf = d.buf[:0]
+}
+
+// digestScratch is merge's output before it is copied back into the
+// digest (whose slices keep their capacity): one per digestState.
+type digestScratch struct{ means, weights []float64 }
+
+// quantile interpolates linearly between the centroids' centres, at ranks
+// 0 .. n-1 (a centroid of weight w before which lie W values is centred at
+// rank W + (w-1)/2), with the minimum at rank 0 and the maximum at n-1: for
+// centroids of one value each this is quantile's exact interpolation.
+// A group that never filled its buffer is answered from its values: exact.
+func (d *mdigest) quantile(q float64, sc *digestScratch) float64 {
+	means, weights := d.means, d.weights
+	if len(means) == 0 {
+		slices.Sort(d.buf)
+		means = d.buf
+	} else {
+		d.merge(sc)
+		means, weights = d.means, d.weights
+	}
+	t := q * (d.n - 1)
+	prevR, prevM := 0.0, d.min
+	done := 0.0
+	for i, m := range means {
+		w := 1.0
+		if weights != nil {
+			w = weights[i]
+		}
+		r := done + (w-1)/2
+		if t <= r {
+			return between(prevM, m, prevR, r, t)
+		}
+		prevR, prevM = r, m
+		done += w
+	}
+	return between(prevM, d.max, prevR, d.n-1, t)
+}
+
+// between is the value at rank t between a (rank ra) and b (rank rb >= ra),
+// interpolated as quantile does.
+func between(a, b, ra, rb, t float64) float64 {
+	if rb <= ra || t <= ra {
+		return a
+	}
+	return interpolate(a, b, min(1, (t-ra)/(rb-ra)))
 }

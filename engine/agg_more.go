@@ -106,7 +106,7 @@ func floatLoader(dt arrow.DataType) func(arrow.Array, []float64) []float64 {
 // second column (pairState) and/or a filter, whose rows that fail are
 // dropped (with their group ids) before the state sees them.
 type aggInput struct {
-	col, arg int // input positions; -1: none (count(*), no column arg)
+	col, arg int           // input positions; -1: none (count(*), no column arg)
 	filter   *filterOp     // evaluates the filter (evalMask); nil: none
 	sub      *arrow.Schema // the columns gathered for filtered rows: col, then arg
 	sel      []int32

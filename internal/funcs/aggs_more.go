@@ -102,6 +102,6 @@ func moreAggs() []*AggDecl {
 		{Fn: AggApproxCountDistinct, Input: ComparableInput, Result: int64Result, ResultDoc: "int64",
 			Doc: "HyperLogLog++ estimate of `count_distinct` (2^14 registers, exact-ish sparse mode for small groups): relative standard error about 0.8%; values compare as in `count_distinct`; no values: 0"},
 		{Fn: AggApproxQuantile, Param: true, Input: NumericInput, Reject: NumericReject(AggApproxQuantile), Result: float64Result, ResultDoc: "float64",
-			Doc: "t-digest estimate of `quantile` (compression 100): equal to `quantile` (numpy's linear interpolation) for groups of up to 100 values; beyond, the rank error measured on continuous data of 10^3–10^5 values stays under 0.2%, and on data with many ties the estimate may fall between two neighbouring distinct values; NaN skipped; no values (or only NaN): null (DuckDB returns the input type for integers)"},
+			Doc: "merging t-digest estimate of `quantile` (compression 100, k1 scale): equal to `quantile` (numpy's linear interpolation) for groups of up to 500 values; beyond, every rank measured on continuous data of 500 to 10^6 values was within 0.4% of the exact one (tested: 0.5%), and on data with many ties the estimate may fall between two neighbouring distinct values; NaN skipped; no values (or only NaN): null (DuckDB returns the input type for integers)"},
 	}
 }
