@@ -25,6 +25,7 @@ type hllState struct {
 	sketches []*hyperloglog.Sketch
 	inserted []int32 // per group, capped: the memory charged so far / hllInsertBytes
 	hashes   []uint64
+	dictHash []uint64 // hash of each entry of the batch's dictionary
 	strs     []string
 	cbuf     []int32
 	acct     *acct
@@ -57,7 +58,9 @@ func (s *hllState) update(col arrow.Array, gids []int32) error {
 		s.hashes = make([]uint64, n)
 	}
 	hs := s.hashes[:n]
-	if s.str {
+	if isDictStr(col.DataType()) && dictValues(col).Len() <= 2*n+4096 {
+		s.hashDict(col, hs)
+	} else if s.str {
 		s.strs = strViewsAny(col, s.strs, &s.cbuf)
 		for i := range hs {
 			hs[i] = xxh3.HashString(s.strs[i])
@@ -88,6 +91,34 @@ func (s *hllState) update(col arrow.Array, gids []int32) error {
 	}
 	s.acct.charge(charged)
 	return nil
+}
+
+// hashDict hashes a dictionary-encoded batch once per dictionary entry
+// (the caller checked that the dictionary is not much larger than the batch).
+func (s *hllState) hashDict(col arrow.Array, hs []uint64) {
+	src := strSrcOf(dictValues(col))
+	s.dictHash = growTo(s.dictHash[:0], src.n)
+	for j := range src.n {
+		s.dictHash[j] = xxh3.HashString(src.at(j))
+	}
+	if x := dictIndices(col, &s.cbuf); x.i16 != nil {
+		hashCodes(x.i16, s.dictHash, hs)
+	} else {
+		hashCodes(x.i32, s.dictHash, hs)
+	}
+}
+
+// hashCodes sets hs[i] to the hash of code i's entry (of "" for a code
+// outside the dictionary, as dictRowViews reads it).
+func hashCodes[T codeType](codes []T, dictHash, hs []uint64) {
+	for i := range hs {
+		c := codes[i]
+		if c < 0 || int(c) >= len(dictHash) {
+			hs[i] = xxh3.HashString("")
+			continue
+		}
+		hs[i] = dictHash[c]
+	}
 }
 
 func (s *hllState) build(mem memory.Allocator, lo, hi int) arrow.Array {
