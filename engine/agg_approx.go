@@ -33,11 +33,12 @@ type hllState struct {
 
 // hllInsertBytes is the memory charged per inserted value up to
 // hllMaxInserts per group: a sparse sketch grows with its distinct values
-// up to the dense one (2^14 registers).
+// up to the dense one (2^14 4-bit registers, 8 KiB). A new sketch holding a
+// few values measured 183 bytes.
 const (
-	hllInsertBytes = 4
-	hllMaxInserts  = 4096
-	hllGroupBytes  = 8 + 4 + 64 // pointer, counter, sketch header
+	hllInsertBytes = 8
+	hllMaxInserts  = 1024
+	hllGroupBytes  = 8 + 4 + 184 // pointer, counter, sketch
 )
 
 func newHLLState(dt arrow.DataType, a *acct) aggState {
