@@ -210,13 +210,14 @@ func (s *digestState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 // mdigest is one group's merging t-digest.
 type mdigest struct {
 	means, weights []float64 // centroids, by mean
-	buf            []float64 // values not merged yet
-	n              float64   // values added
-	min, max       float64
+	buf            []uint64  // values not merged yet, as orderKey
+
+	n        float64 // values added
+	min, max float64
 }
 
 func (d *mdigest) add(x float64, sc *digestScratch) {
-	d.buf = append(d.buf, x)
+	d.buf = append(d.buf, orderKey(x))
 	d.n++
 	d.min, d.max = min(d.min, x), max(d.max, x)
 	if len(d.buf) >= digestBuffer {
@@ -240,16 +241,16 @@ func (d *mdigest) merge(sc *digestScratch) {
 	if len(d.buf) == 0 {
 		return
 	}
-	slices.Sort(d.buf)
+	slices.Sort(d.buf) // integer keys sort about twice as fast as floats
 	means, weights := sc.means[:0], sc.weights[:0]
 	i, j := 0, 0
 	next := func() (float64, float64) {
-		if j >= len(d.buf) || (i < len(d.means) && d.means[i] <= d.buf[j]) {
+		if j >= len(d.buf) || (i < len(d.means) && d.means[i] <= fromOrderKey(d.buf[j])) {
 			i++
 			return d.means[i-1], d.weights[i-1]
 		}
 		j++
-		return d.buf[j-1], 1
+		return fromOrderKey(d.buf[j-1]), 1
 	}
 	total := d.n
 	m, w := next()
@@ -286,7 +287,11 @@ func (d *mdigest) quantile(q float64, sc *digestScratch) float64 {
 	means, weights := d.means, d.weights
 	if len(means) == 0 {
 		slices.Sort(d.buf)
-		means = d.buf
+		sc.means = sc.means[:0]
+		for _, k := range d.buf {
+			sc.means = append(sc.means, fromOrderKey(k))
+		}
+		means = sc.means
 	} else {
 		d.merge(sc)
 		means, weights = d.means, d.weights
@@ -316,4 +321,20 @@ func between(a, b, ra, rb, t float64) float64 {
 		return a
 	}
 	return interpolate(a, b, min(1, (t-ra)/(rb-ra)))
+}
+
+// orderKey maps a non-NaN float64 to a uint64 in the same order (-0 before +0).
+func orderKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func fromOrderKey(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
 }
