@@ -70,7 +70,8 @@ func TestAggArgDefaults(t *testing.T) {
 	if a := agg.Aggs[0]; a.Arg != "," || a.Name != "string_agg_region" {
 		t.Errorf("string_agg: arg %q, name %q", a.Arg, a.Name)
 	}
-	if a := agg.Aggs[1]; a.Arg != "qty" || a.Name != "regr_slope_price_qty" || a.ArgColumn() != "qty" {
-		t.Errorf("regr_slope: arg %q, name %q", a.Arg, a.Name)
+	if a := agg.Aggs[1]; a.Arg != "qty" || a.Name != "regr_slope_price_qty" || a.ArgColumn() != "qty" ||
+		a.ArgIndex < 0 || agg.Input.Schema().Field(a.ArgIndex).Name != "qty" {
+		t.Errorf("regr_slope: arg %q (index %d), name %q", a.Arg, a.ArgIndex, a.Name)
 	}
 }

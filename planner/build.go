@@ -527,9 +527,6 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 		if agg.Aggs[i].Col != "*" {
 			agg.Aggs[i].Index = in.FieldIndices(agg.Aggs[i].Col)[0]
 		}
-		if err := agg.Aggs[i].resolveExtra(in); err != nil {
-			return nil, err
-		}
 	}
 	if err := Resolve(node); err != nil {
 		return nil, err
