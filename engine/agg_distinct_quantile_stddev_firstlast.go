@@ -1,5 +1,5 @@
 // The aggregate states beyond count, sum, avg, min and max (aggregate.go):
-// count_distinct, median and quantile, stddev, first and last.
+// count_distinct, median and quantile, first and last (stddev: agg_stats.go).
 
 package engine
 
@@ -122,31 +122,11 @@ type collector struct {
 
 func newCollector(dt arrow.DataType, a *acct) *collector {
 	c := &collector{acct: a, store: newBlockStore(a)}
-	switch dt.ID() {
-	case arrow.INT8:
-		c.load = loadFloats[int8]
-	case arrow.INT16:
-		c.load = loadFloats[int16]
-	case arrow.INT32:
-		c.load = loadFloats[int32]
-	case arrow.INT64:
-		c.load = loadFloats[int64]
-	case arrow.UINT8:
-		c.load = loadFloats[uint8]
-	case arrow.UINT16:
-		c.load = loadFloats[uint16]
-	case arrow.UINT32:
-		c.load = loadFloats[uint32]
-	case arrow.UINT64:
-		c.load = loadFloats[uint64]
-	case arrow.FLOAT32:
-		c.load = loadFloats[float32]
-	case arrow.FLOAT64:
-		c.load = func(arr arrow.Array, _ []float64) []float64 { return values[float64](arr) }
-		c.alias = true
-	default:
+	c.load = floatLoader(dt)
+	if c.load == nil {
 		return nil
 	}
+	c.alias = dt.ID() == arrow.FLOAT64
 	// Backstop for a query that is never closed: its mappings would
 	// outlive it. (The cleanup holds only the store, which does not point
 	// back to the collector.)
@@ -379,55 +359,6 @@ func (s *quantState) build(mem memory.Allocator, lo, hi int) arrow.Array {
 	res, ok := s.c.results(lo, hi)
 	n := hi - lo
 	return buildFixed(mem, arrow.PrimitiveTypes.Float64, res[s.k*n:(s.k+1)*n], ok[s.k*n:(s.k+1)*n])
-}
-
-// ---- stddev ----
-
-// stddevState is the sample standard deviation (n-1 denominator) with
-// Welford's online algorithm. Fewer than two non-null values give null;
-// any NaN or infinite value gives NaN.
-type stddevState[T integer | float] struct {
-	n    []int64
-	mean []float64
-	m2   []float64
-}
-
-func (s *stddevState[T]) grow(n int) {
-	s.n, s.mean, s.m2 = growTo(s.n, n), growTo(s.mean, n), growTo(s.m2, n)
-}
-func (s *stddevState[T]) groupBytes() int64 { return 24 }
-
-func (s *stddevState[T]) update(col arrow.Array, gids []int32) error {
-	vals := values[T](col)
-	v := validityOf(col)
-	for i, g := range gids {
-		if !v.ok(i) {
-			continue
-		}
-		x := float64(vals[i])
-		s.n[g]++
-		d := x - s.mean[g]
-		s.mean[g] += d / float64(s.n[g])
-		s.m2[g] += d * (x - s.mean[g])
-	}
-	return nil
-}
-
-func (s *stddevState[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
-	out := make([]float64, hi-lo)
-	valid := make([]bool, hi-lo)
-	for i := range out {
-		g := lo + i
-		if s.n[g] < 2 {
-			continue
-		}
-		m2 := s.m2[g]
-		if m2 < 0 { // rounding
-			m2 = 0
-		}
-		out[i], valid[i] = math.Sqrt(m2/float64(s.n[g]-1)), true
-	}
-	return buildFixed(mem, arrow.PrimitiveTypes.Float64, out, valid)
 }
 
 // ---- first / last ----

@@ -127,6 +127,12 @@ func (a *aggOp) assignBatch(b arrow.RecordBatch, n, flip int) []int32 {
 // update folds b's rows into their groups gids in every state.
 func (a *aggOp) update(b arrow.RecordBatch, gids []int32) error {
 	for j, s := range a.states {
+		if x := a.inputs[j]; x != nil {
+			if err := x.fold(a.ex, s, b, gids); err != nil {
+				return err
+			}
+			continue
+		}
 		var col arrow.Array
 		if a.aggCols[j] >= 0 {
 			col = b.Column(a.aggCols[j])

@@ -63,6 +63,9 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 	if decl.Kernel != nil {
 		return newKernelState(decl, e, dt)
 	}
+	if s, out, ok, err := newMoreAggState(e, decl, dt, in, a); ok {
+		return s, out, err
+	}
 	unsupported := func() (aggState, arrow.DataType, error) {
 		return nil, nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "%s is not supported on column %q of type %s", e.Fn, e.Col, dt).
 			WithHint("sum, avg, median, quantile and stddev need numeric columns; min, max, first, last, count_distinct and count work on numbers, strings, booleans, dates and timestamps")
@@ -98,32 +101,10 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 		}
 		return &quantState{c: c, k: c.addQuantile(q), owner: !ok}, arrow.PrimitiveTypes.Float64, nil
 	case planner.AggStddev:
-		var s aggState
-		switch id {
-		case arrow.INT8:
-			s = &stddevState[int8]{}
-		case arrow.INT16:
-			s = &stddevState[int16]{}
-		case arrow.INT32:
-			s = &stddevState[int32]{}
-		case arrow.INT64:
-			s = &stddevState[int64]{}
-		case arrow.UINT8:
-			s = &stddevState[uint8]{}
-		case arrow.UINT16:
-			s = &stddevState[uint16]{}
-		case arrow.UINT32:
-			s = &stddevState[uint32]{}
-		case arrow.UINT64:
-			s = &stddevState[uint64]{}
-		case arrow.FLOAT32:
-			s = &stddevState[float32]{}
-		case arrow.FLOAT64:
-			s = &stddevState[float64]{}
-		default:
-			return unsupported()
+		if s := newVarState(e.Fn, dt); s != nil {
+			return s, arrow.PrimitiveTypes.Float64, nil
 		}
-		return s, arrow.PrimitiveTypes.Float64, nil
+		return unsupported()
 	case planner.AggFirst, planner.AggLast:
 		last := e.Fn == planner.AggLast
 		if s := newFirstLastState(id, dt, out, last, a); s != nil {
@@ -419,6 +400,7 @@ type aggOp struct {
 	keyIdx   []int
 	aggCols  []int
 	states   []aggState
+	inputs   []*aggInput // per aggregate: nil, or its second column / filter
 	table    *groupTable // nil without keys
 	ngroups  int
 	perGroup int64
@@ -465,8 +447,14 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 		if e.Fn == planner.AggCount && e.Col == "*" {
 			col = -1
 		}
+		decl, _ := e.Fn.Lookup()
+		x, err := newAggInput(e, decl, col, in)
+		if err != nil {
+			return nil, err
+		}
 		a.states = append(a.states, s)
 		a.aggCols = append(a.aggCols, col)
+		a.inputs = append(a.inputs, x)
 		a.perGroup += s.groupBytes()
 	}
 	if len(keyTypes) > 0 {

@@ -106,14 +106,24 @@
 //     Interpolating toward ±Inf gives that infinity (between -Inf and +Inf:
 //     NaN). NaN values are ignored (a group of only NaNs yields NaN).
 //     Aggregates on the same column share one copy of the values.
-//   - stddev is the sample standard deviation (n-1 denominator) with
-//     Welford's online algorithm; fewer than two values give null; any NaN
-//     or infinite value gives NaN.
+//   - stddev (= stddev_samp) is the sample standard deviation (n-1
+//     denominator) with Welford's online algorithm, the variance kernel of
+//     agg_stats.go; fewer than two values give null; any NaN or infinite
+//     value gives NaN.
 //   - first / last are the first / last non-null value in the order rows
 //     reach the aggregate (the dataset's order after filters); NaN is a
 //     value.
 //   - A group with no non-null value yields null for sum, avg, min, max,
 //     median, quantile, stddev, first and last.
+//   - The aggregates of internal/funcs/aggs_more.go (variance, covariance,
+//     correlation and regression, mode, arg_min/arg_max, bool_and/bool_or,
+//     count_if, string_agg, list, approx_count_distinct, approx_quantile)
+//     have their semantics in the registry's docs (docs/QUERY.md); their
+//     states live in agg_stats.go, agg_mode_argminmax.go,
+//     agg_bool_text_list.go and agg_approx.go, dispatched from agg_more.go.
+//     An aggregate's second column (funcs.AggDecl.Arg) and its own filter
+//     (planner.AggExpr.Filter) reach its state through aggInput: filtered
+//     rows are dropped, with their group ids, before the state sees them.
 //
 // # Sort
 //

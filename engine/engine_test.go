@@ -649,6 +649,12 @@ func TestMemoryLimit(t *testing.T) {
 		{"first last strings", aggOf(scanOf(sch), []string{"k"}, "first:s", "last:s"), 256 << 10},
 		{"deduplicate", &planner.Deduplicate{Input: scanOf(sch), Columns: []string{"s"}, Indices: []int{1}}, 256 << 10},
 		{"compute", computeOf(scanOf(sch), "k * 2 + k"), 40 << 10},
+		{"list strings", moreAggOf(scanOf(sch), nil, "list:s"), 256 << 10},
+		{"string_agg", moreAggOf(scanOf(sch), nil, "string_agg:s:,"), 256 << 10},
+		{"mode", moreAggOf(scanOf(sch), nil, "mode:s"), 256 << 10},
+		{"arg_max strings", moreAggOf(scanOf(sch), []string{"k"}, "arg_max:s:s"), 256 << 10},
+		{"approx_count_distinct", moreAggOf(scanOf(sch), []string{"k"}, "approx_count_distinct:s"), 256 << 10},
+		{"approx_quantile", moreAggOf(scanOf(sch), []string{"k"}, "approx_quantile:k"), 256 << 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

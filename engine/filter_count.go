@@ -35,7 +35,7 @@ func newCountOp(ex *exec, n *planner.Aggregate) *countOp {
 	in := n.Input.Schema()
 	c := &countOp{ex: ex, out: n.Out}
 	for j, e := range n.Aggs {
-		if e.Fn != planner.AggCount || !arrow.TypeEqual(n.Out.Field(j).Type, arrow.PrimitiveTypes.Int64) {
+		if e.Fn != planner.AggCount || len(e.Filter) > 0 || !arrow.TypeEqual(n.Out.Field(j).Type, arrow.PrimitiveTypes.Int64) {
 			return nil
 		}
 		col := -1

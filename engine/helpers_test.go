@@ -421,6 +421,13 @@ func cell(arr arrow.Array, i int) any {
 		return int64(a.Value(i))
 	case *array.Dictionary:
 		return cell(a.Dictionary(), a.GetValueIndex(i))
+	case *array.List: // rendered, so that cells stay comparable with ==
+		start, end := a.ValueOffsets(i)
+		items := make([]any, 0, end-start)
+		for j := start; j < end; j++ {
+			items = append(items, cell(a.ListValues(), int(j)))
+		}
+		return fmt.Sprint(items)
 	}
 	panic(fmt.Sprintf("cell: %T", arr))
 }

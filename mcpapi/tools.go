@@ -161,7 +161,7 @@ func NewEstimateQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 		description: "Plan a query without returning its data: estimated rows and JSON bytes, whether the estimate is exact or sampled, a " +
 			"5-row preview, warnings (e.g. too big to return inline, or above the confirmation threshold), suggested caps, the optimized " +
 			"plan and the physical plan (the operators the engine runs, fused steps included). Same knobs as query_data: columns, filters [{col, op, value}] (ANDed; ops such as eq, neq, lt, gte, in (list), range " +
-			"({min, max}, inclusive), contains, is_null — the input schema lists them all; {any: [...]} for OR), group_by, aggs [{col, fn, as?}] " +
+			"({min, max}, inclusive), contains, is_null — the input schema lists them all; {any: [...]} for OR), group_by, aggs [{col, fn, arg?, filter?, as?}] " +
 			"(count accepts col \"*\"), distinct, order_by [{col, desc?}], limit, offset. Use it before a query that may be large.",
 		call:    svc.Estimate,
 		notices: estimateNotices,

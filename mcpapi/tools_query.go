@@ -42,7 +42,7 @@ func NewAggregateTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.AggregateRequest, *service.QueryResponse]{
 		name:  "aggregate",
 		title: "Group and summarize",
-		description: "Shortcut for grouped summaries: group_by columns and aggs [{col, fn, as?}] (count with col \"*\", sum, avg, min, max, ... — " +
+		description: "Shortcut for grouped summaries: group_by columns and aggs [{col, fn, arg?, filter?, as?}] (count with col \"*\", sum, avg, min, max, corr with arg, ... — " +
 			"see the input schema), optional filters (applied first), top_n (keep the N biggest groups by order_by, default the first " +
 			"aggregate descending) and order_by. Output and delivery are exactly those of query_data (inline, result handle or file; " +
 			"confirmation when the estimate is very large). The cheapest way to answer \"how much / how many per X\". group_by keys may be " +

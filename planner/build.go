@@ -492,6 +492,10 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 			}
 			e.Type = decl.Result(inType)
 		}
+		argSuffix, err := b.aggExtras(s, decl, a, field, &e, &exprs, &needNonNull)
+		if err != nil {
+			return nil, err
+		}
 		e.Name = a.As
 		if e.Name == "" {
 			switch {
@@ -500,7 +504,7 @@ func (b *builder) aggregate(input Node, preds []Predicate, spec Spec) (Node, err
 			case decl.Param:
 				e.Name = string(a.Fn) + "_" + strconv.FormatFloat(e.Q, 'g', -1, 64) + "_" + e.Col
 			default:
-				e.Name = string(a.Fn) + "_" + e.Col
+				e.Name = string(a.Fn) + "_" + e.Col + argSuffix
 			}
 		}
 		if err := addName(e.Name, field); err != nil {

@@ -196,7 +196,7 @@ func (p *Project) ResolveIndices() (err error) {
 func (a *Aggregate) InputColumns(ColumnSet) []ColumnSet {
 	need := ColumnSet{}.With(a.GroupBy...)
 	for _, e := range a.Aggs {
-		need = need.With(e.Col)
+		need = need.With(e.Col).With(e.inputColumns()...)
 	}
 	return []ColumnSet{need}
 }
@@ -212,6 +212,9 @@ func (a *Aggregate) ResolveIndices() (err error) {
 			if a.Aggs[i].Index, err = colIndex(s, a.Aggs[i].Col); err != nil {
 				return err
 			}
+		}
+		if err := a.Aggs[i].resolveExtra(s); err != nil {
+			return err
 		}
 	}
 	return nil

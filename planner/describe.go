@@ -43,7 +43,7 @@ func (a *Aggregate) Describe() string {
 			parts[i] = fmt.Sprintf("quantile(%s, %s) AS %s", col, strconv.FormatFloat(e.Q, 'g', -1, 64), e.Name)
 			continue
 		}
-		parts[i] = fmt.Sprintf("%s(%s) AS %s", e.Fn, col, e.Name)
+		parts[i] = fmt.Sprintf("%s(%s%s)%s AS %s", e.Fn, col, e.describeArg(), e.describeFilter(), e.Name)
 	}
 	s := "Aggregate: " + strings.Join(parts, ", ")
 	if len(a.GroupBy) > 0 {

@@ -108,6 +108,14 @@ type AggExpr struct {
 	// Col is the input column name, "*" for count(*); Index its input position (-1 for *).
 	Col   string
 	Index int
+	// Arg is the second argument (funcs.AggDecl.Arg): a column name, whose
+	// input position is ArgIndex, or a text literal (ArgIndex -1). Which of
+	// the two is the declaration's to say.
+	Arg      string
+	ArgIndex int
+	// Filter holds the predicates a row must pass to reach this aggregate
+	// (indices into the aggregate's input); nil: every row.
+	Filter []Predicate
 	// Name is the output column name.
 	Name string
 	// Type is the output type: count, count_distinct -> int64; sum -> int64
@@ -291,6 +299,9 @@ func (a *Aggregate) WithChildren(children ...Node) (Node, error) {
 	}
 	c := *a
 	c.Input, c.GroupBy, c.GroupIdx, c.Aggs = children[0], slices.Clone(a.GroupBy), slices.Clone(a.GroupIdx), slices.Clone(a.Aggs)
+	for i := range c.Aggs {
+		c.Aggs[i].Filter = clonePreds(c.Aggs[i].Filter)
+	}
 	return &c, nil
 }
 

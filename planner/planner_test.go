@@ -355,6 +355,10 @@ func checkIndices(t *testing.T, n planner.Node) {
 			if a.Col != "*" {
 				at(x.Input.Schema(), a.Index, a.Col)
 			}
+			if c := a.ArgColumn(); c != "" {
+				at(x.Input.Schema(), a.ArgIndex, c)
+			}
+			preds(x.Input.Schema(), a.Filter)
 		}
 	case *planner.Sort:
 		for _, k := range x.Keys {

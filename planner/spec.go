@@ -98,8 +98,14 @@ type AggSpec struct {
 	// Q is the quantile in [0, 1]; required with quantile, rejected otherwise.
 	Q *float64 `json:"q,omitempty" jsonschema:"quantile only: the quantile in [0, 1] (0.5 is the median)."`
 	// As names the output column; default fn_col (count_all for count(*),
-	// quantile_<q>_col for quantile).
-	As string `json:"as,omitempty" jsonschema:"Output column name; default fn_col (quantile: quantile_<q>_col)."`
+	// quantile_<q>_col for quantile, fn_col_arg for a column arg).
+	As string `json:"as,omitempty" jsonschema:"Output column name; default fn_col (quantile: quantile_<q>_col; with a column arg: fn_col_arg)."`
+	// Arg is the second argument of the aggregates that declare one
+	// (funcs.AggDecl.Arg): a column or expression, or a text literal.
+	Arg *string `json:"arg,omitempty" jsonschema:"Second argument, only for the functions that take one: corr, covar_*, regr_*: the x column (col is y); arg_min/arg_max: the column compared (col is the value returned); string_agg: the separator text (default ,)."`
+	// Filter keeps the rows this aggregate sees (SQL's FILTER (WHERE ...)):
+	// the same language as Spec.Filters, ANDed.
+	Filter []FilterSpec `json:"filter,omitempty" jsonschema:"Rows this aggregate counts (FILTER (WHERE ...)): filters in the same form as the top-level filters, all of which must hold. Other aggregates and the groups are unaffected; a group no row of which passes gets this aggregate's empty result (count: 0, others null)."`
 }
 
 // OrderSpec is one sort key.

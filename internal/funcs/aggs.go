@@ -86,6 +86,23 @@ type AggDecl struct {
 	// Kernel constructs the state; nil for the built-ins, whose kernels the
 	// engine provides (see the package documentation).
 	Kernel AggKernel
+	// Arg declares the second argument (an aggregate's "arg"); nil: the
+	// function takes none and rejects one.
+	Arg *AggArg
+}
+
+// AggArg declares the second argument of an aggregate (AggSpec.Arg in the
+// planner): a column (or expression) whose type Input accepts, or, with
+// Input nil, a text literal.
+type AggArg struct {
+	// Name is the argument's name in the documentation ("x", "by", "separator").
+	Name string
+	// Input is the type rule of a column argument; nil: a text literal.
+	Input *Input
+	// Default is the value of an omitted literal argument; nil: required.
+	Default *string
+	// Doc says what the argument is, in a few words.
+	Doc string
 }
 
 // Result type rules.
@@ -147,7 +164,7 @@ func builtinAggs() []*AggDecl {
 var aggs = newTable("aggregate", func(d *AggDecl) AggFn { return d.Fn })
 
 func init() {
-	for _, d := range builtinAggs() {
+	for _, d := range append(builtinAggs(), moreAggs()...) {
 		aggs.add(d)
 	}
 }

@@ -72,6 +72,17 @@ func aggTable() string {
 		if d.Param {
 			in += ", `q` in [0, 1] required"
 		}
+		if a := d.Arg; a != nil {
+			in += "; `arg` (" + a.Name + "; " + a.Doc + "): "
+			switch {
+			case a.Input != nil:
+				in += a.Input.Doc + " column"
+			case a.Default != nil:
+				in += fmt.Sprintf("text, default `%s`", *a.Default)
+			default:
+				in += "text, required"
+			}
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Fn, in, d.ResultDoc, d.Doc)
 	}
 	return b.String()

@@ -116,7 +116,9 @@ func oneLine(s string, n int) string {
 
 // QueryExamples generates small, correct tool calls for the live catalog:
 // finding filter values, a filter, a group-by, a histogram (group by an
-// expression), a having, a size estimate, a page walk and a Parquet export, with real column names and values. dataset
+// expression), a having, per-group statistics with a filtered aggregate
+// (with a numeric column), a size estimate, a page walk and a Parquet
+// export, with real column names and values. dataset
 // and column focus them ("" picks a dataset and a column).
 func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]Example, error) {
 	var d *catalog.Dataset
@@ -184,6 +186,14 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 		Tool: "aggregate", Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "aggs": aggs,
 			"order_by": []map[string]any{{"col": "count_all", "desc": true}}, "top_n": 5}})
 	out = append(out, groupShapeExamples(d, prof, dim, measure)...)
+	if measure != "" {
+		out = append(out, Example{Title: fmt.Sprintf("Per %s: spread and 90th percentile of %s, and the rows with %s > 0 (an aggregate with its own filter)", dim, measure, measure),
+			Tool: "aggregate", Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "aggs": []map[string]any{
+				{"col": measure, "fn": "stddev_pop"},
+				{"col": measure, "fn": "approx_quantile", "q": 0.9, "as": "p90_" + measure},
+				{"col": "*", "fn": "count", "as": "rows_" + measure + "_gt_0", "filter": []map[string]any{{"col": measure, "op": "gt", "value": 0}}}},
+				"top_n": 10}})
+	}
 	out = append(out, Example{Title: "Check the size of a query before running it", Tool: "estimate_query",
 		Args: map[string]any{"dataset": d.ID, "columns": others}})
 	big := d
