@@ -84,7 +84,11 @@ func Build(spec Spec, in Input) (Node, error) {
 		return nil, err
 	}
 
-	if len(spec.Aggs) > 0 || len(spec.GroupBy) > 0 {
+	if spec.TopNPerGroup != nil && len(spec.Aggs) > 0 {
+		return nil, windowErr("top_n_per_group", "top_n_per_group keeps rows, it cannot be combined with aggs").
+			WithHint("drop aggs (group_by then names the groups), or rank aggregated rows with a rank window and a filter in a second step")
+	}
+	if len(spec.Aggs) > 0 || (len(spec.GroupBy) > 0 && spec.TopNPerGroup == nil) {
 		node, err = b.aggregate(node, preds, spec)
 	} else {
 		if spec.TopN != nil {
@@ -578,6 +582,14 @@ func filterAndCompute(input Node, lower []Predicate, exprs []NamedExpr, nonNull 
 // computed columns, the null_policy filter, deduplicate, sort, projection,
 // distinct and the final sort (see Build).
 func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool, order []OrderSpec) (Node, error) {
+	var group []string
+	if _, agg := input.(*Aggregate); !agg {
+		group = spec.GroupBy
+	}
+	input, lower, err := b.windowing(input, lower, spec, group)
+	if err != nil {
+		return nil, err
+	}
 	s := input.Schema()
 	var outs []string
 	var exprs []NamedExpr
@@ -648,7 +660,6 @@ func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool
 	}
 
 	dedup := spec.Deduplicate && !spec.Distinct
-	var err error
 	if sortBelow {
 		if dedup {
 			node = b.dedup(node, outs)
