@@ -44,7 +44,7 @@ type WindowSpec struct {
 // "unbounded following" (underscores work as spaces, case ignored).
 type FrameSpec struct {
 	// Type is rows (default) or range (peers: rows with equal order_by values).
-	Type string `json:"type,omitempty" jsonschema:"enum=rows,enum=range" jsonschema_description:"rows (default): physical row offsets; range: current row includes its ties (range takes only unbounded and current row bounds)."`
+	Type string `json:"type,omitempty" jsonschema:"rows (default): physical row offsets; or range: current row includes its ties (range takes only unbounded and current row bounds)."`
 	// Start and End are frame bounds.
 	Start string `json:"start" jsonschema:"Frame start: unbounded preceding, N preceding, current row or N following."`
 	End   string `json:"end,omitempty" jsonschema:"Frame end (default current row): N preceding, current row, N following or unbounded following."`
@@ -53,7 +53,7 @@ type FrameSpec struct {
 // TopNPerGroupSpec is the top_n_per_group knob.
 type TopNPerGroupSpec struct {
 	// N rows are kept per group.
-	N int64 `json:"n" jsonschema:"Rows to keep per group (>= 0)."`
+	N int64 `json:"n" jsonschema:"Rows to keep per group (0 or more)."`
 	// By ranks the rows within a group (nulls last; ties keep input order).
 	By []OrderSpec `json:"by" jsonschema:"Order that ranks the rows of a group, e.g. [{\"col\": \"v3\", \"desc\": true}] for the largest v3 (nulls last; ties keep the earlier row)."`
 	// PartitionBy are the group columns when the query has no group_by.
