@@ -47,7 +47,7 @@ func TestWindowQueries(t *testing.T) {
 	}
 	got := rows(map[string]any{"dataset": "sales/orders",
 		"group_by": []string{"region", "product"}, "aggs": []map[string]any{{"col": "qty", "fn": "sum", "as": "units"}},
-		"windows": []map[string]any{{"fn": "rank", "partition_by": []string{"region"}, "order_by": []map[string]any{{"col": "units", "desc": true}}, "as": "rank"}},
+		"windows":  []map[string]any{{"fn": "rank", "partition_by": []string{"region"}, "order_by": []map[string]any{{"col": "units", "desc": true}}, "as": "rank"}},
 		"order_by": []map[string]any{{"col": "region"}, {"col": "rank"}}})
 	if len(got) != len(sums) {
 		t.Fatalf("rank within group: %d rows, want %d groups", len(got), len(sums))
