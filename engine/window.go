@@ -122,6 +122,7 @@ func (w *windowOp) consume() error {
 // winLayout is the rows of the input in (partition, order) order.
 type winLayout struct {
 	perm  []rowRef
+	gidx  []int32 // per perm position: the row's global number
 	segs  []int32 // partition p is perm[segs[p]:segs[p+1]]
 	keys  []sortKey
 	peerS []int32 // per perm position: first position of its peer group (lazy)
@@ -195,6 +196,11 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 			seg := l.perm[l.segs[p]:l.segs[p+1]]
 			slices.SortFunc(seg, l.compare)
 		}
+	}
+	w.acct.charge(int64(4 * n))
+	l.gidx = make([]int32, n)
+	for i, r := range l.perm {
+		l.gidx[i] = int32(w.offs[r.b]) + r.r
 	}
 	return l, nil
 }
@@ -299,7 +305,7 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 				case funcs.WinNtile:
 					v = ntile(int64(i-lo), m, e.Arg)
 				}
-				out.vals[w.global(l.perm[i])] = v
+				out.vals[int(l.gidx[i])] = v
 			}
 		}
 		return out, nil
@@ -316,7 +322,7 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 				} else if hi-lo > 1 {
 					v = float64(int(l.peerS[i])-lo) / (m - 1)
 				}
-				out.vals[w.global(l.perm[i])] = v
+				out.vals[int(l.gidx[i])] = v
 			}
 		}
 		return out, nil
@@ -348,7 +354,7 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 					}
 				}
 				if src >= 0 {
-					out.refs[w.global(l.perm[i])] = l.perm[src]
+					out.refs[int(l.gidx[i])] = l.perm[src]
 				}
 			}
 		}

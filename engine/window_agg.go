@@ -169,7 +169,7 @@ func (w *windowOp) slideSum(l *winLayout, e planner.WindowExpr) (winResult, erro
 	} else {
 		fr = &floatResult{vals: make([]float64, n), valid: make([]bool, n)}
 	}
-	gOf := func(pos int) int { return w.global(l.perm[pos]) }
+	gOf := func(pos int) int { return int(l.gidx[pos]) }
 	for p := 0; p+1 < len(l.segs); p++ {
 		lo, hi := int(l.segs[p]), int(l.segs[p+1])
 		var st slider
@@ -306,7 +306,7 @@ func (w *windowOp) slideMinMax(l *winLayout, e planner.WindowExpr) (winResult, e
 				dq = append(dq[:0], dq[head:]...)
 				head = 0
 			}
-			g := w.global(l.perm[i])
+			g := int(l.gidx[i])
 			switch {
 			case head < len(dq):
 				out.refs[g] = l.perm[dq[head]]
@@ -468,7 +468,7 @@ func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, 
 		c := int32(len(out.srcs))
 		out.srcs = append(out.srcs, a)
 		for j, pos := range outPos {
-			out.refs[w.global(l.perm[pos])] = rowRef{c, int32(j)}
+			out.refs[int(l.gidx[pos])] = rowRef{c, int32(j)}
 		}
 		return nil
 	}
