@@ -44,8 +44,10 @@ const UnsupportedMetaKey = "quarry.unsupported"
 //     (null_policy drop) → Aggregate → [Filter] (having), or
 //   - [Compute] (expression columns) → [Filter] (null_policy drop),
 //
-// followed by [Deduplicate] → [Sort] (when it needs columns the projection
-// drops) → [Project] → [Deduplicate] → [Distinct] → [Sort] → [Limit].
+// followed by [Filter] → [Window] → [TopNPerGroup] (windows and
+// top_n_per_group; see windowing) → [Compute] → [Deduplicate] → [Sort]
+// (when it needs columns the projection drops) → [Project] →
+// [Deduplicate] → [Distinct] → [Sort] → [Limit].
 // Build does not optimize; call Optimize on the result.
 //
 // Errors are *qerr.Error values with codes invalid_column (with
