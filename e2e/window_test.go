@@ -34,10 +34,6 @@ func TestWindowQueries(t *testing.T) {
 	}
 
 	// Rank within group.
-	type unit struct {
-		region, product string
-		units           float64
-	}
 	raw := rows(map[string]any{"dataset": "sales/orders", "columns": []string{"region", "product", "qty"}})
 	sums := map[[2]string]float64{}
 	for _, r := range raw {
