@@ -127,6 +127,7 @@ type winLayout struct {
 	keys  []sortKey
 	peerS []int32 // per perm position: first position of its peer group (lazy)
 	peerE []int32 // per perm position: end of its peer group (lazy)
+	rk    *rangeKeys // the order key of range frames with offsets (lazy)
 }
 
 func (w *windowOp) global(r rowRef) int { return w.offs[r.b] + int(r.r) }
@@ -249,6 +250,9 @@ func (l *winLayout) peers(a *acct) {
 func (l *winLayout) frame(f planner.Frame, lo, hi, i int) (int, int) {
 	bound := func(b planner.FrameBound, end bool) int {
 		var x int
+		if f.Range && (b.Kind == planner.Preceding || b.Kind == planner.Following) {
+			return l.rk.bound(b, end, lo, hi, i, l.peerS, l.peerE)
+		}
 		switch b.Kind {
 		case planner.UnboundedPreceding:
 			return lo
@@ -281,6 +285,15 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 		e.Fn == funcs.WinPercentRank || e.Fn == funcs.WinCumeDist
 	if needPeers {
 		l.peers(&w.acct)
+	}
+	if f := e.Frame; f.Range && (f.Start.Kind == planner.Preceding || f.Start.Kind == planner.Following ||
+		f.End.Kind == planner.Preceding || f.End.Kind == planner.Following) {
+		if len(e.OrderBy) != 1 || !planner.RangeOffsetType(w.n.Input.Schema().Field(e.OrderBy[0].Index).Type) {
+			return nil, qerr.Internal(nil, "window %s: a range frame with offsets needs one numeric, date or timestamp order key", e.Name)
+		}
+		if _, err := w.rangeKeys(l, e.OrderBy[0]); err != nil {
+			return nil, err
+		}
 	}
 	switch e.Fn {
 	case funcs.WinRowNumber, funcs.WinRank, funcs.WinDenseRank, funcs.WinNtile:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -109,7 +110,7 @@ func randWindowSpec(r *rand.Rand) planner.WindowSpec {
 	if d, ok := w.Fn.Lookup(); ok && !d.Frame {
 		frameless = true
 	}
-	switch r.IntN(4) {
+	switch r.IntN(5) {
 	case 0: // default frame
 	case 1:
 		b := [][2]string{{"unbounded preceding", "current row"}, {"current row", "unbounded following"}, {"unbounded preceding", "unbounded following"}, {"current row", "current row"}}[r.IntN(4)]
@@ -121,6 +122,12 @@ func randWindowSpec(r *rand.Rand) planner.WindowSpec {
 			j = 1
 		}
 		w.Frame = &planner.FrameSpec{Type: "rows", Start: winBounds[i], End: winBounds[j]}
+		if r.IntN(3) == 0 { // a range frame with offsets (valid with one numeric, date or timestamp key)
+			w.Frame.Type = "range"
+			if len(w.OrderBy) != 1 && r.IntN(4) > 0 {
+				w.OrderBy = []planner.OrderSpec{{Col: "o", Desc: r.IntN(2) == 0}}
+			}
+		}
 	}
 	if frameless {
 		w.Frame = nil
@@ -159,6 +166,9 @@ func refWindow(st *refState, rows [][]any, e planner.WindowExpr) []any {
 			}
 			bound := func(b planner.FrameBound, end bool) int {
 				x := 0
+				if e.Frame.Range && (b.Kind == planner.Preceding || b.Kind == planner.Following) {
+					return refRangeBound(rows, idx, e, b, end, i, ps, pe)
+				}
 				switch b.Kind {
 				case planner.UnboundedPreceding:
 					return 0
@@ -269,7 +279,8 @@ func windowOf(t *testing.T, n planner.Node) *planner.Window {
 }
 
 func TestWindowDifferential(t *testing.T) {
-	ran, nonEmpty := 0, 0
+	ran, nonEmpty, rangeOffsets := 0, 0, 0
+	rangeOffset := regexp.MustCompile(`RANGE BETWEEN [^)]*[0-9]+ (PRECEDING|FOLLOWING)`)
 	for iter := range uint64(1500) {
 		r := rand.New(rand.NewPCG(7, iter))
 		data := winData(r)
@@ -291,6 +302,9 @@ func TestWindowDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := windowOf(t, plan)
+		if rangeOffset.MatchString(planner.String(plan)) {
+			rangeOffsets++
+		}
 		// The reference: filter, then each window over the filtered rows.
 		rows := make([][]any, len(data[0].vals))
 		for i := range rows {
@@ -347,10 +361,10 @@ func TestWindowDifferential(t *testing.T) {
 			nonEmpty++
 		}
 	}
-	if ran < 1000 || nonEmpty < 950 {
-		t.Fatalf("only %d valid window cases ran (%d with rows)", ran, nonEmpty)
+	if ran < 1000 || nonEmpty < 950 || rangeOffsets < 50 {
+		t.Fatalf("only %d valid window cases ran (%d with rows, %d with range offsets)", ran, nonEmpty, rangeOffsets)
 	}
-	t.Logf("%d window cases ran, %d with rows", ran, nonEmpty)
+	t.Logf("%d window cases ran, %d with rows, %d with range offsets", ran, nonEmpty, rangeOffsets)
 }
 
 func TestTopNPerGroupDifferential(t *testing.T) {
@@ -421,4 +435,58 @@ func TestTopNPerGroupDifferential(t *testing.T) {
 			t.Fatalf("iter %d (batch size %d): plan:\n%sgot\n%swant\n%s", iter, bs, planner.String(plan), fmtRows(got), fmtRows(want))
 		}
 	}
+}
+
+// refRangeBound counts positions: a range offset bound of row i is the
+// number of ordinary (non-null, non-NaN) rows of the partition before the
+// target value (start) or not after it (end); rows with a null or NaN key
+// get their peer group.
+func refRangeBound(rows [][]any, idx []int, e planner.WindowExpr, b planner.FrameBound, end bool, i, ps, pe int) int {
+	k := e.OrderBy[0]
+	key := func(j int) (float64, bool) {
+		v := rows[idx[j]][k.Index]
+		switch x := v.(type) {
+		case nil:
+			return 0, false
+		case int32:
+			return float64(x), true
+		case float64:
+			return x, x == x
+		}
+		return asFloat(v), true
+	}
+	v, ok := key(i)
+	if !ok {
+		if end {
+			return pe
+		}
+		return ps
+	}
+	n := float64(b.N)
+	if (b.Kind == planner.Preceding) != k.Desc {
+		n = -n
+	}
+	t := v + n
+	count := 0
+	for j := range idx {
+		x, ok := key(j)
+		if !ok {
+			continue
+		}
+		var c bool
+		switch {
+		case !k.Desc && !end:
+			c = x < t
+		case !k.Desc:
+			c = x <= t
+		case !end:
+			c = x > t
+		default:
+			c = x >= t
+		}
+		if c {
+			count++
+		}
+	}
+	return count
 }

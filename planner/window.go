@@ -44,7 +44,7 @@ type WindowSpec struct {
 // "unbounded following" (underscores work as spaces, case ignored).
 type FrameSpec struct {
 	// Type is rows (default) or range (peers: rows with equal order_by values).
-	Type string `json:"type,omitempty" jsonschema:"rows (default): physical row offsets; or range: current row includes its ties (range takes only unbounded and current row bounds)."`
+	Type string `json:"type,omitempty" jsonschema:"rows (default): physical row offsets; or range: value offsets on the one order_by column (current row includes its ties)."`
 	// Start and End are frame bounds.
 	Start string `json:"start" jsonschema:"Frame start: unbounded preceding, N preceding, current row or N following."`
 	End   string `json:"end,omitempty" jsonschema:"Frame end (default current row): N preceding, current row, N following or unbounded following."`
@@ -590,9 +590,24 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 		if err != nil {
 			return e, err
 		}
+		if f.Range && (f.Start.offset() || f.End.offset()) {
+			if len(e.OrderBy) != 1 || !RangeOffsetType(s.Field(e.OrderBy[0].Index).Type) {
+				return e, windowErr(field+".frame", "a range frame with N preceding/following needs exactly one order_by column of a number, date or timestamp type").
+					WithHint("order by one numeric, date or timestamp column (N counts days for dates, the column's unit for timestamps), or use a rows frame")
+			}
+		}
 		e.Frame = f
 	}
 	return e, nil
+}
+
+// offset reports an N preceding / N following bound.
+func (b FrameBound) offset() bool { return b.Kind == Preceding || b.Kind == Following }
+
+// RangeOffsetType reports the order key types of range frames with
+// offsets: numbers, dates (offset in days) and timestamps (in their unit).
+func RangeOffsetType(t arrow.DataType) bool {
+	return funcs.IsNumeric(t) || t.ID() == arrow.DATE32 || t.ID() == arrow.TIMESTAMP
 }
 
 func frame(field string, fs FrameSpec) (Frame, error) {
@@ -618,10 +633,6 @@ func frame(field string, fs FrameSpec) (Frame, error) {
 	if f.Start.Kind == UnboundedFollowing || f.End.Kind == UnboundedPreceding {
 		return f, windowErr(field, "a frame cannot start at unbounded following or end at unbounded preceding").
 			WithHint(`e.g. {"start": "unbounded preceding", "end": "current row"}`)
-	}
-	if f.Range && (f.Start.Kind == Preceding || f.Start.Kind == Following || f.End.Kind == Preceding || f.End.Kind == Following) {
-		return f, qerr.Unsupported(qerr.CodeInvalidArgument, "%s: range frames with N preceding/following are not supported yet", field).With("field", field).
-			WithHint("use a rows frame for row offsets, or range with unbounded and current row bounds")
 	}
 	return f, nil
 }
