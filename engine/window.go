@@ -125,8 +125,8 @@ type winLayout struct {
 	gidx  []int32 // per perm position: the row's global number
 	segs  []int32 // partition p is perm[segs[p]:segs[p+1]]
 	keys  []sortKey
-	peerS []int32 // per perm position: first position of its peer group (lazy)
-	peerE []int32 // per perm position: end of its peer group (lazy)
+	peerS []int32    // per perm position: first position of its peer group (lazy)
+	peerE []int32    // per perm position: end of its peer group (lazy)
 	rk    *rangeKeys // the order key of range frames with offsets (lazy)
 }
 
