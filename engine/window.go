@@ -3,7 +3,10 @@ package engine
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -190,12 +193,8 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 		l.keys = append(l.keys, sk)
 	}
 	if len(l.keys) > 0 {
-		for p := 0; p+1 < len(l.segs); p++ {
-			if err := w.ex.ctx.Err(); err != nil {
-				return nil, err
-			}
-			seg := l.perm[l.segs[p]:l.segs[p+1]]
-			slices.SortFunc(seg, l.compare)
+		if err := w.sortPartitions(l); err != nil {
+			return nil, err
 		}
 	}
 	w.acct.charge(int64(4 * n))
@@ -204,6 +203,38 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 		l.gidx[i] = int32(w.offs[r.b]) + r.r
 	}
 	return l, nil
+}
+
+// parallelSortRows is the rows per goroutine sorting partitions (a
+// variable so that tests can exercise the parallel path on small inputs).
+var parallelSortRows = 65536
+
+// sortPartitions sorts every partition of l by the order keys, on up to
+// GOMAXPROCS goroutines (at most 4) taking blocks of partitions in turn;
+// the comparators only read the retained chunks.
+func (w *windowOp) sortPartitions(l *winLayout) error {
+	nparts := len(l.segs) - 1
+	workers := min(runtime.GOMAXPROCS(0), 4, max(1, len(l.perm)/parallelSortRows))
+	var next atomic.Int64
+	const block = 64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				p0 := int(next.Add(block)) - block
+				if p0 >= nparts || w.ex.ctx.Err() != nil {
+					return
+				}
+				for p := p0; p < min(p0+block, nparts); p++ {
+					slices.SortFunc(l.perm[l.segs[p]:l.segs[p+1]], l.compare)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return w.ex.ctx.Err()
 }
 
 // peerCmp compares two rows on the order keys only.

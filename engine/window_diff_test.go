@@ -193,10 +193,6 @@ func refWindow(st *refState, rows [][]any, e planner.WindowExpr) []any {
 				return min(max(x, 0), m)
 			}
 			fs, fe := bound(e.Frame.Start, false), bound(e.Frame.End, true)
-			var frame [][]any
-			for j := fs; j < fe; j++ {
-				frame = append(frame, rows[idx[j]])
-			}
 			val := func(j int) any {
 				if j < 0 || j >= m {
 					return nil
@@ -255,6 +251,10 @@ func refWindow(st *refState, rows [][]any, e planner.WindowExpr) []any {
 					v = val(fs + int(e.Arg) - 1)
 				}
 			default:
+				var frame [][]any
+				for j := fs; j < fe; j++ {
+					frame = append(frame, rows[idx[j]])
+				}
 				v = refAggOne(st, planner.AggExpr{Fn: planner.AggFn(e.Fn), Q: e.Q, Col: e.Col, Index: e.Index}, frame)
 			}
 			if f, ok := v.(float64); ok && e.Type.ID() == arrow.FLOAT64 {

@@ -120,3 +120,40 @@ func TestWindowKeepsInputOrder(t *testing.T) {
 		t.Fatalf("got\n%swant\n%s", fmtRows(got), fmtRows(want))
 	}
 }
+
+// Partitions sorted on several goroutines (the threshold lowered).
+func TestWindowParallelSort(t *testing.T) {
+	defer func(old int) { parallelSortRows = old }(parallelSortRows)
+	parallelSortRows = 1000
+	const n = 20_000
+	p, v := make([]any, n), make([]any, n)
+	for i := range n {
+		p[i] = int64((i * 7919) % 500)
+		v[i] = int64((i * 31) % 97)
+	}
+	cols := []tcol{{name: "p", typ: tInt64, vals: p}, {name: "v", typ: tInt64, vals: v}}
+	plan := buildPlan(t, planner.Spec{Windows: []planner.WindowSpec{
+		{Fn: "row_number", PartitionBy: []string{"p"}, OrderBy: []planner.OrderSpec{{Col: "v", Desc: true}}, As: "rn"},
+		{Fn: "rank", PartitionBy: []string{"p"}, OrderBy: []planner.OrderSpec{{Col: "v", Desc: true}}, As: "rk"},
+	}}, cols)
+	alloc := newAlloc()
+	src := newSource(alloc, cols)
+	got, err := run(t, plan, src, Options{Alloc: alloc})
+	src.release()
+	alloc.AssertSize(t, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{p[i], v[i]}
+	}
+	w := windowOf(t, plan)
+	st := &refState{}
+	rn, rk := refWindow(st, rows, w.Exprs[0]), refWindow(st, rows, w.Exprs[1])
+	for i, r := range got {
+		if r[2] != rn[i] || r[3] != rk[i] {
+			t.Fatalf("row %d: got %v, want row_number %v rank %v", i, r, rn[i], rk[i])
+		}
+	}
+}
