@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -248,4 +249,9 @@ func (t *topNGroupOp) close() {
 	t.table.reset()
 	t.bufs, t.refs, t.emit = nil, nil, refEmitter{}
 	t.acct.release()
+}
+
+// describe implements describer (explain).
+func (t *topNGroupOp) describe() (string, []string) {
+	return "top n per group", []string{fmt.Sprintf("bounded buffer of %d rows per group", t.n)}
 }

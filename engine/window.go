@@ -604,3 +604,8 @@ func addOverflow(a, b int64) (int64, bool) {
 	s := a + b
 	return s, (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0)
 }
+
+// describe implements describer (explain).
+func (w *windowOp) describe() (string, []string) {
+	return "window", []string{fmt.Sprintf("%d functions; hash partition, sort within partitions", len(w.n.Exprs))}
+}

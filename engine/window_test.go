@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -155,5 +157,33 @@ func TestWindowParallelSort(t *testing.T) {
 		if r[2] != rn[i] || r[3] != rk[i] {
 			t.Fatalf("row %d: got %v, want row_number %v rank %v", i, r, rn[i], rk[i])
 		}
+	}
+}
+
+// explain analyze names the window and top-n operators and counts their rows.
+func TestWindowProfile(t *testing.T) {
+	cols := []tcol{
+		{name: "g", typ: tStr, vals: vals("a", "b", "a", "b", "a")},
+		{name: "x", typ: tInt64, vals: vals(int64(3), int64(1), int64(1), int64(2), nil)},
+	}
+	plan := buildPlan(t, planner.Spec{
+		Windows:      []planner.WindowSpec{{Fn: "sum", Col: "x", PartitionBy: []string{"g"}, As: "s"}},
+		TopNPerGroup: &planner.TopNPerGroupSpec{N: 1, PartitionBy: []string{"g"}, By: []planner.OrderSpec{{Col: "s", Desc: true}}},
+	}, cols)
+	alloc := newAlloc()
+	src := newSource(alloc, cols)
+	prof := &Profile{}
+	_, err := run(t, plan, src, Options{Alloc: alloc, BatchSize: 2, Profile: prof})
+	src.release()
+	alloc.AssertSize(t, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	prof.Root().Walk(func(o *Operator, _ int) {
+		got = append(got, fmt.Sprintf("%s:%d", o.Name, o.Stats.RowsOut))
+	})
+	if want := []string{"top n per group:2", "window:5", "scan:5"}; !slices.Equal(got, want) {
+		t.Fatalf("operators %v, want %v", got, want)
 	}
 }
