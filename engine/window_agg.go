@@ -374,55 +374,7 @@ func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, 
 	}()
 	nparts := len(l.segs) - 1
 	if wholePartition(e) {
-		s, err := newState()
-		if err != nil {
-			return nil, err
-		}
-		s.grow(nparts)
-		w.acct.charge(int64(nparts) * s.groupBytes())
-		pids := make([]int32, w.total)
-		w.acct.charge(int64(4 * w.total))
-		for p := range nparts {
-			for _, r := range l.perm[l.segs[p]:l.segs[p+1]] {
-				g := w.global(r)
-				pids[g] = int32(p)
-				out.refs[g] = rowRef{0, int32(p)}
-			}
-		}
-		if len(l.keys) == 0 { // input order is partition order
-			for i, ch := range w.chunks {
-				if err := s.update(ch.Column(e.Index), pids[w.offs[i]:w.offs[i]+int(ch.NumRows())]); err != nil {
-					return nil, err
-				}
-			}
-		} else { // feed the rows in partition order (first, last, float sums depend on it)
-			g, done := w.colGatherer(e.Index)
-			defer done()
-			gids := make([]int32, 0, w.ex.batchSize)
-			for rest := l.perm; len(rest) > 0; {
-				b, err := g.gather(w.ex.alloc, w.ex.soft, rest[:min(len(rest), w.ex.batchSize)])
-				if err != nil {
-					return nil, err
-				}
-				k := int(b.NumRows())
-				gids = gids[:0]
-				for _, r := range rest[:k] {
-					gids = append(gids, pids[w.global(r)])
-				}
-				err = s.update(b.Column(0), gids)
-				b.Release()
-				if err != nil {
-					return nil, err
-				}
-				rest = rest[k:]
-			}
-		}
-		a, err := finish(s, nparts, w.ex.soft)
-		if err != nil {
-			return nil, err
-		}
-		out.srcs = append(out.srcs, a)
-		return out, nil
+		return w.partitionAgg(l, e, out, newState, finish)
 	}
 	// Frame by frame: blocks of output positions, each a batch of groups.
 	var work int64
@@ -495,5 +447,61 @@ func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, 
 			return nil, err
 		}
 	}
+	return out, nil
+}
+
+// partitionAgg runs the aggregate once per partition (a whole-partition
+// frame) and points every row at its partition's result.
+func (w *windowOp) partitionAgg(l *winLayout, e planner.WindowExpr, out *refResult, newState func() (aggState, error),
+	finish func(aggState, int, memory.Allocator) (arrow.Array, error)) (winResult, error) {
+	nparts := len(l.segs) - 1
+	s, err := newState()
+	if err != nil {
+		return nil, err
+	}
+	s.grow(nparts)
+	w.acct.charge(int64(nparts) * s.groupBytes())
+	pids := make([]int32, w.total)
+	w.acct.charge(int64(4 * w.total))
+	for p := range nparts {
+		for _, r := range l.perm[l.segs[p]:l.segs[p+1]] {
+			g := w.global(r)
+			pids[g] = int32(p)
+			out.refs[g] = rowRef{0, int32(p)}
+		}
+	}
+	if len(l.keys) == 0 { // input order is partition order
+		for i, ch := range w.chunks {
+			if err := s.update(ch.Column(e.Index), pids[w.offs[i]:w.offs[i]+int(ch.NumRows())]); err != nil {
+				return nil, err
+			}
+		}
+	} else { // feed the rows in partition order (first, last, float sums depend on it)
+		g, done := w.colGatherer(e.Index)
+		defer done()
+		gids := make([]int32, 0, w.ex.batchSize)
+		for rest := l.perm; len(rest) > 0; {
+			b, err := g.gather(w.ex.alloc, w.ex.soft, rest[:min(len(rest), w.ex.batchSize)])
+			if err != nil {
+				return nil, err
+			}
+			k := int(b.NumRows())
+			gids = gids[:0]
+			for _, r := range rest[:k] {
+				gids = append(gids, pids[w.global(r)])
+			}
+			err = s.update(b.Column(0), gids)
+			b.Release()
+			if err != nil {
+				return nil, err
+			}
+			rest = rest[k:]
+		}
+	}
+	a, err := finish(s, nparts, w.ex.soft)
+	if err != nil {
+		return nil, err
+	}
+	out.srcs = append(out.srcs, a)
 	return out, nil
 }

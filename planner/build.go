@@ -585,8 +585,8 @@ func filterAndCompute(input Node, lower []Predicate, exprs []NamedExpr, nonNull 
 // distinct and the final sort (see Build).
 func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool, order []OrderSpec) (Node, error) {
 	var group []string
-	if _, agg := input.(*Aggregate); !agg {
-		group = spec.GroupBy
+	if spec.TopNPerGroup != nil && len(spec.Aggs) == 0 {
+		group = spec.GroupBy // a plain query: group_by names top_n_per_group's groups
 	}
 	input, lower, err := b.windowing(input, lower, spec, group)
 	if err != nil {
