@@ -385,36 +385,39 @@ func isNaN(v any) bool {
 
 func refSort(rows [][]any, keys []planner.SortKey) [][]any {
 	out := slices.Clone(rows)
-	slices.SortStableFunc(out, func(a, b []any) int {
-		for _, k := range keys {
-			x, y := a[k.Index], b[k.Index]
-			var c int
-			switch {
-			case x == nil && y == nil:
-				c = 0
-			case x == nil:
-				c = 1
-			case y == nil:
-				c = -1
-			case isNaN(x) && isNaN(y):
-				c = 0
-			case isNaN(x):
-				c = 1
-			case isNaN(y):
-				c = -1
-			default:
-				c = refCompareVals(x, y)
-				if k.Desc {
-					c = -c
-				}
-			}
-			if c != 0 {
-				return c
+	slices.SortStableFunc(out, func(a, b []any) int { return refRowCmp(a, b, keys) })
+	return out
+}
+
+// refRowCmp compares two rows on keys: nulls last, NaN after numbers, then Desc.
+func refRowCmp(a, b []any, keys []planner.SortKey) int {
+	for _, k := range keys {
+		x, y := a[k.Index], b[k.Index]
+		var c int
+		switch {
+		case x == nil && y == nil:
+			c = 0
+		case x == nil:
+			c = 1
+		case y == nil:
+			c = -1
+		case isNaN(x) && isNaN(y):
+			c = 0
+		case isNaN(x):
+			c = 1
+		case isNaN(y):
+			c = -1
+		default:
+			c = refCompareVals(x, y)
+			if k.Desc {
+				c = -c
 			}
 		}
-		return 0
-	})
-	return out
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 func refLimit(rows [][]any, offset, count int64) [][]any {

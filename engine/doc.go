@@ -10,6 +10,9 @@
 // hash group-by; Distinct and Deduplicate keep the first occurrence of each
 // distinct row (all columns, or the key columns) in input order; Sort is a
 // stable multi-key sort (a top-k when a Limit sits directly above it);
+// Window computes window functions per partition and appends them to its
+// input batches (see windowOp); TopNPerGroup keeps the first n rows of every
+// group with a bounded buffer per group (see topNGroupOp);
 // Limit applies offset/count and stops reading its input as soon as it is
 // satisfied.
 //

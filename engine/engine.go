@@ -273,6 +273,17 @@ func (ex *exec) buildNode(n planner.Node) (op, error) {
 		return ex.buildJoin(n)
 	case *planner.Sort:
 		return ex.buildSort(n, -1)
+	case *planner.Window:
+		w, err := newWindowOp(ex, n)
+		if err != nil {
+			return nil, err
+		}
+		if w.in, err = ex.build(n.Input); err != nil {
+			return nil, err
+		}
+		return w, nil
+	case *planner.TopNPerGroup:
+		return ex.buildTopNPerGroup(n)
 	case *planner.Limit:
 		var (
 			in  op

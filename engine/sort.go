@@ -134,8 +134,7 @@ type sortOp struct {
 	held   int64 // rows in retained chunks
 	bound  bool  // top-k: refs[k-1] (the last compacted row) is the bar to beat
 	sorted bool
-	gath   *gatherer
-	pos    int
+	emit   refEmitter
 	closed bool
 }
 
@@ -162,17 +161,61 @@ func (ex *exec) buildSort(n *planner.Sort, k int64) (op, error) {
 	return s, nil
 }
 
-func (s *sortOp) compare(a, b rowRef) int {
-	for _, k := range s.keys {
+func (s *sortOp) compare(a, b rowRef) int { return compareRows(s.keys, a, b) }
+
+// compareRows orders two rows of retained chunks by keys, then (stability:
+// chunks are in input order, rows within a chunk too) by position.
+func compareRows(keys []sortKey, a, b rowRef) int {
+	for _, k := range keys {
 		if c := k.compare(a, b); c != 0 {
 			return c
 		}
 	}
-	// Stability: chunks are in input order, rows within a chunk too.
 	if c := cmp.Compare(a.b, b.b); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.r, b.r)
+}
+
+// gatherAll copies the rows refs (in order) out of g's chunks into new
+// batches (one unless a re-encoded dictionary overflows, see gather).
+func (ex *exec) gatherAll(g *gatherer, refs []rowRef) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	for rest := refs; len(rest) > 0; {
+		b, err := g.gather(ex.alloc, ex.soft, rest)
+		if err != nil {
+			for _, b := range out {
+				b.Release()
+			}
+			return nil, err
+		}
+		out = append(out, b)
+		rest = rest[b.NumRows():]
+	}
+	return out, nil
+}
+
+// refEmitter emits the rows refs of retained chunks in batches.
+type refEmitter struct {
+	gath *gatherer
+	pos  int
+}
+
+// next gathers the next batch; nil when every row was emitted.
+func (e *refEmitter) next(ex *exec, schema *arrow.Schema, chunks []arrow.RecordBatch, refs []rowRef) (arrow.RecordBatch, error) {
+	if e.pos >= len(refs) {
+		return nil, nil
+	}
+	if e.gath == nil {
+		e.gath = newGatherer(schema, chunks)
+	}
+	hi := min(e.pos+ex.batchSize, len(refs))
+	b, err := e.gath.gather(ex.alloc, ex.soft, refs[e.pos:hi])
+	if err != nil {
+		return nil, err
+	}
+	e.pos += int(b.NumRows())
+	return b, nil
 }
 
 // addChunk retains b as a new chunk and registers its rows (those listed
@@ -236,18 +279,9 @@ func (s *sortOp) compact() error {
 		s.dropChunks()
 		return nil
 	}
-	g := newGatherer(s.schema, s.chunks)
-	var out []arrow.RecordBatch
-	for rest := s.refs; len(rest) > 0; {
-		b, err := g.gather(s.ex.alloc, s.ex.soft, rest)
-		if err != nil {
-			for _, b := range out {
-				b.Release()
-			}
-			return err
-		}
-		out = append(out, b)
-		rest = rest[b.NumRows():]
+	out, err := s.ex.gatherAll(newGatherer(s.schema, s.chunks), s.refs)
+	if err != nil {
+		return err
 	}
 	full := int64(len(s.refs)) == s.k
 	s.dropChunks()
@@ -345,20 +379,11 @@ func (s *sortOp) next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	if s.pos >= len(s.refs) {
+	b, err := s.emit.next(s.ex, s.schema, s.chunks, s.refs)
+	if b == nil && err == nil {
 		s.close()
-		return nil, nil
 	}
-	if s.gath == nil {
-		s.gath = newGatherer(s.schema, s.chunks)
-	}
-	hi := min(s.pos+s.ex.batchSize, len(s.refs))
-	b, err := s.gath.gather(s.ex.alloc, s.ex.soft, s.refs[s.pos:hi])
-	if err != nil {
-		return nil, err
-	}
-	s.pos += int(b.NumRows())
-	return b, nil
+	return b, err
 }
 
 func (s *sortOp) close() {
@@ -370,5 +395,5 @@ func (s *sortOp) close() {
 		s.in.close()
 	}
 	s.dropChunks()
-	s.refs, s.gath = nil, nil
+	s.refs, s.emit = nil, refEmitter{}
 }

@@ -44,8 +44,10 @@ const UnsupportedMetaKey = "quarry.unsupported"
 //     (null_policy drop) → Aggregate → [Filter] (having), or
 //   - [Compute] (expression columns) → [Filter] (null_policy drop),
 //
-// followed by [Deduplicate] → [Sort] (when it needs columns the projection
-// drops) → [Project] → [Deduplicate] → [Distinct] → [Sort] → [Limit].
+// followed by [Filter] → [Window] → [TopNPerGroup] (windows and
+// top_n_per_group; see windowing) → [Compute] → [Deduplicate] → [Sort]
+// (when it needs columns the projection drops) → [Project] →
+// [Deduplicate] → [Distinct] → [Sort] → [Limit].
 // Build does not optimize; call Optimize on the result.
 //
 // Errors are *qerr.Error values with codes invalid_column (with
@@ -84,7 +86,11 @@ func Build(spec Spec, in Input) (Node, error) {
 		return nil, err
 	}
 
-	if len(spec.Aggs) > 0 || len(spec.GroupBy) > 0 {
+	if spec.TopNPerGroup != nil && len(spec.Aggs) > 0 {
+		return nil, windowErr("top_n_per_group", "top_n_per_group keeps rows, it cannot be combined with aggs").
+			WithHint("drop aggs (group_by then names the groups), or rank aggregated rows with a rank window and a filter in a second step")
+	}
+	if len(spec.Aggs) > 0 || (len(spec.GroupBy) > 0 && spec.TopNPerGroup == nil) {
 		node, err = b.aggregate(node, preds, spec)
 	} else {
 		if spec.TopN != nil {
@@ -582,6 +588,14 @@ func filterAndCompute(input Node, lower []Predicate, exprs []NamedExpr, nonNull 
 // computed columns, the null_policy filter, deduplicate, sort, projection,
 // distinct and the final sort (see Build).
 func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool, order []OrderSpec) (Node, error) {
+	var group []string
+	if spec.TopNPerGroup != nil && len(spec.Aggs) == 0 {
+		group = spec.GroupBy // a plain query: group_by names top_n_per_group's groups
+	}
+	input, lower, err := b.windowing(input, lower, spec, group)
+	if err != nil {
+		return nil, err
+	}
 	s := input.Schema()
 	var outs []string
 	var exprs []NamedExpr
@@ -652,7 +666,6 @@ func (b *builder) finish(input Node, spec Spec, lower []Predicate, nullDrop bool
 	}
 
 	dedup := spec.Deduplicate && !spec.Distinct
-	var err error
 	if sortBelow {
 		if dedup {
 			node = b.dedup(node, outs)

@@ -1,6 +1,6 @@
 // Package planner validates a query Spec against a dataset schema and builds
 // a logical plan: a tree of pure-data Nodes (Scan, Filter, Compute, Project,
-// Aggregate, Deduplicate, Distinct, Sort, Limit) with a stable printable
+// Aggregate, Window, TopNPerGroup, Deduplicate, Distinct, Sort, Limit) with a stable printable
 // form. It also optimizes plans with small, separate rules (constant
 // folding, filter pushdown, limit pushdown, projection pushdown) and
 // estimates result rows and bytes. It performs no I/O; the engine package
@@ -48,6 +48,12 @@
 //     then by first-seen order), or, without order_by, by the first
 //     aggregate descending. offset/limit then apply within those N groups;
 //     Build folds the three into one Limit.
+//   - windows: window functions (the registry's window-only functions and
+//     every aggregate) computed by a Window node right after the filters,
+//     or after the Aggregate in aggregate queries; each adds a column that
+//     columns, expressions and order_by may use. See WindowSpec.
+//   - top_n_per_group: a TopNPerGroup node after the windows, keeping the
+//     first n rows per group (group_by without aggs, or partition_by).
 //
 // # Aggregate output names and types
 //

@@ -47,6 +47,12 @@ type Spec struct {
 	// Join joins other datasets to the query's dataset before everything
 	// else (filters, aggregates, ...); see JoinSpec and docs/QUERY.md.
 	Join []JoinSpec `json:"join,omitempty" jsonschema:"Datasets to join before filtering and aggregating, in order: [{dataset, on: [{left, right}], type?, columns?, as?}]. Their columns are named alias.col (alias: the last path element of the dataset id, or as)."`
+	// Windows are window functions, computed after the filters (and after
+	// aggregation when the query aggregates); each adds a column usable in
+	// columns and order_by. See WindowSpec.
+	Windows []WindowSpec `json:"windows,omitempty" jsonschema:"Window functions (ranking, lag/lead, running and moving aggregates), each added as a column named as; computed after filters, and over the aggregated rows when the query aggregates. Usable in columns, expressions and order_by."`
+	// TopNPerGroup keeps the best N rows of every group (see TopNPerGroupSpec).
+	TopNPerGroup *TopNPerGroupSpec `json:"top_n_per_group,omitempty" jsonschema:"Keep the first n rows of every group ranked by by (e.g. the two largest v3 per id6); groups are group_by (without aggs) or partition_by. Output: group by group, in rank order."`
 }
 
 // FilterSpec is one element of Spec.Filters: either a predicate {col, op,

@@ -28,6 +28,7 @@ func DocSections() []DocSection {
 		{"aggregates", aggTable()},
 		{"operators", operatorTable()},
 		{"functions", scalarTable()},
+		{"window-functions", windowTable()},
 	}
 }
 

@@ -117,9 +117,9 @@ func oneLine(s string, n int) string {
 // QueryExamples generates small, correct tool calls for the live catalog:
 // finding filter values, a filter, a group-by, a histogram (group by an
 // expression), a having, per-group statistics with a filtered aggregate
-// (with a numeric column), a size estimate, a page walk and a Parquet
-// export, with real column names and values. dataset
-// and column focus them ("" picks a dataset and a column).
+// (with a numeric column), window functions, a top 2 per group, a size
+// estimate, a page walk and a Parquet export, with real column names and
+// values. dataset and column focus them ("" picks a dataset and a column).
 func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]Example, error) {
 	var d *catalog.Dataset
 	var err error
@@ -193,6 +193,15 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 				{"col": measure, "fn": "approx_quantile", "q": 0.9, "as": "p90_" + measure},
 				{"col": "*", "fn": "count", "as": "rows_" + measure + "_gt_0", "filter": []map[string]any{{"col": measure, "op": "gt", "value": 0}}}},
 				"top_n": 10}})
+		out = append(out, Example{Title: fmt.Sprintf("Window functions: each %s's share of the total %s and its rank", dim, measure), Tool: "query_data",
+			Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "aggs": []map[string]any{{"col": measure, "fn": "sum", "as": "total"}},
+				"windows": []map[string]any{{"fn": "sum", "col": "total", "as": "grand_total"},
+					{"fn": "rank", "order_by": []map[string]any{{"col": "total", "desc": true}}, "as": "rank"}},
+				"columns": []string{dim, "total", "total / grand_total AS share", "rank"}, "order_by": []map[string]any{{"col": "rank"}}}})
+		out = append(out, Example{Title: fmt.Sprintf("Largest two %s per %s (rows, not aggregates)", measure, dim), Tool: "query_data",
+			Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "columns": []string{dim, measure},
+				"filters":         []map[string]any{{"col": measure, "op": "is_not_null"}},
+				"top_n_per_group": map[string]any{"n": 2, "by": []map[string]any{{"col": measure, "desc": true}}}}})
 	}
 	out = append(out, Example{Title: "Check the size of a query before running it", Tool: "estimate_query",
 		Args: map[string]any{"dataset": d.ID, "columns": others}})

@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// topNGroupOp keeps the first n rows of every partition in key order (a
+// planner.TopNPerGroup) without sorting its input: rows are assigned to
+// partitions through a group table, and each partition keeps a sorted
+// buffer of at most n row references (binary insertion; a row that does
+// not beat the partition's n-th row is dropped at once, ties keep the
+// earlier row). Retained batches are compacted (the kept rows copied into
+// new chunks, the rest released) whenever they hold more than twice the
+// kept rows plus a batch. Output: the partitions in first-seen order, each
+// in rank order.
+type topNGroupOp struct {
+	ex      *exec
+	in      op
+	schema  *arrow.Schema
+	n       int64
+	partIdx []int
+	keyIdx  []int
+	keys    []sortKey
+	table   *groupTable
+	parts   []arrow.Array
+	chunks  []arrow.RecordBatch
+	bufs    [][]rowRef
+	held    int64 // rows in retained chunks
+	kept    int64 // rows in bufs
+	acct    acct
+	refs    []rowRef
+	emit    refEmitter
+	done    bool
+	closed  bool
+}
+
+func (ex *exec) buildTopNPerGroup(n *planner.TopNPerGroup) (op, error) {
+	in := n.Input.Schema()
+	t := &topNGroupOp{ex: ex, schema: in, n: n.N, acct: acct{b: ex.budget}}
+	var types []arrow.DataType
+	for _, k := range n.PartIdx {
+		if k < 0 || k >= in.NumFields() {
+			return nil, qerr.Internal(nil, "top_n_per_group: partition index %d out of range", k)
+		}
+		dt := in.Field(k).Type
+		if !supportedCompute(dt) {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "cannot group by column %q of type %s", in.Field(k).Name, dt)
+		}
+		types = append(types, dt)
+		t.partIdx = append(t.partIdx, k)
+	}
+	if len(types) == 0 {
+		return nil, qerr.Internal(nil, "top_n_per_group: no partition columns")
+	}
+	for _, k := range n.Keys {
+		if k.Index < 0 || k.Index >= in.NumFields() {
+			return nil, qerr.Internal(nil, "top_n_per_group: key index %d out of range", k.Index)
+		}
+		sk := newSortKey(in.Field(k.Index).Type, k.Desc)
+		if sk == nil {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "cannot rank by column %q of type %s", k.Col, in.Field(k.Index).Type)
+		}
+		t.keys = append(t.keys, sk)
+		t.keyIdx = append(t.keyIdx, k.Index)
+	}
+	t.table = newGroupTable(types, false, &t.acct)
+	t.parts = make([]arrow.Array, len(types))
+	var err error
+	if t.in, err = ex.build(n.Input); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *topNGroupOp) compare(a, b rowRef) int { return compareRows(t.keys, a, b) }
+
+// offer inserts row r into partition p's buffer when it ranks among the first n.
+func (t *topNGroupOp) offer(p int32, r rowRef) bool {
+	buf := t.bufs[p]
+	if int64(len(buf)) == t.n && t.compare(r, buf[len(buf)-1]) >= 0 {
+		return false
+	}
+	j, _ := slices.BinarySearchFunc(buf, r, t.compare)
+	if int64(len(buf)) < t.n {
+		if len(buf) == cap(buf) {
+			t.acct.charge(8 * int64(max(cap(buf), 1)))
+		}
+		t.bufs[p] = slices.Insert(buf, j, r)
+		t.kept++
+		return true
+	}
+	copy(buf[j+1:], buf[j:len(buf)-1])
+	buf[j] = r
+	return true
+}
+
+func (t *topNGroupOp) addChunk(b arrow.RecordBatch) {
+	t.chunks = append(t.chunks, b)
+	var charged int64
+	for j, k := range t.keys {
+		charged += k.add(b.Column(t.keyIdx[j]))
+	}
+	t.acct.charge(charged)
+	t.held += b.NumRows()
+}
+
+func (t *topNGroupOp) fold(b arrow.RecordBatch) {
+	n := int(b.NumRows())
+	for i, k := range t.partIdx {
+		t.parts[i] = b.Column(k)
+	}
+	gids := t.table.assign(t.parts, n)
+	clear(t.parts)
+	if grow := t.table.n - len(t.bufs); grow > 0 {
+		t.acct.charge(24 * int64(grow))
+		t.bufs = append(t.bufs, make([][]rowRef, grow)...)
+	}
+	ci := int32(len(t.chunks))
+	t.addChunk(b)
+	kept := false
+	for i, p := range gids[:n] {
+		if t.offer(p, rowRef{ci, int32(i)}) {
+			kept = true
+		}
+	}
+	if !kept { // nothing of this batch is kept
+		for _, k := range t.keys {
+			k.pop()
+		}
+		t.chunks[ci] = nil
+		t.chunks = t.chunks[:ci]
+		t.held -= int64(n)
+		b.Release()
+	}
+}
+
+// ordered lists the kept rows: partitions in first-seen order, each in rank order.
+func (t *topNGroupOp) ordered() []rowRef {
+	out := make([]rowRef, 0, t.kept)
+	for _, buf := range t.bufs {
+		out = append(out, buf...)
+	}
+	return out
+}
+
+// compact copies the kept rows into new chunks and releases the old ones.
+func (t *topNGroupOp) compact() error {
+	refs := t.ordered()
+	out, err := t.ex.gatherAll(newGatherer(t.schema, t.chunks), refs)
+	if err != nil {
+		return err
+	}
+	t.dropChunks()
+	// Rewrite the buffers to the new locations, in the order gathered.
+	c, r := int32(0), int32(0)
+	for _, buf := range t.bufs {
+		for j := range buf {
+			if int64(r) == out[c].NumRows() {
+				c, r = c+1, 0
+			}
+			buf[j] = rowRef{c, r}
+			r++
+		}
+	}
+	for _, b := range out {
+		t.addChunk(b)
+	}
+	return nil
+}
+
+func (t *topNGroupOp) dropChunks() {
+	for _, c := range t.chunks {
+		c.Release()
+	}
+	t.chunks = t.chunks[:0]
+	for _, k := range t.keys {
+		k.reset()
+	}
+	t.held = 0
+}
+
+func (t *topNGroupOp) consume() error {
+	for {
+		if err := t.ex.ctx.Err(); err != nil {
+			return err
+		}
+		b, err := t.in.next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		if t.n == 0 {
+			b.Release()
+			continue
+		}
+		t.fold(b)
+		if t.held > 2*t.kept+int64(t.ex.batchSize) {
+			if err := t.compact(); err != nil {
+				return err
+			}
+		}
+		if err := t.acct.check(); err != nil {
+			return err
+		}
+	}
+	t.in.close()
+	t.refs = t.ordered()
+	t.acct.charge(8 * int64(len(t.refs)))
+	t.done = true
+	return nil
+}
+
+func (t *topNGroupOp) next() (arrow.RecordBatch, error) {
+	if err := t.ex.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t.closed {
+		return nil, nil
+	}
+	if !t.done {
+		if err := t.consume(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := t.emit.next(t.ex, t.schema, t.chunks, t.refs)
+	if b == nil && err == nil {
+		t.close()
+	}
+	return b, err
+}
+
+func (t *topNGroupOp) close() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	if t.in != nil {
+		t.in.close()
+	}
+	t.dropChunks()
+	t.table.reset()
+	t.bufs, t.refs, t.emit = nil, nil, refEmitter{}
+	t.acct.release()
+}
+
+// describe implements describer (explain).
+func (t *topNGroupOp) describe() (string, []string) {
+	return "top n per group", []string{fmt.Sprintf("bounded buffer of %d rows per group", t.n)}
+}
