@@ -80,7 +80,24 @@ func quoteLiteral(s string) string {
 // needNonNull. It returns the arg's default-name suffix ("_x" for a column).
 func (b *builder) aggExtras(s *arrow.Schema, decl *funcs.AggDecl, a AggSpec, field string, e *AggExpr, exprs *[]NamedExpr, needNonNull *[]string) (string, error) {
 	for j, f := range a.Filter {
-		p, err := b.filterAt(fmt.Sprintf("%s.filter[%d]", field, j), f)
+		fld := fmt.Sprintf("%s.filter[%d]", field, j)
+		if f.Expr != "" {
+			// computed before aggregating, as a hidden boolean column
+			hidden := hiddenName(s, fmt.Sprintf("__agg_filter_%d", len(*exprs)))
+			for slices.ContainsFunc(*exprs, func(x NamedExpr) bool { return x.Name == hidden }) {
+				hidden = "_" + hidden
+			}
+			p, ne, err := b.exprPredicate(s, f, fld, hidden)
+			if err != nil {
+				return "", err
+			}
+			if ne != nil {
+				*exprs = append(*exprs, *ne)
+			}
+			e.Filter = append(e.Filter, p)
+			continue
+		}
+		p, err := b.filterAt(fld, f)
 		if err != nil {
 			return "", err
 		}

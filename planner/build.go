@@ -197,6 +197,10 @@ func (b *builder) filter(i int, f FilterSpec) (Predicate, error) {
 
 // filterAt validates one filter (a predicate or an OR group) at field.
 func (b *builder) filterAt(field string, f FilterSpec) (Predicate, error) {
+	if f.Expr != "" {
+		return Predicate{}, qerr.Invalid(qerr.CodeInvalidFilter, "%s: expr filters are accepted in filters and in an aggregate's filter, not here", field).
+			With("field", field+".expr").WithHint(`use {"col": ..., "op": ..., "value": ...} on a group key or an aggregate output`)
+	}
 	if f.Any == nil {
 		return b.predicate(field, FilterCond{Col: f.Col, Op: f.Op, Value: f.Value, CaseInsensitive: f.CaseInsensitive})
 	}

@@ -26,32 +26,17 @@ func (b *builder) exprFilters(input Node, preds []Predicate, filters []FilterSpe
 		if f.Expr == "" {
 			continue
 		}
-		fld := fmt.Sprintf("%s[%d]", field, i)
-		if f.Col != "" || f.Op != "" || len(f.Value) > 0 || f.CaseInsensitive || f.Any != nil {
-			return nil, nil, qerr.Invalid(qerr.CodeInvalidFilter, "%s: an expr filter takes no col, op, value, case_insensitive or any", fld).
-				With("field", fld).WithHint(`write the whole condition in expr, e.g. {"expr": "qty > 2 AND lower(city) = 'paris'"}`)
-		}
-		name, ne, err := b.item(s, f.Expr, fld+".expr", qerr.CodeInvalidFilter, false)
+		p, ne, err := b.exprPredicate(s, f, fmt.Sprintf("%s[%d]", field, i), hiddenName(s, fmt.Sprintf("__filter_%d", i)))
 		if err != nil {
 			return nil, nil, err
 		}
-		truth := &Literal{Type: arrow.FixedWidthTypes.Boolean, Value: true}
-		if ne == nil { // a column name
-			idx := s.FieldIndices(name)[0]
-			if t := s.Field(idx).Type; t.ID() != arrow.BOOL {
-				return nil, nil, qerr.Invalid(qerr.CodeInvalidFilter, "%s: column %q has type %s; an expr filter must be a boolean", fld, name, typeName(t)).
-					With("field", fld+".expr").WithHint(`compare it, e.g. {"expr": "%s > 0"}`, quoteIdent(name))
-			}
-			preds = append(preds, Predicate{Col: name, Index: idx, Op: OpEq, Value: truth})
+		if ne == nil { // a boolean column: a plain predicate
+			preds = append(preds, p)
 			continue
 		}
-		if t := ne.Expr.Type(); t.ID() != arrow.BOOL {
-			return nil, nil, qerr.Invalid(qerr.CodeInvalidFilter, "%s: expression %q is a %s; an expr filter must be a boolean (a comparison, LIKE, IN, IS NULL, ...)", fld, f.Expr, typeName(t)).
-				With("field", fld+".expr").WithHint(`compare it, e.g. {"expr": "%s > 0"}`, ne.Expr.String())
-		}
-		hidden := hiddenName(s, fmt.Sprintf("__filter_%d", i))
-		exprs = append(exprs, NamedExpr{Name: hidden, Expr: ne.Expr})
-		tests = append(tests, Predicate{Col: hidden, Index: s.NumFields() + len(tests), Op: OpEq, Value: truth})
+		p.Index = s.NumFields() + len(tests)
+		exprs = append(exprs, *ne)
+		tests = append(tests, p)
 	}
 	if len(exprs) == 0 {
 		return input, preds, nil
@@ -68,6 +53,36 @@ func (b *builder) exprFilters(input Node, preds []Predicate, filters []FilterSpe
 		p.Indices = append(p.Indices, i)
 	}
 	return p, nil, nil
+}
+
+// exprPredicate validates the expression filter f ({"expr": ...}) at fld
+// over s. A bare boolean column gives a predicate on it (= true) and a nil
+// expression; any other boolean expression gives the expression to compute
+// as the column hidden and a predicate on that column (= true; its Index is
+// for the caller to set).
+func (b *builder) exprPredicate(s *arrow.Schema, f FilterSpec, fld, hidden string) (Predicate, *NamedExpr, error) {
+	if f.Col != "" || f.Op != "" || len(f.Value) > 0 || f.CaseInsensitive || f.Any != nil {
+		return Predicate{}, nil, qerr.Invalid(qerr.CodeInvalidFilter, "%s: an expr filter takes no col, op, value, case_insensitive or any", fld).
+			With("field", fld).WithHint(`write the whole condition in expr, e.g. {"expr": "qty > 2 AND lower(city) = 'paris'"}`)
+	}
+	name, ne, err := b.item(s, f.Expr, fld+".expr", qerr.CodeInvalidFilter, false)
+	if err != nil {
+		return Predicate{}, nil, err
+	}
+	truth := &Literal{Type: arrow.FixedWidthTypes.Boolean, Value: true}
+	if ne == nil { // a column name
+		idx := s.FieldIndices(name)[0]
+		if t := s.Field(idx).Type; t.ID() != arrow.BOOL {
+			return Predicate{}, nil, qerr.Invalid(qerr.CodeInvalidFilter, "%s: column %q has type %s; an expr filter must be a boolean", fld, name, typeName(t)).
+				With("field", fld+".expr").WithHint(`compare it, e.g. {"expr": "%s > 0"}`, quoteIdent(name))
+		}
+		return Predicate{Col: name, Index: idx, Op: OpEq, Value: truth}, nil, nil
+	}
+	if t := ne.Expr.Type(); t.ID() != arrow.BOOL {
+		return Predicate{}, nil, qerr.Invalid(qerr.CodeInvalidFilter, "%s: expression %q is a %s; an expr filter must be a boolean (a comparison, LIKE, IN, IS NULL, ...)", fld, f.Expr, typeName(t)).
+			With("field", fld+".expr").WithHint(`compare it, e.g. {"expr": "%s > 0"}`, ne.Expr.String())
+	}
+	return Predicate{Col: hidden, Index: -1, Op: OpEq, Value: truth}, &NamedExpr{Name: hidden, Expr: ne.Expr}, nil
 }
 
 // hiddenName returns name, underscored until no column of s has it.
