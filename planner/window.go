@@ -13,7 +13,7 @@ import (
 )
 
 // WindowFn is a window function (declared in the function registry): a
-// window-only function or any aggregate function.
+// window-only function or an aggregate declared Window (funcs.WindowAggNames).
 type WindowFn = funcs.WindowFn
 
 // WindowSpec is one element of Spec.Windows: a window function computed for
@@ -473,6 +473,10 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 	}
 	decl, isWin := ws.Fn.Lookup()
 	agg, isAgg := ws.Fn.Agg()
+	if isAgg && !agg.Window && !isWin {
+		return e, windowErr(field+".fn", "%s is an aggregate but not a window function", ws.Fn).With("valid_fns", funcs.WindowNames()).
+			WithHint("aggregates usable in windows: %s; compute %s per group with aggs and group_by instead", strings.Join(funcs.WindowAggNames(), ", "), ws.Fn)
+	}
 	if !isWin && !isAgg {
 		valid := funcs.WindowNames()
 		ee := windowErr(field+".fn", "unknown window function %q", ws.Fn).With("valid_fns", valid)

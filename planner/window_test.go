@@ -14,6 +14,7 @@ func TestWindowBuildErrors(t *testing.T) {
 		name, spec, code, field string
 	}{
 		{"unknown fn", `{"windows":[{"fn":"rnak","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
+		{"aggregate not a window function", `{"windows":[{"fn":"var_pop","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
 		{"rank without order", `{"windows":[{"fn":"rank"}]}`, qerr.CodeInvalidArgument, "windows[0].order_by"},
 		{"rank with col", `{"windows":[{"fn":"rank","col":"qty","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].col"},
 		{"lag without col", `{"windows":[{"fn":"lag","order_by":[{"col":"day"}]}]}`, qerr.CodeInvalidArgument, "windows[0].col"},

@@ -89,6 +89,11 @@ type AggDecl struct {
 	// Arg declares the second argument (an aggregate's "arg"); nil: the
 	// function takes none and rejects one.
 	Arg *AggArg
+	// Window: the function is also a window function (the engine's window
+	// operator evaluates it over frames, checked against the differential
+	// reference). The built-ins of builtinAggs are; the others are refused
+	// in windows.
+	Window bool
 }
 
 // AggArg declares the second argument of an aggregate (AggSpec.Arg in the
@@ -164,7 +169,11 @@ func builtinAggs() []*AggDecl {
 var aggs = newTable("aggregate", func(d *AggDecl) AggFn { return d.Fn })
 
 func init() {
-	for _, d := range append(builtinAggs(), moreAggs()...) {
+	for _, d := range builtinAggs() {
+		d.Window = true
+		aggs.add(d)
+	}
+	for _, d := range moreAggs() {
 		aggs.add(d)
 	}
 }

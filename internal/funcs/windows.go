@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// WindowFn is a window function of the windows knob, e.g. WinRank. Every
-// aggregate function (AggFn) is also a valid window function: it is then
-// computed over each row's frame.
+// WindowFn is a window function of the windows knob, e.g. WinRank. An
+// aggregate function (AggFn) declared Window is also a valid window
+// function: it is then computed over each row's frame.
 type WindowFn string
 
 // The window-only functions (declared in builtinWindows).
@@ -88,8 +88,14 @@ func (f WindowFn) Agg() (*AggDecl, bool) { return AggFn(f).Lookup() }
 func Windows() []*WindowDecl { return windows.decls }
 
 // WindowNames returns the valid window function names: the window-only
-// functions, then every aggregate function.
-func WindowNames() []string { return append(windows.names(nil), AggNames()...) }
+// functions, then the aggregate functions declared Window.
+func WindowNames() []string { return append(windows.names(nil), WindowAggNames()...) }
+
+// WindowAggNames returns the names of the aggregates that are also window
+// functions (AggDecl.Window), in documentation order.
+func WindowAggNames() []string {
+	return AggNamesWhere(func(d *AggDecl) bool { return d.Window })
+}
 
 // EnumValues implements the schema generator's enum hook.
 func (WindowFn) EnumValues() []string { return WindowNames() }
@@ -116,6 +122,6 @@ func windowTable() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", d.Fn, col, args, d.ResultDoc, doc)
 	}
-	fmt.Fprintf(&b, "| %s | as for the aggregate | none (`quantile`: `q`) | as for the aggregate | the aggregate over the row's frame |\n", "`"+strings.Join(AggNames(), "`, `")+"`")
+	fmt.Fprintf(&b, "| %s | as for the aggregate | none (`quantile`: `q`) | as for the aggregate | the aggregate over the row's frame |\n", "`"+strings.Join(WindowAggNames(), "`, `")+"`")
 	return b.String()
 }

@@ -204,9 +204,15 @@ func TestRegisteredFunctionsEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(raw, &schema); err != nil {
 			t.Fatal(err)
 		}
-		fns := enumOf(schema["inputSchema"], "fn")
+		// The aggs items' fn (windows have an fn enum of their own, without
+		// aggregates that are not declared Window, as sum_sq).
+		props, _ := schema["inputSchema"].(map[string]any)["properties"].(map[string]any)
+		fns := enumOf(props["aggs"], "fn")
 		if !slices.Contains(fns, "sum_sq") || !slices.Contains(fns, "count") {
-			t.Errorf("%s: fn enum %v lacks sum_sq or count", tool.Name, fns)
+			t.Errorf("%s: aggs fn enum %v lacks sum_sq or count", tool.Name, fns)
+		}
+		if wins := enumOf(props["windows"], "fn"); tool.Name == "query_data" && (!slices.Contains(wins, "rank") || slices.Contains(wins, "sum_sq")) {
+			t.Errorf("%s: windows fn enum %v: want rank and not sum_sq (not declared Window)", tool.Name, wins)
 		}
 	}
 
