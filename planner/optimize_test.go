@@ -145,6 +145,24 @@ func TestRulePushProjection(t *testing.T) {
 		"  Compute: qty * price AS rev",
 		"    Filter: (paid = true OR day IS NULL)",
 		"      Scan: sales/orders columns=[order_id, day, qty, price, paid]")
+	// An expression filter's inner Project (restoring the input's columns)
+	// is narrowed to what the plan above reads, so the scan reads only that
+	// and the filter's own inputs.
+	got = applyRule(t, `{"columns":["order_id"],"filters":[{"expr":"qty > 2 AND lower(region) = 'north'"}]}`,
+		planner.PushProjection, planner.OptimizeOptions{})
+	wantPlan(t, got,
+		"Project: order_id",
+		"  Project: order_id",
+		"    Filter: __filter_0 = true",
+		"      Compute: qty > 2 AND lower(region) = 'north' AS __filter_0",
+		"        Scan: sales/orders columns=[order_id, region, qty]")
+	// count(*) over an expression filter: the inner Project keeps its first
+	// column for row counts; the scan reads it and the filter's input only.
+	got = applyRule(t, `{"aggs":[{"col":"*","fn":"count"}],"filters":[{"expr":"qty > 2"}]}`,
+		planner.PushProjection, planner.OptimizeOptions{})
+	if !strings.Contains(got, "columns=[order_id, qty]") {
+		t.Fatalf("count(*) over an expr filter reads more than order_id and qty:\n%s", got)
+	}
 	// Deduplicate keys and hidden sort keys are read.
 	got = applyRule(t, `{"columns":["region"],"deduplicate":true,"order_by":[{"col":"ordered_at"}]}`, planner.PushProjection, planner.OptimizeOptions{})
 	wantPlan(t, got,

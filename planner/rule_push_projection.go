@@ -20,6 +20,12 @@ func pushProjection(n Node, out ColumnSet) (Node, bool, error) {
 	if s, ok := n.(*Scan); ok {
 		return projectScan(s, out)
 	}
+	narrowed := false
+	if p, ok := n.(*Project); ok {
+		if np := narrowProject(p, out); np != nil {
+			n, narrowed = np, true
+		}
+	}
 	need, err := InputColumns(n, out)
 	if err != nil {
 		return nil, false, err
@@ -36,7 +42,7 @@ func pushProjection(n Node, out ColumnSet) (Node, bool, error) {
 		}
 	}
 	if !changed {
-		return n, false, nil
+		return n, narrowed, nil
 	}
 	nn, err := n.WithChildren(children...)
 	return nn, err == nil, err
@@ -71,4 +77,38 @@ func projectScan(s *Scan, out ColumnSet) (Node, bool, error) {
 	ns.Columns = cols
 	ns.Out = arrow.NewSchema(fields, nil)
 	return ns, true, nil
+}
+
+// narrowProject returns a copy of p keeping only the columns out reads (in
+// p's order; at least one, for row counts), or nil when p keeps nothing
+// more than that. An inner Project (e.g. the one restoring the columns
+// after an expression filter) then no longer makes the scan read columns
+// that nothing above uses.
+func narrowProject(p *Project, out ColumnSet) *Project {
+	if out.All {
+		return nil
+	}
+	var keep []int
+	for i, c := range p.Columns {
+		if slices.Contains(out.Names, c) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 && len(p.Columns) > 0 {
+		keep = []int{0}
+	}
+	if len(keep) == len(p.Columns) {
+		return nil
+	}
+	np := &Project{Input: p.Input}
+	fields := make([]arrow.Field, 0, len(keep))
+	for _, i := range keep {
+		np.Columns = append(np.Columns, p.Columns[i])
+		if i < len(p.Indices) {
+			np.Indices = append(np.Indices, p.Indices[i])
+		}
+		fields = append(fields, p.Out.Field(i))
+	}
+	np.Out = arrow.NewSchema(fields, nil)
+	return np
 }
