@@ -91,15 +91,8 @@ func TestDuckDBStatAggregates(t *testing.T) {
 		}
 		sqls = append(sqls, s)
 	}
-	spec, err := json.Marshal(map[string]any{"csv": csvPath, "columns": map[string]string{"g": "BIGINT", "n": "BIGINT", "s": "VARCHAR", "x": "DOUBLE", "y": "DOUBLE"},
+	specPath := writeSpec(t, map[string]any{"csv": csvPath, "columns": map[string]string{"g": "BIGINT", "n": "BIGINT", "s": "VARCHAR", "x": "DOUBLE", "y": "DOUBLE"},
 		"group_by": "g", "queries": sqls})
-	if err != nil {
-		t.Fatal(err)
-	}
-	specPath := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var duck struct {
 		DuckDB string        `json:"duckdb"`
 		Rows   [][][]*string `json:"rows"`

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,15 +47,8 @@ func TestDuckDBExpressions(t *testing.T) {
 		"ln(greatest(x, 1)) > 2", "abs(n) = 3", "x BETWEEN 0 AND 10", "NOT (x > 0)", "x > 0 AND n < 10 OR name = 'Bob'",
 		"CAST(n AS VARCHAR) = '12'", "CAST(x AS BIGINT) = 11", "TRY_CAST(name AS INTEGER) IS NULL",
 	}
-	spec, err := json.Marshal(map[string]any{"csv": filepath.Join(root, "people.csv"),
+	specPath := writeSpec(t, map[string]any{"csv": filepath.Join(root, "people.csv"),
 		"columns": map[string]string{"id": "BIGINT", "name": "VARCHAR", "day": "DATE", "x": "DOUBLE", "n": "BIGINT"}, "where": wheres})
-	if err != nil {
-		t.Fatal(err)
-	}
-	specPath := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var duck struct {
 		DuckDB string     `json:"duckdb"`
 		IDs    [][]string `json:"ids"`
@@ -74,24 +66,9 @@ func TestDuckDBExpressions(t *testing.T) {
 	}
 	for i, w := range wheres {
 		f, _ := json.Marshal(map[string]string{"expr": w})
-		args := json.RawMessage(`{"dataset":"people","columns":["id"],"order_by":[{"col":"id"}],"filters":[` + string(f) + `]}`)
-		res := callRaw(t, c, "query_data", args)
-		if res.IsError {
-			t.Errorf("%s: %s", w, text(res))
+		got, ok := queryIDs(t, c, "people", string(f))
+		if !ok {
 			continue
-		}
-		b, _ := json.Marshal(res.StructuredContent)
-		var q struct {
-			Data []struct {
-				ID int64 `json:"id"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(b, &q); err != nil {
-			t.Fatal(err)
-		}
-		got := []string{}
-		for _, row := range q.Data {
-			got = append(got, strconv.FormatInt(row.ID, 10))
 		}
 		if !slices.Equal(got, duck.IDs[i]) {
 			t.Errorf("%s: Quarry ids %v, DuckDB %s ids %v", w, got, duck.DuckDB, duck.IDs[i])

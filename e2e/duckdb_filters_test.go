@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
 )
 
 // TestDuckDBFilters compares Quarry's filters on an int64 column with
@@ -85,14 +87,7 @@ func TestDuckDBFilters(t *testing.T) {
 		filters = append(filters, `{"col":"v","op":"`+op+`","value":`+value+`}`)
 	}
 
-	spec, err := json.Marshal(map[string]any{"csv": csvPath, "columns": map[string]string{"id": "BIGINT", "v": "BIGINT"}, "where": wheres})
-	if err != nil {
-		t.Fatal(err)
-	}
-	specPath := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specPath := writeSpec(t, map[string]any{"csv": csvPath, "columns": map[string]string{"id": "BIGINT", "v": "BIGINT"}, "where": wheres})
 	var duck struct {
 		DuckDB string     `json:"duckdb"`
 		IDs    [][]string `json:"ids"`
@@ -104,24 +99,9 @@ func TestDuckDBFilters(t *testing.T) {
 	c := startStdio(t, "--data", root)
 	agree := 0
 	for i, f := range filters {
-		args := json.RawMessage(`{"dataset":"nums","columns":["id"],"order_by":[{"col":"id"}],"filters":[` + f + `]}`)
-		res := callRaw(t, c, "query_data", args)
-		if res.IsError {
-			t.Errorf("%s: %s", f, text(res))
+		got, ok := queryIDs(t, c, "nums", f)
+		if !ok {
 			continue
-		}
-		b, _ := json.Marshal(res.StructuredContent)
-		var q struct {
-			Data []struct {
-				ID int64 `json:"id"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(b, &q); err != nil {
-			t.Fatal(err)
-		}
-		got := []string{}
-		for _, row := range q.Data {
-			got = append(got, strconv.FormatInt(row.ID, 10))
 		}
 		if !slices.Equal(got, duck.IDs[i]) {
 			t.Errorf("filter %s: Quarry ids %v, DuckDB (%s) ids %v", f, got, wheres[i], duck.IDs[i])
@@ -130,4 +110,31 @@ func TestDuckDBFilters(t *testing.T) {
 		agree++
 	}
 	t.Logf("%d of %d random filters agree with DuckDB %s", agree, len(filters), duck.DuckDB)
+}
+
+// queryIDs runs query_data over dataset with the one filter element filter
+// (JSON) and returns the "id" column of the result, in id order, as
+// decimal text; false (after reporting the error) for a tool error.
+func queryIDs(t *testing.T, c *client.Client, dataset, filter string) ([]string, bool) {
+	t.Helper()
+	args := json.RawMessage(`{"dataset":` + strconv.Quote(dataset) + `,"columns":["id"],"order_by":[{"col":"id"}],"filters":[` + filter + `]}`)
+	res := callRaw(t, c, "query_data", args)
+	if res.IsError {
+		t.Errorf("%s: %s", filter, text(res))
+		return nil, false
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var q struct {
+		Data []struct {
+			ID int64 `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, row := range q.Data {
+		got = append(got, strconv.FormatInt(row.ID, 10))
+	}
+	return got, true
 }

@@ -384,3 +384,18 @@ func TestDuckDBReadsServedParquet(t *testing.T) {
 	}
 	compareDuck(t, got, cols)
 }
+
+// writeSpec writes spec as JSON to a new temporary file (the input of the
+// interop/duckdb scripts) and returns its path.
+func writeSpec(t *testing.T, spec any) string {
+	t.Helper()
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -238,7 +238,7 @@ func TestDuckDBJoins(t *testing.T) {
 		queries = append(queries, query{"query_data", args, cols})
 		sqls = append(sqls, fmt.Sprintf("SELECT %s FROM %s%s", sel, from, where))
 	}
-	spec, err := json.Marshal(map[string]any{
+	specPath := writeSpec(t, map[string]any{
 		"tables": map[string]any{
 			"flights":  map[string]any{"csv": filepath.Join(root, "flights.csv"), "columns": [][2]string{{"id", "BIGINT"}, {"origin", "VARCHAR"}, {"dest_code", "BIGINT"}, {"delay", "BIGINT"}, {"carrier", "BIGINT"}}},
 			"airports": map[string]any{"csv": filepath.Join(root, "airports.csv"), "columns": [][2]string{{"iata", "VARCHAR"}, {"state", "VARCHAR"}, {"code", "BIGINT"}}},
@@ -246,13 +246,6 @@ func TestDuckDBJoins(t *testing.T) {
 		},
 		"queries": sqls,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	specPath := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var duck struct {
 		DuckDB string        `json:"duckdb"`
 		Rows   [][][]*string `json:"rows"`

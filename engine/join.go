@@ -295,15 +295,8 @@ func sext[T integer](vs []T, out []uint64) {
 	}
 }
 
-func floatKey(f float64) uint64 {
-	switch {
-	case f == 0:
-		return 0
-	case f != f:
-		return 0x7ff8000000000001
-	}
-	return math.Float64bits(f)
-}
+// floatKey is the key bits of f: -0 as 0, every NaN as one value (normF64).
+func floatKey(f float64) uint64 { return normF64(math.Float64bits(f)) }
 
 // joinOp is a running hash join.
 type joinOp struct {

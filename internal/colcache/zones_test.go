@@ -182,6 +182,8 @@ func randomZoneFilter(r *rand.Rand) planner.FilterSpec {
 // root, on a checked allocator.
 func openZoneDataset(t *testing.T, r *rand.Rand, rows int) (*Cache, *catalog.Dataset, *memory.CheckedAllocator) {
 	t.Helper()
+	// A real file gives the dataset a size, time and identity to be cached
+	// under; its text is never read (the columns below are the data).
 	path := filepath.Join(t.TempDir(), "z.csv")
 	if err := os.WriteFile(path, []byte("placeholder\n"), 0o644); err != nil {
 		t.Fatal(err)
