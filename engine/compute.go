@@ -589,20 +589,24 @@ func (c *computeOp) apply(b arrow.RecordBatch) (rec arrow.RecordBatch, err error
 		if err != nil {
 			return nil, err
 		}
-		var arr arrow.Array
-		switch {
-		case v.arr != nil:
-			v.arr.Retain()
-			arr = v.arr
-		case v.isInt:
-			arr = buildFixed(c.ex.alloc, arrow.PrimitiveTypes.Int64, v.ints, v.valid)
-		default:
-			arr = buildFixed(c.ex.alloc, arrow.PrimitiveTypes.Float64, v.floats, v.valid)
-		}
+		arr := ownedArray(c.ex.alloc, v)
 		made = append(made, arr)
 		cols = append(cols, arr)
 	}
 	return array.NewRecordBatch(c.out, cols, int64(n)), nil
+}
+
+// ownedArray returns v as an array the caller owns (a retained Arrow
+// array, or number vectors copied into an int64 or float64 array).
+func ownedArray(mem memory.Allocator, v vec) arrow.Array {
+	switch {
+	case v.arr != nil:
+		v.arr.Retain()
+		return v.arr
+	case v.isInt:
+		return buildFixed(mem, arrow.PrimitiveTypes.Int64, v.ints, v.valid)
+	}
+	return buildFixed(mem, arrow.PrimitiveTypes.Float64, v.floats, v.valid)
 }
 
 func (c *computeOp) close() {

@@ -70,6 +70,9 @@ type exec struct {
 	sources   map[string]catalog.Source // joined datasets (Options.Sources)
 	joinBuild int
 	spillDir  string
+
+	// srcDataset is the dataset src reads (the plan's first scan's).
+	srcDataset string
 }
 
 // Execute builds a streaming pipeline for the plan and returns a reader over
@@ -103,7 +106,8 @@ func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 	if err := checkShape(plan); err != nil {
 		return nil, err
 	}
-	if src == nil {
+	first := planner.ScanOf(plan)
+	if src == nil && first != nil {
 		return nil, qerr.Internal(nil, "execute: no source for the plan's scan")
 	}
 	if err := ctx.Err(); err != nil {
@@ -134,15 +138,26 @@ func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 		sources:   opts.Sources,
 		joinBuild: opts.joinBuild,
 		spillDir:  opts.SpillDir,
+
+		srcDataset: datasetOf(first),
 	}, nil
 }
 
+// datasetOf is the dataset s reads ("" for nil).
+func datasetOf(s *planner.Scan) string {
+	if s == nil {
+		return ""
+	}
+	return s.Dataset
+}
+
 // checkShape verifies, before anything is built, that the plan has no nil
-// node, that every node has a schema, and that it has exactly one Scan leaf.
+// node, that every node has a schema, and that it has exactly one leaf (a
+// Scan, or a Values of constant rows) plus one per join and set operation.
 // It walks the plan generically (planner.Inspect); unknown node types are
 // rejected by build, before the source is opened.
 func checkShape(plan planner.Node) error {
-	scans, joins := 0, 0
+	scans, joins, values, setops := 0, 0, 0, 0
 	var err error
 	planner.Inspect(plan, func(n planner.Node, _ int) bool {
 		if err != nil {
@@ -168,10 +183,19 @@ func checkShape(plan planner.Node) error {
 		if _, ok := n.(*planner.Join); ok {
 			joins++
 		}
+		if _, ok := n.(*planner.Values); ok {
+			values++
+		}
+		if _, ok := n.(*planner.SetOp); ok {
+			setops++
+		}
 		return true
 	})
 	if err != nil {
 		return err
+	}
+	if values+setops > 0 && scans+values == joins+setops+1 {
+		return nil
 	}
 	if scans != joins+1 {
 		return qerr.Internal(nil, "execute: plan has %d scans, want exactly %d (one plus one per join)", scans, joins+1)
@@ -271,6 +295,10 @@ func (ex *exec) buildNode(n planner.Node) (op, error) {
 		return c, nil
 	case *planner.Join:
 		return ex.buildJoin(n)
+	case *planner.SetOp:
+		return ex.buildSetOp(n)
+	case *planner.Values:
+		return newValuesOp(ex, n)
 	case *planner.Sort:
 		return ex.buildSort(n, -1)
 	case *planner.Window:

@@ -185,7 +185,7 @@ func (ex *exec) buildJoin(n *planner.Join) (op, error) {
 		return nil, err
 	}
 	rx := *ex
-	rx.src = src
+	rx.src, rx.srcDataset = src, rs.Dataset
 	right, err := rx.build(n.Right)
 	if err != nil {
 		left.close()

@@ -51,6 +51,7 @@ var Rules = []Rule{
 	{Name: "fold_constants", Apply: FoldConstants},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
+	{Name: "push_limit_union", Apply: PushLimitIntoUnion},
 	{Name: "push_projection", Apply: PushProjection},
 	{Name: "zone_filters", Apply: ZoneFilters},
 }
