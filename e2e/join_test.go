@@ -161,12 +161,7 @@ func TestDuckDBJoins(t *testing.T) {
 	root := joinData(t, r, 60) // every result fits the inline cap (200 rows)
 	types := []string{"inner", "left", "right", "full", "semi", "anti", "cross"}
 	sqlType := map[string]string{"inner": "JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL JOIN", "semi": "SEMI JOIN", "anti": "ANTI JOIN", "cross": "CROSS JOIN"}
-	type query struct {
-		tool string
-		args map[string]any
-		cols []string
-	}
-	var queries []query
+	var queries []joinQuery
 	var sqls []string
 	for range 80 {
 		typ := types[r.IntN(len(types))]
@@ -220,7 +215,7 @@ func TestDuckDBJoins(t *testing.T) {
 			}
 			args["group_by"] = []string{key}
 			args["aggs"] = []any{map[string]any{"col": "*", "fn": "count", "as": "n"}, map[string]any{"col": "delay", "fn": "sum", "as": "d"}}
-			queries = append(queries, query{"aggregate", args, []string{key, "n", "d"}})
+			queries = append(queries, joinQuery{"aggregate", args, []string{key, "n", "d"}})
 			sqlKey := "f.origin"
 			if keepsRight {
 				sqlKey = alias + "." + rightCol
@@ -235,9 +230,23 @@ func TestDuckDBJoins(t *testing.T) {
 			sel += ", " + alias + "." + rightCol
 		}
 		args["columns"] = cols
-		queries = append(queries, query{"query_data", args, cols})
+		queries = append(queries, joinQuery{"query_data", args, cols})
 		sqls = append(sqls, fmt.Sprintf("SELECT %s FROM %s%s", sel, from, where))
 	}
+	compareJoins(t, root, queries, sqls)
+}
+
+// joinQuery is one knob call of a join differential.
+type joinQuery struct {
+	tool string
+	args map[string]any
+	cols []string
+}
+
+// compareJoins runs queries over the joinData root through MCP and sqls
+// (the same questions) through DuckDB, and compares the rows as multisets.
+func compareJoins(t *testing.T, root string, queries []joinQuery, sqls []string) {
+	t.Helper()
 	specPath := writeSpec(t, map[string]any{
 		"tables": map[string]any{
 			"flights":  map[string]any{"csv": filepath.Join(root, "flights.csv"), "columns": [][2]string{{"id", "BIGINT"}, {"origin", "VARCHAR"}, {"dest_code", "BIGINT"}, {"delay", "BIGINT"}, {"carrier", "BIGINT"}}},

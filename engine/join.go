@@ -67,6 +67,7 @@ type joinPlan struct {
 	rightKeys  []int
 	rightKeep  []int // right input columns in the output, in order
 	keepsRight bool
+	residual   planner.Expr // the non-equi condition over the pair schema (join_residual.go); nil: none
 }
 
 func (p *joinPlan) probeKeys() []int {
@@ -111,7 +112,8 @@ func newJoinPlan(n *planner.Join, side int) (*joinPlan, error) {
 	if !slicesContainsType(planner.JoinTypes, n.Type) {
 		return nil, qerr.Internal(nil, "join: unknown type %q", n.Type)
 	}
-	if len(p.leftKeys) != len(p.rightKeys) || len(p.leftKeys) != len(n.LeftKeys) || (len(p.leftKeys) == 0) != (n.Type == planner.JoinCross) {
+	noKeys := len(p.leftKeys) == 0 && n.Type != planner.JoinCross && n.Residual == nil
+	if len(p.leftKeys) != len(p.rightKeys) || len(p.leftKeys) != len(n.LeftKeys) || noKeys || len(p.leftKeys) > 0 && n.Type == planner.JoinCross {
 		return nil, qerr.Internal(nil, "join: %d left and %d right keys for a %s join", len(p.leftKeys), len(p.rightKeys), n.Type)
 	}
 	for k := range p.leftKeys {
@@ -136,6 +138,9 @@ func newJoinPlan(n *planner.Join, side int) (*joinPlan, error) {
 	}
 	if want := p.left.NumFields() + len(p.rightKeep); p.out.NumFields() != want {
 		return nil, qerr.Internal(nil, "join: output schema has %d columns, want %d", p.out.NumFields(), want)
+	}
+	if err := p.setResidual(n); err != nil {
+		return nil, err
 	}
 	switch side {
 	case buildLeft:
@@ -320,6 +325,7 @@ type joinOp struct {
 	done    bool
 	nullP   arrow.RecordBatch // one all-null row of the probe schema
 	spill   *graceJoin        // set when the build side did not fit
+	res     residualState     // candidate pairs of a join with a residual
 	level   int               // partitioning level (0: the plan's join; n: a partition of level n-1)
 }
 
@@ -540,7 +546,11 @@ func (j *joinOp) nextInMemory() (arrow.RecordBatch, error) {
 			j.pk.load(b.Columns(), j.p.probeKeys(), int(b.NumRows()))
 		}
 		if j.pb != nil {
-			j.probe(bsz)
+			if j.p.residual == nil {
+				j.probe(bsz)
+			} else if err := j.probeResidual(bsz); err != nil {
+				return nil, err
+			}
 			if err := j.emit(j.pb); err != nil {
 				return nil, err
 			}
@@ -826,5 +836,6 @@ func (j *joinOp) close() {
 		j.spill = nil
 	}
 	j.build.release()
+	j.res.release()
 	j.acct.release()
 }

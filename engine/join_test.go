@@ -28,6 +28,7 @@ var dictI16 = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, Value
 type joinCase struct {
 	left, right []tcol
 	on          []planner.JoinOn
+	where       func(i, j int) bool // the residual (nil: none), row i of left with row j of right
 }
 
 func randJoinCase(r *rand.Rand, maxRows int) joinCase {
@@ -144,7 +145,7 @@ func refJoin(c joinCase, typ planner.JoinType) [][]any {
 	for i := range nl {
 		any := false
 		for j := range nr {
-			if typ == planner.JoinCross || match(i, j) {
+			if (typ == planner.JoinCross || match(i, j)) && (c.where == nil || c.where(i, j)) {
 				any = true
 				rightMatched[j] = true
 				if typ != planner.JoinSemi && typ != planner.JoinAnti {

@@ -47,6 +47,8 @@ type JoinSpec struct {
 	Columns []string `json:"columns,omitempty" jsonschema:"Columns of the joined dataset to add (default all); they are named alias.col."`
 	// As is the alias; default the last path element of the dataset id.
 	As string `json:"as,omitempty" jsonschema:"Alias naming the joined columns (alias.col); default the last path element of the dataset id."`
+	// Where is an extra join condition (see Join.Residual).
+	Where string `json:"where,omitempty" jsonschema:"Extra join condition: a boolean expression over the columns of the rows so far and of the joined dataset (alias.col); e.g. ts BETWEEN r.lo AND r.hi. A pair of rows matches when the on keys are equal and where is true; in outer/semi/anti joins a row whose only matches fail it counts as unmatched. With where the on list may be empty (a pure inequality join: every pair is tested as in a cross join)."`
 }
 
 // JoinOn is one equality condition of a join.
@@ -75,6 +77,10 @@ type Join struct {
 	// schema's names); a column projection pushdown removed from Right is
 	// left out.
 	RightCols []string
+	// Residual, when set, is a boolean condition a pair of rows with equal
+	// keys must also satisfy to match, bound over PairSchema (see
+	// SetResidual). Nil: equal keys suffice.
+	Residual Expr
 }
 
 // JoinedName is the output name of right column col under alias.
@@ -119,6 +125,9 @@ func (j *Join) WithChildren(children ...Node) (Node, error) {
 	c.LeftKeys, c.RightKeys = slices.Clone(j.LeftKeys), slices.Clone(j.RightKeys)
 	c.LeftIdx, c.RightIdx = slices.Clone(j.LeftIdx), slices.Clone(j.RightIdx)
 	c.RightCols = slices.Clone(j.RightCols)
+	if j.Residual != nil {
+		c.Residual = CloneExpr(j.Residual)
+	}
 	return &c, nil
 }
 
@@ -132,6 +141,9 @@ func (j *Join) Describe() string {
 			conds[i] = fmt.Sprintf("%s = %s", quoteIdent(j.LeftKeys[i]), quoteIdent(JoinedName(j.Alias, j.RightKeys[i])))
 		}
 		fmt.Fprintf(&b, " ON %s", strings.Join(conds, " AND "))
+	}
+	if j.Residual != nil {
+		fmt.Fprintf(&b, " WHERE %s", j.Residual.String())
 	}
 	return b.String()
 }
@@ -155,6 +167,7 @@ func (j *Join) InputColumns(out ColumnSet) []ColumnSet {
 	if out.All && j.Type.KeepsRight() {
 		right = right.With(j.RightCols...)
 	}
+	left, right = j.residualColumns(left, right)
 	return []ColumnSet{left.With(j.LeftKeys...), right.With(j.RightKeys...)}
 }
 
@@ -164,8 +177,10 @@ func (j *Join) ResolveIndices() error {
 	if j.LeftIdx, err = resolveNames(j.Left.Schema(), j.LeftKeys, j.LeftIdx); err != nil {
 		return err
 	}
-	j.RightIdx, err = resolveNames(j.Right.Schema(), j.RightKeys, j.RightIdx)
-	return err
+	if j.RightIdx, err = resolveNames(j.Right.Schema(), j.RightKeys, j.RightIdx); err != nil {
+		return err
+	}
+	return j.resolveResidual()
 }
 
 // JoinAlias is the default alias of a joined dataset: the last path
@@ -234,6 +249,9 @@ func (b *builder) joins(node Node, specs []JoinSpec, ins []Input) (Node, error) 
 		if err := b.joinColumns(j, js, field); err != nil {
 			return nil, err
 		}
+		if err := b.joinWhere(j, js, field); err != nil {
+			return nil, err
+		}
 		if err := j.ResolveIndices(); err != nil {
 			return nil, err
 		}
@@ -252,7 +270,7 @@ func (b *builder) joinKeys(j *Join, js JoinSpec, field string) error {
 		}
 		return nil
 	}
-	if len(js.On) == 0 {
+	if len(js.On) == 0 && js.Where == "" {
 		return qerr.Invalid(qerr.CodeInvalidArgument, "%s: on is required", field).With("field", field+".on").
 			WithHint(`pass the key pairs, e.g. "on": [{"left": "origin", "right": "iata"}]; for every pair of rows use "type": "cross"`)
 	}

@@ -46,13 +46,16 @@ func (s *Service) joinInputs(ctx context.Context, spec planner.Spec) ([]planner.
 // crossRows is the row count of the cross joins of spec over mainRows rows
 // (the product of the catalog row counts), or 0 when spec has no cross
 // join or aggregates its rows (the result size is then the aggregate's).
+// A join with a where condition and no on keys counts as a cross join
+// (its result is at most the product).
 func crossRows(spec planner.Spec, mainRows int64, ins []planner.Input) int64 {
 	if len(spec.Aggs) > 0 || len(spec.GroupBy) > 0 {
 		return 0
 	}
 	rows, cross := mainRows, false
 	for i, j := range spec.Join {
-		if j.Type != planner.JoinCross || i >= len(ins) {
+		keyless := len(j.On) == 0 && j.Type != planner.JoinSemi && j.Type != planner.JoinAnti // a pure inequality join tests every pair
+		if j.Type != planner.JoinCross && !keyless || i >= len(ins) {
 			continue
 		}
 		cross = true
