@@ -1,6 +1,7 @@
 // Package planner validates a query Spec against a dataset schema and builds
 // a logical plan: a tree of pure-data Nodes (Scan, Filter, Compute, Project,
-// Aggregate, Window, TopNPerGroup, Deduplicate, Distinct, Sort, Limit) with a stable printable
+// Aggregate, Window, TopNPerGroup, Deduplicate, Distinct, Sort, Limit; Join,
+// SetOp and Values: join.go, setop.go, values.go) with a stable printable
 // form. It also optimizes plans with small, separate rules (constant
 // folding, filter pushdown, limit pushdown, projection pushdown) and
 // estimates result rows and bytes. It performs no I/O; the engine package
@@ -109,7 +110,8 @@
 // shared, the input is never modified); Inspect visits it top-down; Clone,
 // ScanOf, Resolve and String are built on them. Optimizer rules (Rules,
 // one file each: rule_fold_constants.go, rule_push_filters.go,
-// rule_push_limit.go, rule_push_projection.go, rule_zone_filters.go) are
+// rule_push_limit.go, rule_push_projection.go, rule_zone_filters.go;
+// push_limit_union lives with its node in setop.go) are
 // pure functions over Transform or Children/WithChildren that name only
 // the node types they rewrite. So adding a node type touches the node (type, Schema, Children,
 // WithChildren, Describe, the optional interfaces), the rules about it, and
