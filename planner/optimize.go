@@ -52,6 +52,7 @@ var Rules = []Rule{
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
 	{Name: "push_limit_union", Apply: PushLimitIntoUnion},
+	{Name: "push_projection_union", Apply: PushProjectionIntoUnion},
 	{Name: "push_projection", Apply: PushProjection},
 	{Name: "zone_filters", Apply: ZoneFilters},
 }

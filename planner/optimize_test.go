@@ -185,7 +185,7 @@ func TestOptimizePipelineOrder(t *testing.T) {
 	for _, r := range planner.Rules {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, ","); got != "fold_constants,push_filters,push_limit,push_limit_union,push_projection,zone_filters" {
+	if got := strings.Join(names, ","); got != "fold_constants,push_filters,push_limit,push_limit_union,push_projection_union,push_projection,zone_filters" {
 		t.Fatalf("rules: %s", got)
 	}
 }

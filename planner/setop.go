@@ -220,3 +220,76 @@ func PushLimitIntoUnion(n Node, _ OptimizeOptions) (Node, error) {
 	})
 	return out, err
 }
+
+// PushProjectionIntoUnion moves a Project that keeps some of the columns
+// of a UNION ALL below it: Project(a, c) over SetOp(l, r) becomes
+// SetOp(Project(l's a, c positions), Project(r's same positions)), so each
+// side computes and reads only what is used (projection pushdown then
+// narrows their scans). Only UNION ALL: the other kinds compare whole
+// rows. Names must be unambiguous (each projected column at one position
+// of the set operation and of each input); otherwise the plan is left as is.
+func PushProjectionIntoUnion(n Node, _ OptimizeOptions) (Node, error) {
+	out, _, err := Transform(n, func(n Node) (Node, bool, error) {
+		p, ok := n.(*Project)
+		if !ok {
+			return n, false, nil
+		}
+		u, ok := p.Input.(*SetOp)
+		if !ok || u.Kind != SetUnion || !u.All {
+			return n, false, nil
+		}
+		us := u.Schema()
+		pos := make([]int, len(p.Columns))
+		for i, c := range p.Columns {
+			idx := us.FieldIndices(c)
+			if len(idx) != 1 {
+				return n, false, nil
+			}
+			pos[i] = idx[0]
+		}
+		children := u.Children()
+		for i, c := range children {
+			np, ok := projectPositions(c, pos)
+			if !ok {
+				return n, false, nil
+			}
+			children[i] = np
+		}
+		nu, err := u.WithChildren(children...)
+		if err != nil {
+			return nil, false, err
+		}
+		if !nu.Schema().Equal(p.Schema()) { // names or types would change: keep the plan
+			return n, false, nil
+		}
+		return nu, true, nil
+	})
+	return out, err
+}
+
+// projectPositions is a Project of the columns of c at positions pos (a
+// narrower copy when c is a Project itself), or false when one of their
+// names is ambiguous in c's schema.
+func projectPositions(c Node, pos []int) (*Project, bool) {
+	s := c.Schema()
+	if inner, ok := c.(*Project); ok && len(inner.Indices) == len(inner.Columns) {
+		p := &Project{Input: inner.Input}
+		fields := make([]arrow.Field, len(pos))
+		for i, k := range pos {
+			p.Columns, p.Indices, fields[i] = append(p.Columns, inner.Columns[k]), append(p.Indices, inner.Indices[k]), inner.Out.Field(k)
+		}
+		p.Out = arrow.NewSchema(fields, nil)
+		return p, true
+	}
+	p := &Project{Input: c}
+	fields := make([]arrow.Field, len(pos))
+	for i, k := range pos {
+		f := s.Field(k)
+		if len(s.FieldIndices(f.Name)) != 1 {
+			return nil, false
+		}
+		p.Columns, p.Indices, fields[i] = append(p.Columns, f.Name), append(p.Indices, k), f
+	}
+	p.Out = arrow.NewSchema(fields, nil)
+	return p, true
+}

@@ -91,6 +91,18 @@ func TestSetOpNode(t *testing.T) {
 	if got := String(opt); !strings.Contains(got, "Scan: c columns=[u, w]") {
 		t.Fatalf("pushdown into the right side:\n%s", got)
 	}
+	// Through UNION ALL, a projection moves into both sides.
+	so, err = NewSetOp(SetUnion, true, l, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err = Optimize(&Project{Input: so, Columns: []string{"s"}, Indices: []int{1}, Out: arrow.NewSchema([]arrow.Field{so.Schema().Field(1)}, nil)}, OptimizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := String(opt), "SetOp: UNION ALL\n  Project: s\n    Scan: a columns=[s]\n  Project: w\n    Scan: c columns=[w]\n"; got != want {
+		t.Fatalf("projection through UNION ALL:\n%s\nwant:\n%s", got, want)
+	}
 	// Limit pushdown only into UNION ALL.
 	for _, all := range []bool{true, false} {
 		so, _ := NewSetOp(SetUnion, all, l, l)
