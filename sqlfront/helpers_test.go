@@ -26,7 +26,9 @@ func (s schemas) Input(_ context.Context, name string) (planner.Input, error) {
 	return planner.Input{}, qerr.NotFound(qerr.CodeDatasetNotFound, "dataset %q not found", name)
 }
 
-func field(name string, t arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: t, Nullable: true} }
+func field(name string, t arrow.DataType) arrow.Field {
+	return arrow.Field{Name: name, Type: t, Nullable: true}
+}
 
 var testCatalog = schemas{
 	"shop/orders": arrow.NewSchema([]arrow.Field{

@@ -699,4 +699,3 @@ func keyText(parts ...string) string { return strings.Join(parts, "\x00") }
 
 // hidden names of intermediate columns.
 func hiddenName(kind string, i int) string { return "__" + kind + strconv.Itoa(i) }
-

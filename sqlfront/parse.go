@@ -198,14 +198,14 @@ var forbiddenFuncs = []string{"read_", "pg_", "lo_", "glob", "dblink", "http", "
 // unsupportedMsgs are syntax-tree message types the dialect does not
 // support yet, with the hint to give.
 var unsupportedMsgs = map[protoreflect.Name]string{
-	"RangeTableSample": "TABLESAMPLE is not supported; use LIMIT, or estimate_query for the size",
-	"GroupingSet":      "GROUPING SETS, ROLLUP and CUBE are not supported; run one GROUP BY per level",
-	"RowExpr":          "row constructors are not supported",
-	"A_ArrayExpr":      "arrays are not supported",
-	"A_Indirection":    "subscripts and field selection are not supported",
-	"CollateClause":    "COLLATE is not supported",
-	"XmlExpr":          "XML functions are not supported",
-	"XmlSerialize":     "XML functions are not supported",
+	"RangeTableSample":      "TABLESAMPLE is not supported; use LIMIT, or estimate_query for the size",
+	"GroupingSet":           "GROUPING SETS, ROLLUP and CUBE are not supported; run one GROUP BY per level",
+	"RowExpr":               "row constructors are not supported",
+	"A_ArrayExpr":           "arrays are not supported",
+	"A_Indirection":         "subscripts and field selection are not supported",
+	"CollateClause":         "COLLATE is not supported",
+	"XmlExpr":               "XML functions are not supported",
+	"XmlSerialize":          "XML functions are not supported",
 	"JsonObjectConstructor": "SQL/JSON constructors are not supported",
 	"JsonArrayConstructor":  "SQL/JSON constructors are not supported",
 	"JsonIsPredicate":       "SQL/JSON predicates are not supported",

@@ -828,4 +828,3 @@ func (b *block) itemNamed(name string) bool {
 	}
 	return false
 }
-

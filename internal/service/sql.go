@@ -157,4 +157,3 @@ func (s *Service) estimateSQL(ctx context.Context, sql string, params []any) (*E
 	}
 	return s.estimatePrepared(ctx, d, q)
 }
-
