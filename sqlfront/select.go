@@ -16,7 +16,8 @@ import (
 // item is one SELECT list entry after * expansion.
 type item struct {
 	val  *pg.Node
-	name string
+	name string // the name in the block's plan
+	out  string // the output name (name, unless renamed above the plan)
 	text string // rendered over the block's row source
 }
 
@@ -33,6 +34,10 @@ type block struct {
 	aggOf   map[*pg.Node]string
 	winOf   map[*pg.Node]string
 	spec    planner.Spec
+	// renamed is set when an output name collides with a column of the
+	// rows the SELECT list is evaluated over: the block's plan names
+	// those outputs apart and a projection above renames them.
+	renamed bool
 }
 
 // selectPlan lowers one SELECT block (and, recursively, its subqueries).
@@ -122,6 +127,11 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 	node, err := planner.Build(b.spec, in)
 	if err != nil {
 		return nil, planner.Spec{}, err
+	}
+	if b.renamed {
+		if node, err = b.rename(node); err != nil {
+			return nil, planner.Spec{}, err
+		}
 	}
 	return node, b.spec, nil
 }
@@ -714,9 +724,11 @@ func (b *block) rowRenderer() *renderer {
 	return b.pre
 }
 
-// columns lowers the SELECT list.
+// columns lowers the SELECT list. An unnamed output whose name repeats
+// an earlier one gets a _1, _2, ... suffix.
 func (b *block) columns() error {
 	r := b.rowRenderer()
+	rows := b.defaultColumns()
 	var entries, outs []string
 	for i := range b.items {
 		it := &b.items[i]
@@ -736,22 +748,43 @@ func (b *block) columns() error {
 			default:
 				it.name = normName(text)
 			}
+			for k, base := 1, it.name; slices.Contains(outs, it.name); k++ {
+				it.name = base + "_" + strconv.Itoa(k)
+			}
 		}
 		if slices.Contains(outs, it.name) {
 			return b.c.errAt(nodeLoc(it.val), qerr.CodeInvalidArgument, "output column %q appears twice", it.name).
 				WithHint("name one of them apart with AS")
 		}
 		outs = append(outs, it.name)
-		if plain && src == it.name {
+		it.out = it.name
+		switch {
+		case plain && src == it.name:
 			entries = append(entries, src)
-		} else {
+		case slices.Contains(rows, it.name):
+			it.name = hiddenName("c", i)
+			b.renamed = true
+			entries = append(entries, text+" AS "+quote(it.name))
+		default:
 			entries = append(entries, text+" AS "+quote(it.name))
 		}
 	}
-	if !slices.Equal(entries, b.defaultColumns()) {
+	if !slices.Equal(entries, rows) {
 		b.spec.Columns = entries
 	}
 	return nil
+}
+
+// rename is the projection above a block whose outputs were renamed.
+func (b *block) rename(node planner.Node) (planner.Node, error) {
+	cols := make([]string, len(b.items))
+	for i, it := range b.items {
+		cols[i] = it.out
+		if it.name != it.out {
+			cols[i] = quote(it.name) + " AS " + quote(it.out)
+		}
+	}
+	return planner.Build(planner.Spec{Columns: cols}, planner.Input{Dataset: "select", Schema: node.Schema(), Node: node})
 }
 
 // defaultColumns is what an empty columns knob returns.
@@ -796,8 +829,8 @@ func (b *block) orderBy() error {
 				return b.c.errAt(sb.Location, qerr.CodeInvalidArgument, "ORDER BY position %d is not in the SELECT list (1 to %d)", k, len(b.items))
 			}
 			o.Col = b.items[k-1].name
-		} else if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && b.itemNamed(ref.Fields[0].GetString_().GetSval()) {
-			o.Col = ref.Fields[0].GetString_().GetSval()
+		} else if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && b.itemNamed(ref.Fields[0].GetString_().GetSval()) != nil {
+			o.Col = b.itemNamed(ref.Fields[0].GetString_().GetSval()).name
 		} else {
 			text, err := r.expr(sb.Node)
 			if err != nil {
@@ -820,11 +853,12 @@ func (b *block) orderBy() error {
 	return nil
 }
 
-func (b *block) itemNamed(name string) bool {
-	for _, it := range b.items {
-		if it.name == name {
-			return true
+// itemNamed is the SELECT item whose output is named name.
+func (b *block) itemNamed(name string) *item {
+	for i := range b.items {
+		if b.items[i].out == name {
+			return &b.items[i]
 		}
 	}
-	return false
+	return nil
 }
