@@ -238,11 +238,12 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 		}
 		in, err := c.cat.Input(c.ctx, rv.Relname)
 		if err != nil {
-			var qe *qerr.Error
-			if e, ok := err.(*qerr.Error); ok {
-				qe = e
+			if qe, ok := err.(*qerr.Error); ok {
 				line, colno := position(c.sql, int(rv.Location))
-				qe.With("line", line).With("column", colno).With("fragment", fragment(c.sql, int(rv.Location)))
+				qe.With("line", line).With("col", colno).With("fragment", fragment(c.sql, int(rv.Location)))
+				if qe.Hint == "" {
+					qe.WithHint("tables are dataset ids from get_catalog; double-quote ids with a slash: FROM \"weather/stations\"")
+				}
 			}
 			return planner.Input{}, rel{}, err
 		}

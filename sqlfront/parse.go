@@ -46,7 +46,7 @@ func sqlErr(sql string, loc int32, code, format string, args ...any) *qerr.Error
 	if loc >= 0 && int(loc) <= len(sql) {
 		line, col := position(sql, int(loc))
 		e.Message += fmt.Sprintf(" (line %d, column %d)", line, col)
-		e.With("line", line).With("column", col).With("fragment", fragment(sql, int(loc)))
+		e.With("line", line).With("col", col).With("fragment", fragment(sql, int(loc)))
 	}
 	return e
 }
@@ -241,7 +241,7 @@ func check(sql string, m protoreflect.Message, depth int, loc int32) error {
 	case name == "LockingClause":
 		return sqlErr(sql, loc, qerr.CodeForbiddenSQL, "FOR UPDATE/SHARE locking is not allowed").WithHint("drop the FOR ... clause")
 	case name == "RangeFunction":
-		return sqlErr(sql, loc, qerr.CodeForbiddenSQL, "table functions are not allowed in FROM (files, URLs and generated tables are out of reach)").
+		return sqlErr(sql, startLoc(m, loc), qerr.CodeForbiddenSQL, "table functions are not allowed in FROM (files, URLs and generated tables are out of reach)").
 			WithHint("FROM takes catalog dataset ids only, e.g. FROM \"weather/stations\"; get_catalog lists them")
 	case name == "RangeVar":
 		if err := checkRangeVar(sql, m.Interface().(*pg.RangeVar)); err != nil {
@@ -255,7 +255,7 @@ func check(sql string, m protoreflect.Message, depth int, loc int32) error {
 		x := m.Interface().(*pg.A_Expr)
 		if x.Kind == pg.A_Expr_Kind_AEXPR_IN {
 			if l := x.Rexpr.GetList(); l != nil && len(l.Items) > MaxInList {
-				return sqlErr(sql, loc, qerr.CodeUnsupportedSQL, "an IN list has %d items; at most %d are accepted", len(l.Items), MaxInList).
+				return sqlErr(sql, startLoc(m, loc), qerr.CodeUnsupportedSQL, "an IN list has %d items; at most %d are accepted", len(l.Items), MaxInList).
 					With("limit", MaxInList).WithHint("put the values in a dataset and join it, or use a range condition")
 			}
 		}
@@ -268,8 +268,8 @@ func check(sql string, m protoreflect.Message, depth int, loc int32) error {
 			return sqlErr(sql, loc, qerr.CodeInvalidArgument, "parameter $%d is out of range ($1 to $100)", n)
 		}
 	}
-	if hint, ok := unsupportedMsgs[name]; ok {
-		return sqlErr(sql, loc, qerr.CodeUnsupportedSQL, "%s", hint)
+	if msg, ok := unsupportedMsgs[name]; ok {
+		return sqlErr(sql, loc, qerr.CodeUnsupportedSQL, "%s", msg).WithHint("docs/SQL.md lists the supported dialect")
 	}
 	var err error
 	m.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -338,4 +338,34 @@ func funcName(fc *pg.FuncCall) string {
 		parts = append(parts, n.GetString_().GetSval())
 	}
 	return strings.Join(parts, ".")
+}
+
+// startLoc is the smallest location in m's subtree (the start of an
+// expression whose own location is its operator), or def when none.
+func startLoc(m protoreflect.Message, def int32) int32 {
+	best := int32(-1)
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if f := m.Descriptor().Fields().ByName("location"); f != nil {
+			if l := int32(m.Get(f).Int()); l >= 0 && (best < 0 || l < best) {
+				best = l
+			}
+		}
+		m.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case f.IsList() && f.Message() != nil:
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case f.Message() != nil && !f.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(m)
+	if best < 0 {
+		return def
+	}
+	return best
 }

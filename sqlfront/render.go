@@ -159,21 +159,12 @@ func nodeName(n *pg.Node) string {
 	return string(f.Message().Name())
 }
 
-// nodeLoc is n's location, or -1.
+// nodeLoc is where n starts in the text, or -1.
 func nodeLoc(n *pg.Node) int32 {
 	if n == nil || n.Node == nil {
 		return -1
 	}
-	m := n.ProtoReflect()
-	f := m.WhichOneof(m.Descriptor().Oneofs().Get(0))
-	if f == nil {
-		return -1
-	}
-	inner := m.Get(f).Message()
-	if lf := inner.Descriptor().Fields().ByName("location"); lf != nil {
-		return int32(inner.Get(lf).Int())
-	}
-	return -1
+	return startLoc(n.ProtoReflect(), -1)
 }
 
 // constText renders a literal.

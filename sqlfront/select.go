@@ -51,7 +51,7 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 			WithHint("set operations are coming; run the parts as separate queries for now")
 	}
 	if len(sel.ValuesLists) > 0 {
-		return nil, planner.Spec{}, c.errAt(nodeLoc(sel.ValuesLists[0]), qerr.CodeUnsupportedSQL, "VALUES is not supported yet").
+		return nil, planner.Spec{}, c.errAt(startLoc(sel.ProtoReflect(), -1), qerr.CodeUnsupportedSQL, "VALUES is not supported yet").
 			WithHint("constant rows are coming; filter a dataset with IN (...) instead")
 	}
 	if sel.WithClause != nil {
@@ -706,6 +706,9 @@ func (b *block) windowSpec(fc *pg.FuncCall) (planner.WindowSpec, error) {
 
 // checkNulls refuses NULLS FIRST (Quarry sorts nulls last) and USING.
 func (c *compiler) checkNulls(sb *pg.SortBy) error {
+	if sb.Location < 0 {
+		sb.Location = nodeLoc(sb.Node)
+	}
 	if sb.SortbyNulls == pg.SortByNulls_SORTBY_NULLS_FIRST {
 		return c.errAt(sb.Location, qerr.CodeUnsupportedSQL, "NULLS FIRST is not supported: Quarry sorts nulls last in both directions").
 			WithHint("drop NULLS FIRST, or sort by (x IS NULL) DESC, x first")
