@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -169,6 +170,15 @@ func syntaxErr(sql string, err error) error {
 	}
 	e := sqlErr(sql, loc, qerr.CodeInvalidArgument, "SQL syntax error: %s", err.Error())
 	low := strings.ToLower(sql)
+	if w := firstWord(sql); slices.Contains(otherStatements, w) {
+		if w == "explain" || w == "analyze" {
+			w = "EXPLAIN of a statement that is not a query"
+		}
+		// Statements of other dialects (ATTACH, INSTALL, PRAGMA, ...) fail
+		// to parse as PostgreSQL: they are refused as what they are.
+		return sqlErr(sql, 0, qerr.CodeForbiddenSQL, "only SELECT queries are accepted, not %s", strings.ToUpper(w)).
+			WithHint("advanced_query is read-only: it runs one SELECT (WITH ... SELECT) over catalog datasets")
+	}
 	switch {
 	case strings.Contains(low, "try_cast"):
 		return e.WithHint("TRY_CAST is not PostgreSQL syntax; use CAST(x AS type) or x::type")
@@ -368,4 +378,49 @@ func startLoc(m protoreflect.Message, def int32) int32 {
 		return def
 	}
 	return best
+}
+
+// otherStatements are the first keywords of statements (of PostgreSQL,
+// DuckDB, SQLite, MySQL) that are not queries.
+var otherStatements = []string{"attach", "detach", "install", "load", "pragma", "export", "import", "use", "checkpoint", "copy",
+	"insert", "update", "delete", "drop", "create", "alter", "set", "call", "summarize", "describe", "show", "grant", "revoke",
+	"vacuum", "truncate", "merge", "force", "reset", "begin", "commit", "rollback", "execute", "prepare", "deallocate",
+	"analyze", "do", "listen", "notify", "lock", "comment", "replace", "upsert", "start", "end", "savepoint", "release"}
+
+// firstWord is the statement's first keyword in lower case ("(" for a
+// parenthesis), after blanks and comments.
+func firstWord(sql string) string {
+	s := sql
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s, "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[i+2:]
+		default:
+			if strings.HasPrefix(s, "(") {
+				return "("
+			}
+			end := strings.IndexFunc(s, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+			if end < 0 {
+				end = len(s)
+			}
+			w := strings.ToLower(s[:end])
+			if w == "explain" || w == "analyze" || w == "verbose" {
+				if next := firstWord(s[end:]); slices.Contains(otherStatements, next) && next != "analyze" || next == "" {
+					return next
+				}
+			}
+			return w
+		}
+	}
 }

@@ -130,9 +130,13 @@ func (s *Service) SQL(ctx context.Context, req SQLRequest) (*QueryResponse, erro
 }
 
 // EstimateQueryRequest is the input of estimate_query: a knob query on a
-// dataset, or a SQL statement (then dataset and the knobs are not used).
+// dataset (the fields of EstimateRequest), or a SQL statement (then
+// dataset and the knobs are not used).
 type EstimateQueryRequest struct {
-	EstimateRequest
+	// Dataset is the dataset id; required unless SQL is given.
+	Dataset string `json:"dataset,omitempty" jsonschema:"Dataset id from get_catalog (required unless sql is given)."`
+	// Spec is the knob query.
+	planner.Spec
 	// SQL is an advanced_query statement to estimate instead of the knobs.
 	SQL string `json:"sql,omitempty" jsonschema:"Instead of dataset and knobs: one SELECT statement as advanced_query takes it (then omit dataset)."`
 	// Params are the values of $1, $2, ... of SQL.
@@ -142,7 +146,7 @@ type EstimateQueryRequest struct {
 // EstimateQuery is estimate_query: Estimate for knobs, or the same for a SQL statement.
 func (s *Service) EstimateQuery(ctx context.Context, req EstimateQueryRequest) (*EstimateResponse, error) {
 	if strings.TrimSpace(req.SQL) == "" {
-		return s.Estimate(ctx, req.EstimateRequest)
+		return s.Estimate(ctx, EstimateRequest{Dataset: req.Dataset, Spec: req.Spec})
 	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
