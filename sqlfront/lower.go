@@ -589,13 +589,6 @@ func (c *compiler) filters(n *pg.Node, r *renderer, colOf func(*pg.Node) (string
 	return out, nil
 }
 
-// outCol is one SELECT output.
-type outCol struct {
-	name string
-	text string // expression text over the block's row source ("" for a plain column)
-	src  string // the column it is, when plain
-}
-
 // normName is the planner's normalized text of an expression (its default
 // output name).
 func normName(text string) string {
@@ -603,17 +596,6 @@ func normName(text string) string {
 		return e.String()
 	}
 	return text
-}
-
-// targetName is the output name of a SELECT item.
-func targetName(rt *pg.ResTarget, text string) string {
-	if rt.Name != "" {
-		return rt.Name
-	}
-	if ref := rt.Val.GetColumnRef(); ref != nil {
-		return ref.Fields[len(ref.Fields)-1].GetString_().GetSval()
-	}
-	return normName(text)
 }
 
 // ordinal reads an integer constant (GROUP BY 1, ORDER BY 2).
@@ -694,9 +676,6 @@ func walkChildren(m protoreflect.Message, visit func(*pg.Node) bool) {
 		return true
 	})
 }
-
-// keyText is "fn|args|filter" identifying an aggregate call.
-func keyText(parts ...string) string { return strings.Join(parts, "\x00") }
 
 // hidden names of intermediate columns.
 func hiddenName(kind string, i int) string { return "__" + kind + strconv.Itoa(i) }
