@@ -302,11 +302,7 @@ func (r *renderer) aExpr(a *pg.A_Expr) (string, error) {
 			}
 			return "", r.errAt(a.Location, qerr.CodeUnsupportedSQL, "prefix operator %s is not supported", op)
 		}
-		l, err := r.expr(a.Lexpr)
-		if err != nil {
-			return "", err
-		}
-		rt, err := r.expr(a.Rexpr)
+		l, rt, err := r.operands(a)
 		if err != nil {
 			return "", err
 		}
@@ -339,11 +335,7 @@ func (r *renderer) aExpr(a *pg.A_Expr) (string, error) {
 		if a.Rexpr.GetFuncCall() != nil {
 			return "", r.errAt(a.Location, qerr.CodeUnsupportedSQL, "LIKE ... ESCAPE is not supported").WithHint("drop ESCAPE; \\ is not special")
 		}
-		l, err := r.expr(a.Lexpr)
-		if err != nil {
-			return "", err
-		}
-		rt, err := r.expr(a.Rexpr)
+		l, rt, err := r.operands(a)
 		if err != nil {
 			return "", err
 		}
@@ -391,11 +383,7 @@ func (r *renderer) aExpr(a *pg.A_Expr) (string, error) {
 		}
 		return s, nil
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
-		l, err := r.expr(a.Lexpr)
-		if err != nil {
-			return "", err
-		}
-		rt, err := r.expr(a.Rexpr)
+		l, rt, err := r.operands(a)
 		if err != nil {
 			return "", err
 		}
@@ -404,11 +392,7 @@ func (r *renderer) aExpr(a *pg.A_Expr) (string, error) {
 		}
 		return fmt.Sprintf("(CASE WHEN %[1]s IS NULL THEN %[2]s IS NULL WHEN %[2]s IS NULL THEN false ELSE %[1]s = %[2]s END)", l, rt), nil
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
-		l, err := r.expr(a.Lexpr)
-		if err != nil {
-			return "", err
-		}
-		rt, err := r.expr(a.Rexpr)
+		l, rt, err := r.operands(a)
 		if err != nil {
 			return "", err
 		}
@@ -419,6 +403,15 @@ func (r *renderer) aExpr(a *pg.A_Expr) (string, error) {
 		pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM: "NOT BETWEEN SYMMETRIC"}[a.Kind]
 	return "", r.errAt(a.Location, qerr.CodeUnsupportedSQL, "%s is not supported", what).
 		WithHint("use IN (...), LIKE/ILIKE, regexp_matches or BETWEEN")
+}
+
+// operands renders both sides of a binary A_Expr.
+func (r *renderer) operands(a *pg.A_Expr) (l, rt string, err error) {
+	if l, err = r.expr(a.Lexpr); err != nil {
+		return "", "", err
+	}
+	rt, err = r.expr(a.Rexpr)
+	return l, rt, err
 }
 
 func (r *renderer) boolExpr(b *pg.BoolExpr) (string, error) {
