@@ -29,6 +29,8 @@ func TestDialect(t *testing.T) {
 		{`SELECT t.r FROM (SELECT region AS r FROM orders) t`, "Compute: region AS r"},
 		{`SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer AND o.qty > c.id`, "Join: inner"},
 		{`SELECT count(*) FROM orders CROSS JOIN customers`, "Join: cross"},
+		{`SELECT o.id, c.name FROM orders o, customers c WHERE o.customer = c.id AND c.country = 'FR'`, "Join: inner shop/customers AS c ON customer = c.id"},
+		{`SELECT count(*) FROM orders o, customers c`, "Join: cross"},
 		{`SELECT o.id, c.name FROM orders o FULL JOIN customers c USING (id)`, "Join: full"},
 		{`SELECT c.id, name FROM orders o RIGHT JOIN customers c ON o.customer = c.id`, "Join: right"},
 		{`SELECT id FROM orders WHERE customer IN (SELECT id FROM customers)`, "Join: semi"},

@@ -275,7 +275,7 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 		}
 		return c.subInput(alias, node, alias, colnames, -1)
 	case *pg.Node_JoinExpr:
-		return planner.Input{}, rel{}, c.errAt(nodeLoc(x.JoinExpr.Rarg), qerr.CodeUnsupportedSQL, "a parenthesized join on the right of a join is not supported").
+		return planner.Input{}, rel{}, c.errAt(nodeLoc(n), qerr.CodeUnsupportedSQL, "a parenthesized join on the right of a join is not supported").
 			WithHint("write joins left to right: a JOIN b ON ... JOIN c ON ...")
 	}
 	return planner.Input{}, rel{}, c.errAt(nodeLoc(n), qerr.CodeUnsupportedSQL, "FROM item %s is not supported", nodeName(n))
@@ -307,12 +307,15 @@ func (c *compiler) fromClause(sel *pg.SelectStmt, env *ctes) (*from, error) {
 		return nil, c.errAt(-1, qerr.CodeUnsupportedSQL, "SELECT without FROM is not supported yet").
 			WithHint("select from a dataset: SELECT ... FROM \"weather/stations\"")
 	}
-	if len(sel.FromClause) > 1 {
-		return nil, c.errAt(nodeLoc(sel.FromClause[1]), qerr.CodeUnsupportedSQL, "comma-separated FROM lists are not supported").
-			WithHint("write JOIN ... ON a.key = b.key (or CROSS JOIN)")
+	// A comma list is a chain of cross joins, in the written order; WHERE
+	// equalities between a table and the ones before it make them inner
+	// joins (see block.promoteKeys).
+	item := sel.FromClause[0]
+	for _, n := range sel.FromClause[1:] {
+		item = &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: item, Rarg: n}}}
 	}
 	f := &from{scope: &scope{using: map[string]string{}}}
-	if err := c.fromItem(sel.FromClause[0], env, f); err != nil {
+	if err := c.fromItem(item, env, f); err != nil {
 		return nil, err
 	}
 	return f, nil

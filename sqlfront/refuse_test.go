@@ -48,6 +48,7 @@ func TestRefusals(t *testing.T) {
 		{"nulls first", "SELECT id FROM orders ORDER BY qty NULLS FIRST", qerr.CodeUnsupportedSQL, 1, 32, "qty NULLS FIRST"},
 		{"grouping sets", "SELECT region, count(*) FROM orders GROUP BY ROLLUP (region)", qerr.CodeUnsupportedSQL, 1, 46, "ROLLUP"},
 		{"lateral", "SELECT * FROM orders o, LATERAL (SELECT 1) x", qerr.CodeUnsupportedSQL, 1, 41, "1) x"},
+		{"parenthesized join in a comma list", "SELECT * FROM orders o, (customers c JOIN orders p ON c.id = p.id)", qerr.CodeUnsupportedSQL, 1, 26, "customers c"},
 		{"non-equi outer join", "SELECT o.id FROM orders o LEFT JOIN customers c ON o.customer < c.id", qerr.CodeUnsupportedSQL, 1, 52, "o.customer"},
 		{"scalar subquery", "SELECT (SELECT max(id) FROM customers) FROM orders", qerr.CodeUnsupportedSQL, 1, 8, "(SELECT"},
 		{"not in subquery", "SELECT id FROM orders WHERE customer NOT IN (SELECT id FROM customers)", qerr.CodeUnsupportedSQL, 1, 38, "NOT IN"},

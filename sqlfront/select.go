@@ -169,6 +169,7 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 		conds = conjuncts(b.sel.WhereClause)
 	}
 	conds = append(conds, b.f.where...)
+	conds = b.promoteKeys(conds)
 	for _, q := range conds {
 		if sl := q.GetSubLink(); sl != nil && sl.SubLinkType == pg.SubLinkType_ANY_SUBLINK {
 			if err := b.semiJoin(sl, in, env); err != nil {
@@ -183,6 +184,31 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 		b.spec.Filters = append(b.spec.Filters, fs...)
 	}
 	return nil
+}
+
+// promoteKeys turns cross joins (comma lists, CROSS JOIN) into inner
+// joins on the WHERE equalities between the joined table and the tables
+// before it, and returns the other conditions.
+func (b *block) promoteKeys(conds []*pg.Node) []*pg.Node {
+	for k := range b.spec.Join {
+		js := &b.spec.Join[k]
+		if js.Type != planner.JoinCross {
+			continue
+		}
+		left := &scope{rels: b.f.scope.rels[:k+1], using: b.f.scope.using}
+		right := &scope{rels: b.f.scope.rels[k+1 : k+2]}
+		rest := conds[:0:0]
+		for _, q := range conds {
+			if l, r, ok := b.c.equiKey(q, left, right); ok {
+				js.On = append(js.On, planner.JoinOn{Left: l, Right: strings.TrimPrefix(r, js.As+".")})
+				js.Type = planner.JoinInner
+				continue
+			}
+			rest = append(rest, q)
+		}
+		conds = rest
+	}
+	return conds
 }
 
 // semiJoin lowers col IN (SELECT one column ...) to a semi join.
