@@ -34,6 +34,7 @@ func TestDialect(t *testing.T) {
 		{`SELECT o.id, c.name FROM orders o FULL JOIN customers c USING (id)`, "Join: full"},
 		{`SELECT c.id, name FROM orders o RIGHT JOIN customers c ON o.customer = c.id`, "Join: right"},
 		{`SELECT id FROM orders WHERE customer IN (SELECT id FROM customers)`, "Join: semi"},
+		{`SELECT id, price - (SELECT avg(price) FROM orders) AS diff FROM orders WHERE price > (SELECT avg(price) FROM orders WHERE qty > 1)`, "Join: cross"},
 		{`SELECT * FROM "shop/orders" -- a comment` + "\n" + `/* another */ LIMIT 1`, "Limit"},
 		{`EXPLAIN ANALYZE SELECT id FROM orders`, "Project: id"},
 	}

@@ -20,6 +20,8 @@ type renderer struct {
 	c     *compiler
 	scope *scope
 	hook  func(n *pg.Node) (text string, ok bool, err error)
+	// sub, when set, lowers a scalar subquery to the column it joins in.
+	sub func(sl *pg.SubLink) (string, error)
 }
 
 // quote is planner.QuoteIdent.
@@ -143,6 +145,9 @@ func (r *renderer) expr(n *pg.Node) (string, error) {
 	case *pg.Node_FuncCall:
 		return r.funcCall(x.FuncCall)
 	case *pg.Node_SubLink:
+		if r.sub != nil && x.SubLink.SubLinkType == pg.SubLinkType_EXPR_SUBLINK {
+			return r.sub(x.SubLink)
+		}
 		return "", r.errAt(x.SubLink.Location, qerr.CodeUnsupportedSQL, "subqueries in expressions are not supported here").
 			WithHint("x IN (SELECT col FROM ...) works as a top-level WHERE condition; otherwise join the subquery in FROM")
 	}

@@ -34,6 +34,9 @@ type block struct {
 	aggOf   map[*pg.Node]string
 	winOf   map[*pg.Node]string
 	spec    planner.Spec
+	in      *planner.Input
+	env     *ctes
+	scalars map[*pg.SubLink]string
 	// renamed is set when an output name collides with a column of the
 	// rows the SELECT list is evaluated over: the block's plan names
 	// those outputs apart and a projection above renames them.
@@ -65,10 +68,11 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 		return nil, planner.Spec{}, err
 	}
 	b := &block{c: c, sel: sel, f: f, keys: map[string]string{}, aggOf: map[*pg.Node]string{}, winOf: map[*pg.Node]string{}}
-	b.pre = &renderer{c: c, scope: f.scope}
-	b.spec.Join = f.joins
 	in := f.in
 	in.Joins = f.ins
+	b.in, b.env, b.scalars = &in, env, map[*pg.SubLink]string{}
+	b.pre = &renderer{c: c, scope: f.scope, sub: b.scalar}
+	b.spec.Join = f.joins
 	if len(sel.DistinctClause) > 0 {
 		if len(sel.DistinctClause) > 1 || sel.DistinctClause[0].Node != nil {
 			return nil, planner.Spec{}, c.errAt(nodeLoc(sel.DistinctClause[0]), qerr.CodeUnsupportedSQL, "DISTINCT ON is not supported").
@@ -184,6 +188,41 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 		b.spec.Filters = append(b.spec.Filters, fs...)
 	}
 	return nil
+}
+
+// scalar lowers an uncorrelated scalar subquery that returns exactly one
+// row (an aggregate without GROUP BY, HAVING, LIMIT or OFFSET) to a cross
+// join with its one row, and returns the joined column.
+func (b *block) scalar(sl *pg.SubLink) (string, error) {
+	if name, ok := b.scalars[sl]; ok {
+		return quote(name), nil
+	}
+	sel := sl.Subselect.GetSelectStmt()
+	one := sel != nil && len(sel.TargetList) == 1 && len(sel.GroupClause) == 0 && sel.HavingClause == nil &&
+		sel.LimitCount == nil && sel.LimitOffset == nil && len(sel.DistinctClause) == 0 &&
+		(sel.Op == pg.SetOperation_SETOP_NONE || sel.Op == pg.SetOperation_SET_OPERATION_UNDEFINED)
+	if one {
+		agg := false
+		walk(sel.TargetList[0].GetResTarget().Val, func(x *pg.Node) bool {
+			agg = agg || isAgg(x) != nil
+			return isWindow(x) == nil
+		})
+		one = agg
+	}
+	if !one {
+		return "", b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "only scalar subqueries that aggregate to one row are supported (one aggregate column, no GROUP BY, HAVING or LIMIT)").
+			WithHint("e.g. WHERE x > (SELECT avg(x) FROM t); join other subqueries in FROM")
+	}
+	node, _, err := b.c.selectPlan(sel, b.env)
+	if err != nil {
+		return "", err
+	}
+	alias := hiddenName("s", len(b.spec.Join))
+	b.spec.Join = append(b.spec.Join, planner.JoinSpec{Dataset: alias, As: alias, Type: planner.JoinCross})
+	b.in.Joins = append(b.in.Joins, planner.Input{Dataset: alias, Schema: node.Schema(), Node: node, RowCount: 1, RowCountExact: true})
+	name := planner.JoinedName(alias, node.Schema().Field(0).Name)
+	b.scalars[sl] = name
+	return quote(name), nil
 }
 
 // promoteKeys turns cross joins (comma lists, CROSS JOIN) into inner
