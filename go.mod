@@ -29,6 +29,7 @@ require (
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
+	github.com/pganalyze/pg_query_go/v6 v6.2.5 // indirect
 	github.com/pierrec/lz4/v4 v4.1.29 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect

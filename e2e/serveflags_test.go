@@ -87,6 +87,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"handle-ttl":           "TestHandleExpired",
 	"confirm-rows":         "TestNeedsConfirmationStdio",
 	"query-timeout":        "TestCancelTimeoutAndConcurrencyStdio",
+	"sql":                  "TestSQLInjectionCorpus",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

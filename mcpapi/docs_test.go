@@ -43,6 +43,7 @@ var examples = []example{
 	}},
 	{tool: "read_dataset_slice", title: "A 2x3 block of a chunked, compressed 2-D HDF5 array", args: `{"uri": "h5://physics/experiment.h5?path=/detector/image", "slice_str": "0:2, 0:3"}`},
 	{tool: "query_data", title: "Per-operator statistics (explain analyze)", args: `{"dataset": "sales/orders", "filters": [{"col": "region", "op": "eq", "value": "Lori"}], "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum"}], "order_by": [{"col": "sum_qty", "desc": true}], "limit": 2, "explain": "analyze"}`},
+	{tool: "advanced_query", title: "SQL: a join, a group by and a window (rank within country)", args: `{"sql": "SELECT s.country, s.name, max(d.tmax_c) AS hottest, rank() OVER (PARTITION BY s.country ORDER BY max(d.tmax_c) DESC) AS r FROM \"weather/daily\" d JOIN \"weather/stations\" s ON d.station_id = s.station_id GROUP BY s.country, s.name ORDER BY s.country, r LIMIT 4"}`},
 	{tool: "distinct_values", title: "Valid filter values, most frequent first", args: `{"dataset": "sales/orders", "column": "category", "limit": 3}`},
 	{tool: "distinct_values", title: "Within a subset, only values seen at least 30 times", args: `{"dataset": "weather/daily", "column": "snow", "filters": [{"col": "station_id", "op": "in", "value": ["AM01", "AM02"]}], "min_count": 30}`},
 	{tool: "aggregate", title: "Top 3 categories by units sold in two regions", args: `{"dataset": "sales/orders", "group_by": ["category"], "aggs": [{"col": "qty", "fn": "sum", "as": "units"}, {"col": "*", "fn": "count"}], "filters": [{"col": "region", "op": "in", "value": ["Shirak", "Lori"]}], "top_n": 3}`},
@@ -224,6 +225,8 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`invalid_argument`" + ` | unknown or mistyped argument, negative limit/offset, duplicate output names, a JSON number float64 cannot hold (` + "`1e400`" + `) | ` + "`field`" + `, ` + "`valid_arguments`" + ` |
 | ` + "`unsupported_format`" + ` | an output format Quarry does not write | |
 | ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
+| ` + "`forbidden_sql`" + ` | advanced_query: a statement that is not a read-only query (DDL, DML, COPY, SET, ATTACH, ...), a table function, file or URL access, a system catalog, stacked statements | ` + "`line`, `col`, `fragment`" + ` |
+| ` + "`unsupported_sql`" + ` | advanced_query: a construct the SQL dialect does not support (yet), or a statement over the caps (length, nesting, IN list) | ` + "`line`, `col`, `fragment`, `limit`" + ` |
 | ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted, or the server restarted since: re-run the query | |
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
 | ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota, or the artifact directory is full or read-only (get the result inline) | |

@@ -25,6 +25,8 @@ type Options struct {
 	// Logger receives request logs; nil => slog.Default(). Must write to stderr
 	// (or a file), never stdout.
 	Logger *slog.Logger
+	// NoSQL leaves the advanced_query tool out (serve --sql=false).
+	NoSQL bool
 }
 
 // Instructions is what the server tells clients at initialize: how to use Quarry well.
@@ -95,7 +97,11 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),
 	)
 	for _, c := range Tools {
-		s.AddTool(c(svc))
+		t, h := c(svc)
+		if opts.NoSQL && t.Name == AdvancedQueryName {
+			continue
+		}
+		s.AddTool(t, h)
 	}
 	addResources(s, svc)
 	listed.sync(s)

@@ -28,6 +28,7 @@ var Tools = []ToolConstructor{
 	NewReadDatasetSliceTool,
 	NewDistinctValuesTool,
 	NewAggregateTool,
+	NewAdvancedQueryTool,
 	NewGetServerInfoTool,
 }
 
@@ -155,15 +156,16 @@ func NewGetSchemaTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 
 // NewEstimateQueryTool builds estimate_query.
 func NewEstimateQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
-	return newTool(toolSpec[service.EstimateRequest, *service.EstimateResponse]{
+	return newTool(toolSpec[service.EstimateQueryRequest, *service.EstimateResponse]{
 		name:  "estimate_query",
 		title: "Estimate a query",
 		description: "Plan a query without returning its data: estimated rows and JSON bytes, whether the estimate is exact or sampled, a " +
 			"5-row preview, warnings (e.g. too big to return inline, or above the confirmation threshold), suggested caps, the optimized " +
 			"plan and the physical plan (the operators the engine runs, fused steps included). Same knobs as query_data: columns, filters [{col, op, value}] (ANDed; ops such as eq, neq, lt, gte, in (list), range " +
 			"({min, max}, inclusive), contains, is_null — the input schema lists them all; {any: [...]} for OR), group_by, aggs [{col, fn, arg?, filter?, as?}] " +
-			"(count accepts col \"*\"), distinct, order_by [{col, desc?}], limit, offset. Use it before a query that may be large.",
-		call:    svc.Estimate,
+			"(count accepts col \"*\"), distinct, order_by [{col, desc?}], limit, offset. Use it before a query that may be large. " +
+			"Or pass sql (an advanced_query statement, no dataset) to size and plan a SQL query.",
+		call:    svc.EstimateQuery,
 		notices: estimateNotices,
 	})
 }

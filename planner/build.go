@@ -28,6 +28,9 @@ type Input struct {
 	// Joins are the datasets of Spec.Join, one per element in order (their
 	// own Joins are ignored).
 	Joins []Input
+	// Node, when set, is the plan the spec reads instead of a Scan of
+	// Dataset (a subquery of the SQL front-end); Schema is its schema.
+	Node Node
 }
 
 // UnsupportedMetaKey is the Arrow field metadata key that marks a column
@@ -61,7 +64,7 @@ func Build(spec Spec, in Input) (Node, error) {
 	if err := checkKnobs(spec); err != nil {
 		return nil, err
 	}
-	var node Node = &Scan{Dataset: in.Dataset, Out: in.Schema, RowCount: in.RowCount, RowCountExact: in.RowCountExact}
+	node := in.source()
 	if len(spec.Join) > 0 || len(in.Joins) > 0 {
 		var err error
 		if node, err = b.joins(node, spec.Join, in.Joins); err != nil {

@@ -241,7 +241,7 @@ func (b *builder) joins(node Node, specs []JoinSpec, ins []Input) (Node, error) 
 				With("field", field+".as").WithHint("give this join another alias with as")
 		}
 		aliases[alias] = field
-		right := &Scan{Dataset: in.Dataset, Out: in.Schema, RowCount: in.RowCount, RowCountExact: in.RowCountExact}
+		right := in.source()
 		j := &Join{Left: node, Right: right, Type: typ, Dataset: in.Dataset, Alias: alias}
 		if err := b.joinKeys(j, js, field); err != nil {
 			return nil, err

@@ -55,6 +55,8 @@ type Config struct {
 	// EnableArrowIPC allows output_format=arrow (Arrow IPC files); false =>
 	// arrow is refused with a hint naming --enable-arrow-ipc.
 	EnableArrowIPC bool
+	// NoSQL leaves out the advanced_query tool (flag --sql=false).
+	NoSQL bool
 	// ExposeFilePaths adds file_path (the artifact's absolute path) to file
 	// results; false => paths are never shown.
 	ExposeFilePaths bool
@@ -111,6 +113,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxHandles, "max-handles", 256, "result handles kept at once (least recently used evicted)")
 	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", 2000, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
 	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
+	fs.Var(negBool{&c.NoSQL}, "sql", "offer the advanced_query tool (read-only SQL over catalog datasets); --sql=false serves knobs only")
 	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
 	fs.BoolVar(&c.ExposeFilePaths, "expose-file-paths", false, "include file_path (absolute artifact path) in file results, for clients on this machine")
 	fs.Int64Var(&c.HandleMemory, "handle-memory", 512<<20, "bytes of in-memory results kept behind result handles (least recently used evicted; negative: unlimited)")
@@ -232,7 +235,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
-	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger})
+	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL})
 	return a, nil
 }
 

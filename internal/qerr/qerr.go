@@ -57,6 +57,12 @@ const (
 	CodeDanglingLink      = "dangling_link"
 	CodeUnsupportedType   = "unsupported_type"
 	CodeUnsupportedFilter = "unsupported_filter"
+
+	// SQL front-end codes (advanced_query): a statement or construct that
+	// is not read-only catalog access, and a construct the dialect does not
+	// support (yet). Both carry the offending fragment and its position.
+	CodeForbiddenSQL   = "forbidden_sql"
+	CodeUnsupportedSQL = "unsupported_sql"
 )
 
 // Error is the structured error every Quarry API returns to the model.

@@ -389,6 +389,11 @@ func (s *Service) estimateOn(ctx context.Context, d *catalog.Dataset, spec plann
 	if err != nil {
 		return nil, err
 	}
+	return s.estimatePrepared(ctx, d, q)
+}
+
+// estimatePrepared sizes a prepared query whose main dataset is d.
+func (s *Service) estimatePrepared(ctx context.Context, d *catalog.Dataset, q *preparedQuery) (*EstimateResponse, error) {
 	var sample int64
 	if d.SizeBytes > s.cfg.ExactEstimateBytes && d.RowCount > s.cfg.SampleRows && !q.cached() {
 		sample = s.cfg.SampleRows
@@ -534,11 +539,18 @@ func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*Qu
 // queryOn is query for dataset d.
 func (s *Service) queryOn(ctx context.Context, d *catalog.Dataset, req QueryRequest, tool string) (*QueryResponse, error) {
 	start := time.Now()
-	log := obs.Logger(ctx).With("dataset", d.ID)
 	q, err := s.prepare(ctx, d, req.Spec)
 	if err != nil {
 		return nil, err
 	}
+	return s.runPrepared(ctx, d, q, req, tool, start)
+}
+
+// runPrepared runs a prepared query whose main dataset is d and delivers
+// it (the confirmation preflight, explain analyze and the materializer).
+func (s *Service) runPrepared(ctx context.Context, d *catalog.Dataset, q *preparedQuery, req QueryRequest, tool string, start time.Time) (*QueryResponse, error) {
+	log := obs.Logger(ctx).With("dataset", d.ID)
+	var err error
 	var (
 		t        *materialize.Table
 		ops      *engine.Operator

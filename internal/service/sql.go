@@ -1,0 +1,163 @@
+package service
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/internal/colcache"
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+	"github.com/quarrydb/quarry/sqlfront"
+)
+
+// SQLRequest is the input of advanced_query.
+type SQLRequest struct {
+	// SQL is one SELECT statement (optionally prefixed by EXPLAIN [ANALYZE]).
+	SQL string `json:"sql" jsonschema:"One PostgreSQL-flavoured SELECT (WITH, JOIN ... ON/USING, WHERE, GROUP BY, HAVING, window functions, ORDER BY, LIMIT). Tables are dataset ids from get_catalog, double-quoted when they contain a slash (FROM \"weather/stations\"), or the bare last name when unique. Prefix EXPLAIN to see the plan, EXPLAIN ANALYZE for per-operator statistics."`
+	// Params are the values of $1, $2, ...
+	Params []any `json:"params,omitempty" jsonschema:"Values of the positional parameters $1, $2, ... (strings, numbers, booleans, null)."`
+	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow write a file resource."`
+	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
+	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
+	Confirm      bool   `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
+	Explain      string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics."`
+}
+
+// sqlCatalog resolves SQL table names against the service's catalog.
+type sqlCatalog struct {
+	s       *Service
+	sources map[string]catalog.Source
+	pushdn  map[string]planner.FilterPushdowner
+	rows    map[string]*catalog.Dataset
+}
+
+// Input implements sqlfront.Catalog: an exact dataset id, or the last
+// path element of exactly one id.
+func (c *sqlCatalog) Input(ctx context.Context, name string) (planner.Input, error) {
+	d, err := c.s.lookup(ctx, name)
+	if err != nil && !strings.Contains(name, "/") {
+		var match []*catalog.Dataset
+		for _, x := range c.s.cfg.Catalog.Datasets() {
+			if planner.JoinAlias(x.ID) == name || strings.HasSuffix(x.ID, "/"+name) {
+				match = append(match, x)
+			}
+		}
+		if len(match) == 1 {
+			d, err = c.s.lookup(ctx, match[0].ID)
+		} else if len(match) > 1 {
+			ids := make([]string, len(match))
+			for i, m := range match {
+				ids[i] = m.ID
+			}
+			return planner.Input{}, qerr.Invalid(qerr.CodeInvalidArgument, "table name %q matches several datasets: %s", name, strings.Join(ids, ", ")).
+				With("suggestions", ids).WithHint("double-quote the full dataset id: FROM \"%s\"", ids[0])
+		}
+	}
+	if err != nil {
+		return planner.Input{}, err
+	}
+	src := c.s.cfg.Cache.Wrap(d)
+	c.sources[d.ID] = src
+	c.rows[d.ID] = d
+	if p, ok := d.Source.(planner.FilterPushdowner); ok {
+		c.pushdn[d.ID] = p
+	}
+	return planner.Input{Dataset: d.ID, Schema: colcache.PlanSchema(src, d), RowCount: d.RowCount, RowCountExact: d.RowCountExact}, nil
+}
+
+// prepareSQL parses, checks and plans a statement.
+func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*preparedQuery, string, *catalog.Dataset, error) {
+	st, err := sqlfront.Parse(sql)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	cat := &sqlCatalog{s: s, sources: map[string]catalog.Source{}, pushdn: map[string]planner.FilterPushdowner{}, rows: map[string]*catalog.Dataset{}}
+	c, err := st.Compile(ctx, cat, params)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	scan := planner.ScanOf(c.Plan)
+	if scan == nil {
+		return nil, "", nil, qerr.Internal(nil, "sql: the plan has no scan")
+	}
+	main := scan.Dataset
+	opts := planner.OptimizeOptions{}
+	if len(cat.sources) == 1 {
+		opts.Pushdown = cat.pushdn[main]
+		opts.Zones, _ = cat.sources[main].(planner.ZoneFilterer)
+	}
+	plan, err := planner.Optimize(c.Plan, opts)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", nil, qerr.As(err)
+	}
+	d := cat.rows[main]
+	q := &preparedQuery{s: s, spec: c.Spec, src: cat.sources[main], plan: plan, rows: d.RowCount, sources: cat.sources}
+	return q, c.Explain, d, nil
+}
+
+// SQL runs an advanced_query statement with the delivery, caps and
+// confirmation of query_data.
+func (s *Service) SQL(ctx context.Context, req SQLRequest) (*QueryResponse, error) {
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	if strings.TrimSpace(req.SQL) == "" {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "sql is required").With("field", "sql").
+			WithHint(`pass one SELECT, e.g. SELECT * FROM "weather/stations" LIMIT 10`)
+	}
+	q, explain, d, err := s.prepareSQL(ctx, req.SQL, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	qr := QueryRequest{EstimateRequest: EstimateRequest{Dataset: d.ID, Spec: q.spec}, OutputFormat: req.OutputFormat,
+		MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain}
+	switch explain {
+	case "analyze":
+		qr.Explain = ExplainAnalyze
+	case "plan":
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "EXPLAIN without ANALYZE shows the plan without running: use estimate_query with sql").
+			WithHint("estimate_query {sql} returns the plan and the size; EXPLAIN ANALYZE here runs the query with per-operator statistics")
+	}
+	if qr.Explain != "" && qr.Explain != ExplainAnalyze {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "unknown explain mode %q", qr.Explain).With("field", "explain").WithHint(`explain takes "analyze"`)
+	}
+	return s.runPrepared(ctx, d, q, qr, "advanced_query", time.Now())
+}
+
+// EstimateQueryRequest is the input of estimate_query: a knob query on a
+// dataset (the fields of EstimateRequest), or a SQL statement (then
+// dataset and the knobs are not used).
+type EstimateQueryRequest struct {
+	// Dataset is the dataset id; required unless SQL is given.
+	Dataset string `json:"dataset,omitempty" jsonschema:"Dataset id from get_catalog (required unless sql is given)."`
+	// Spec is the knob query.
+	planner.Spec
+	// SQL is an advanced_query statement to estimate instead of the knobs.
+	SQL string `json:"sql,omitempty" jsonschema:"Instead of dataset and knobs: one SELECT statement as advanced_query takes it (then omit dataset)."`
+	// Params are the values of $1, $2, ... of SQL.
+	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ... in sql."`
+}
+
+// EstimateQuery is estimate_query: Estimate for knobs, or the same for a SQL statement.
+func (s *Service) EstimateQuery(ctx context.Context, req EstimateQueryRequest) (*EstimateResponse, error) {
+	if strings.TrimSpace(req.SQL) == "" {
+		return s.Estimate(ctx, EstimateRequest{Dataset: req.Dataset, Spec: req.Spec})
+	}
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	return s.estimateSQL(ctx, req.SQL, req.Params)
+}
+
+// estimateSQL is estimate_query for a SQL statement.
+func (s *Service) estimateSQL(ctx context.Context, sql string, params []any) (*EstimateResponse, error) {
+	q, _, d, err := s.prepareSQL(ctx, sql, params)
+	if err != nil {
+		return nil, err
+	}
+	return s.estimatePrepared(ctx, d, q)
+}

@@ -1,0 +1,26 @@
+// Package sqlfront is Quarry's SQL front-end (the advanced_query tool): it
+// parses one SQL statement with the PostgreSQL parser itself
+// (github.com/pganalyze/pg_query_go), refuses everything that is not a
+// read-only query over catalog datasets, binds table and column names
+// against the catalog, and lowers each SELECT block to the same knob Spec
+// the query_data and aggregate tools take, built by planner.Build into the
+// same logical plan. One optimizer, one engine and one materializer serve
+// both front-ends; a SQL query and its knob translation plan identically.
+//
+// Pipeline: Parse (text length and nesting caps, one statement, EXPLAIN
+// prefix) → check (an allow-list walk over the whole syntax tree:
+// statements other than SELECT are forbidden_sql, table functions and
+// system catalogs are forbidden_sql, constructs the dialect lacks are
+// unsupported_sql, IN lists and expression depth are capped) → lower (per
+// SELECT block: FROM and JOINs become the Spec's input and join list, a
+// subquery or CTE in FROM becomes a planner.Input whose Node is the
+// subquery's plan, WHERE becomes filters, GROUP BY/aggregates/HAVING
+// become group_by/aggs/having, window calls become windows, the SELECT
+// list becomes columns, ORDER BY/LIMIT/OFFSET/DISTINCT the same knobs).
+// Expressions are printed in the planner's expression language
+// (planner.ParseExpr), which binds them through the function registry.
+//
+// Every error is a *qerr.Error; the ones about the SQL text carry the
+// offending fragment and its 1-based line and column ("fragment", "line",
+// "column" diagnostics). docs/SQL.md is the user reference.
+package sqlfront
