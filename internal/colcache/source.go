@@ -258,12 +258,19 @@ func (r *memReader) Next() bool {
 		return true
 	}
 	n, ok := r.span()
-	for ok && r.skip != nil && !r.skip.match(r.pos) {
-		for i := range r.pos {
-			r.pos[i].off += n
+	if r.skip != nil {
+		for ok {
+			n = r.skip.clip(r.pos, 0, n)
+			if c := r.skip.match(r.pos, n); c != zoneNone {
+				n = r.grow(n, c)
+				break
+			}
+			for i := range r.pos {
+				r.pos[i].off += n
+			}
+			r.done += int64(n)
+			n, ok = r.span()
 		}
-		r.done += int64(n)
-		n, ok = r.span()
 	}
 	if !ok {
 		r.free()
@@ -302,6 +309,28 @@ func (r *memReader) span() (n int, ok bool) {
 		n = min(n, cs[p.chunk].Len()-p.off)
 	}
 	return n, true
+}
+
+// grow extends a batch of n rows of class c (zoneSome or zoneAll) over
+// the blocks after it of the same class, within the columns' current
+// chunks and up to r.batch rows. Keeping the classes apart hands the
+// Filter above batches in which every row passes (which it passes on
+// without copying) apart from those it must cut; a block no row of which
+// can match is left for the next batch to skip.
+func (r *memReader) grow(n, c int) int {
+	for n < r.batch {
+		m := r.batch - n
+		for i, cs := range r.chunks {
+			p := r.pos[i]
+			m = min(m, cs[p.chunk].Len()-p.off-n)
+		}
+		if m = r.skip.clip(r.pos, n, m); m <= 0 || r.skip.class(r.pos, n) != c {
+			break
+		}
+		r.skip.checked++
+		n += m
+	}
+	return n
 }
 
 // ---------------------------------------------------------------- teeReader
