@@ -87,8 +87,10 @@ type skipper struct {
 	preds []planner.Predicate
 	zones [][][]zonemap.Zone // per scan column; nil for columns no filter reads
 	// checked and skipped count zones (added to the cache's stats at the
-	// end of the read); skippedRows counts the rows of the skipped ones.
+	// end of the read: added); skippedRows counts the rows of the skipped
+	// ones.
 	checked, skipped, skippedRows int64
+	added                         bool
 }
 
 // newSkipper prepares the zones the filters read, or returns nil when
@@ -166,10 +168,10 @@ func (sk *skipper) match(pos []cursor, n int) int {
 
 // done adds the counts to the cache's stats.
 func (sk *skipper) done() {
-	if sk == nil || sk.checked == 0 {
+	if sk == nil || sk.added {
 		return
 	}
+	sk.added = true
 	sk.c.zoneChecked.Add(sk.checked)
 	sk.c.zoneSkipped.Add(sk.skipped)
-	sk.checked, sk.skipped = 0, 0
 }
