@@ -707,16 +707,23 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 		}
 		kept := 0
 		st.tok.flush = func(rows int) error {
+			if tests == nil {
+				kept += rows
+				for i, b := range builders {
+					if err := b.add(st.tok.spansOf(ch.data, i), &st.scratch); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
 			st.spans = st.spans[:0]
 			for i := range builders {
 				st.spans = append(st.spans, st.tok.spansOf(ch.data, i))
 			}
-			if tests != nil {
-				if cap(st.keep) < rows {
-					st.keep = make([]bool, rows)
-				}
-				rows = filterRows(tests, st.spans, rows, st.keep, &st.scratch)
+			if cap(st.keep) < rows {
+				st.keep = make([]bool, rows)
 			}
+			rows = filterRows(tests, st.spans, rows, st.keep, &st.scratch)
 			kept += rows
 			for i, b := range builders {
 				c := st.spans[i]

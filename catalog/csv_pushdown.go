@@ -48,6 +48,9 @@ type cellTest struct {
 // false when one of them cannot be pushed (then none is: the engine's
 // filter applies them all).
 func (s *csvSource) compileFilters(preds []planner.Predicate, proj []int) ([]rowTest, bool) {
+	if len(preds) == 0 {
+		return nil, true
+	}
 	out := make([]rowTest, 0, len(preds))
 	for _, p := range preds {
 		members := []planner.Predicate{p}
