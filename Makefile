@@ -80,10 +80,17 @@ bench: build
 PEERBENCH ?= ../shared/bench
 N ?= 5000000
 REPS ?= 5
+# Afterwards bench/check_peers.py compares the run with the committed one
+# (taken from git before the run overwrites it): it fails when ours/DuckDB's
+# cold or warm geomean over Q1-Q8 is more than 5 % above it, or an answer
+# differs (docs/BENCHMARKS.md, "Regression check").
+PEERS_BASELINE := /tmp/quarry-peers-baseline-n$(N).jsonl
 bench-peers: build
+	git show HEAD:bench/results/n$(N)/runs.jsonl > $(PEERS_BASELINE)
 	N=$(N) REPS=$(REPS) OURS_CMD="$(CURDIR)/bin/quarry-bench" OURS_MODES=cold,warm \
 	  PEERS=duckdb,polars,h5py,ours RESULTS=$(CURDIR)/bench/results/n$(N) \
 	  $(PEERBENCH)/run.sh --ratio-to ours-warm
+	/usr/bin/python3 bench/check_peers.py $(PEERS_BASELINE) bench/results/n$(N)
 
 # H2O / DuckDB Labs db-benchmark groupby (bench/h2o/README.md): Quarry and DuckDB
 # warm, side by side, with ratios. H2O_N=1000000 for a quick run; the data

@@ -35,6 +35,14 @@ def medians(recs):
     return {k: statistics.median(v) for k, v in by.items()}
 
 
+def ratio_geomean(med, peers, mode, peer):
+    """Geometric mean over Q1-Q8 of ours/peer median seconds in mode (the
+    queries both ran); nan when none did."""
+    logs = [math.log(med[("ours", mode, q)] / peers[(peer, mode, q)]) for q in QS
+            if med.get(("ours", mode, q)) and peers.get((peer, mode, q))]
+    return math.exp(sum(logs) / len(logs)) if logs else float("nan")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("runs")
@@ -46,21 +54,14 @@ def main():
     print("| query | mode | ours s | duckdb s | polars s | ours/duckdb | ours/polars |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for mode in ("cold", "warm"):
-        logs = {"duckdb": [], "polars": []}
         for q in QS:
             o = med.get(("ours", mode, q))
             d = peers.get(("duckdb", mode, q))
             p = peers.get(("polars", mode, q))
-            cells = []
-            for peer, v in (("duckdb", d), ("polars", p)):
-                if o and v:
-                    logs[peer].append(math.log(o / v))
-                    cells.append(f"{o / v:.2f}")
-                else:
-                    cells.append("")
+            cells = [f"{o / v:.2f}" if o and v else "" for v in (d, p)]
             f = lambda x: "" if x is None else f"{x:.4f}"
             print(f"| {q} | {mode} | {f(o)} | {f(d)} | {f(p)} | {cells[0]} | {cells[1]} |")
-        g = {k: (math.exp(sum(v) / len(v)) if v else float("nan")) for k, v in logs.items()}
+        g = {k: ratio_geomean(med, peers, mode, k) for k in ("duckdb", "polars")}
         print(f"| **geomean** | {mode} | | | | **{g['duckdb']:.2f}** | **{g['polars']:.2f}** |")
     loads = {}
     for r in recs + (load(a.reference) if a.reference else []):

@@ -117,6 +117,17 @@ type exposedReader struct {
 	cur     arrow.RecordBatch
 	err     error
 	refs    atomic.Int64
+	// stats, when set, are the reader's ScanStats: the skipped zones
+	// (set by the source) and the rows returned (counted here).
+	stats *ScanStats
+}
+
+// ScanStats implements ScanStatser (ok false unless the source counts).
+func (r *exposedReader) ScanStats() (ScanStats, bool) {
+	if r.stats == nil {
+		return ScanStats{}, false
+	}
+	return *r.stats, true
 }
 
 func newExposedReader(ctx context.Context, id string, inner array.RecordReader, schema *arrow.Schema, pick []int, mem memory.Allocator, done func()) *exposedReader {
@@ -210,6 +221,9 @@ func (r *exposedReader) Next() (ok bool) {
 	}
 	r.cur = array.NewRecordBatch(r.schema, cols, in.NumRows())
 	releaseAll(cols)
+	if r.stats != nil {
+		r.stats.RowsRead += in.NumRows()
+	}
 	return true
 }
 

@@ -648,6 +648,7 @@ func validNaiveTS(s []byte) bool {
 type chunkCols struct {
 	cols []arrow.Array
 	rows int
+	read int // rows tokenized (rows plus those pushed filters dropped)
 }
 
 func (c chunkCols) release() {
@@ -658,8 +659,9 @@ func (c chunkCols) release() {
 	}
 }
 
-// scanFast starts the parallel reader over the projected columns.
-func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Schema, batch int, alloc memory.Allocator) (array.RecordReader, error) {
+// scanFast starts the parallel reader over the projected columns, keeping
+// only the rows that pass tests (pushed filters; none when nil).
+func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Schema, batch int, alloc memory.Allocator, tests []rowTest) (array.RecordReader, error) {
 	rowBytes := 100.0
 	if s.rows > 0 && s.size > 0 {
 		rowBytes = float64(s.size) / float64(s.rows)
@@ -676,6 +678,8 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 	type wstate struct {
 		tok     *csvTokenizer
 		scratch []byte
+		spans   []colSpans // pushed filters: the flushed rows' spans
+		keep    []bool
 	}
 	ws := make([]wstate, workers)
 	for w := range ws {
@@ -688,6 +692,10 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 	p := startPipeline(cr, workers, func(w int, ch *csvChunk) (chunkCols, error) {
 		st := &ws[w]
 		ub := bytes.Count(ch.data, nl) + 1
+		st.tok.flushRows = flushRowsFor(len(proj))
+		if tests != nil { // few rows may be kept: let the builders grow
+			ub = min(ub, st.tok.flushRows)
+		}
 		builders := make([]colBuilder, len(proj))
 		for i, k := range kinds {
 			builders[i] = newBuilder(alloc, k, ub, false, nil)
@@ -697,10 +705,30 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 				b.release()
 			}
 		}
-		st.tok.flushRows = flushRowsFor(len(proj))
-		st.tok.flush = func(int) error {
+		kept := 0
+		st.tok.flush = func(rows int) error {
+			if tests == nil {
+				kept += rows
+				for i, b := range builders {
+					if err := b.add(st.tok.spansOf(ch.data, i), &st.scratch); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			st.spans = st.spans[:0]
+			for i := range builders {
+				st.spans = append(st.spans, st.tok.spansOf(ch.data, i))
+			}
+			if cap(st.keep) < rows {
+				st.keep = make([]bool, rows)
+			}
+			rows = filterRows(tests, st.spans, rows, st.keep, &st.scratch)
+			kept += rows
 			for i, b := range builders {
-				if err := b.add(st.tok.spansOf(ch.data, i), &st.scratch); err != nil {
+				c := st.spans[i]
+				c.sp, c.rows = c.sp[:2*rows], rows
+				if err := b.add(c, &st.scratch); err != nil {
 					return err
 				}
 			}
@@ -712,7 +740,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			release()
 			return chunkCols{}, err
 		}
-		out := chunkCols{cols: make([]arrow.Array, len(proj)), rows: st.tok.total}
+		out := chunkCols{cols: make([]arrow.Array, len(proj)), rows: kept, read: st.tok.total}
 		for i, b := range builders {
 			out.cols[i] = b.finish()
 		}
@@ -735,6 +763,7 @@ type csvFastReader struct {
 	pipe *pipeline[chunkCols]
 	pend chunkCols // chunk being handed out
 	off  int       // rows of pend already handed out
+	read int64     // rows of the chunks taken (before pushed filters)
 	cur  arrow.RecordBatch
 	err  error
 }
@@ -780,6 +809,10 @@ func (r *csvFastReader) Record() arrow.RecordBatch { return r.cur }
 // Err implements array.RecordReader.
 func (r *csvFastReader) Err() error { return r.err }
 
+// ScanStats implements ScanStatser: the rows read, pushed filters' drops
+// included.
+func (r *csvFastReader) ScanStats() (ScanStats, bool) { return ScanStats{RowsRead: r.read}, true }
+
 // Next implements array.RecordReader.
 func (r *csvFastReader) Next() bool {
 	if r.cur != nil {
@@ -806,6 +839,7 @@ func (r *csvFastReader) Next() bool {
 			return false
 		}
 		r.pend = c
+		r.read += int64(c.read)
 	}
 	n := min(r.batch, r.pend.rows-r.off)
 	cols := make([]arrow.Array, len(r.pend.cols))

@@ -281,11 +281,7 @@ func (b *float64Builder) add(c colSpans, scratch *[]byte) error {
 		if len(f) == 0 {
 			b.null()
 		} else {
-			x, fast := parseDecimalFast(f) // at most 15 digits: prints back as written
-			ok := fast
-			if !fast {
-				x, ok = parseFloat64Bytes(f)
-			}
+			x, fast, ok := parseFloatCell(f)
 			if !ok || b.check && !(fast && cleanLead(f)) && widenBytes(kindFloat, f) != kindFloat {
 				return &cellError{string(f), "float64"}
 			}
@@ -294,6 +290,22 @@ func (b *float64Builder) add(c colSpans, scratch *[]byte) error {
 		b.n++
 	}
 	return nil
+}
+
+// parseFloatCell parses a float column's non-empty cell; fast reports a
+// plain decimal of at most 15 digits (which prints back as written).
+func parseFloatCell(f []byte) (x float64, fast, ok bool) {
+	if x, fast = parseDecimalFast(f); fast {
+		return x, true, true
+	}
+	x, ok = parseFloat64Bytes(f)
+	return x, false, ok
+}
+
+// parseFloatValue is the value of a float column's non-empty cell.
+func parseFloatValue(f []byte) (float64, bool) {
+	x, _, ok := parseFloatCell(f)
+	return x, ok
 }
 
 func (b *float64Builder) finish() arrow.Array { return b.array(arrow.PrimitiveTypes.Float64) }

@@ -118,7 +118,11 @@ func (s *csvSource) scan(ctx context.Context, opts ScanOptions, reference bool) 
 	}
 
 	if !reference && s.delim < utf8.RuneSelf {
-		rr, err := s.scanFast(ctx, proj, arrow.NewSchema(outFields, nil), batch, alloc)
+		tests, ok := s.compileFilters(opts.Filters, proj)
+		if !ok {
+			tests = nil
+		}
+		rr, err := s.scanFast(ctx, proj, arrow.NewSchema(outFields, nil), batch, alloc, tests)
 		if err != nil {
 			return nil, s.openError(err)
 		}

@@ -303,16 +303,34 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 		}
 	}
 	rgs := s.keptRowGroups(r.MetaData(), fr, proj, opts.ZoneFilters)
+	stats := prunedStats(r.MetaData(), rgs)
 	if rgs != nil && len(rgs) == 0 { // no row can match
 		r.Close()
-		return array.NewRecordReader(out, nil)
+		empty, err := array.NewRecordReader(out, nil)
+		if err != nil {
+			return nil, err
+		}
+		er := newExposedReader(ctx, s.id, empty, out, identity(len(proj)), alloc, nil)
+		er.stats = stats
+		return er, nil
 	}
 	inner, err := parquetRecordReader(ctx, fr, sorted, rgs)
 	if err != nil {
 		r.Close()
 		return nil, corruptFileError(s.id, err)
 	}
-	return newExposedReader(ctx, s.id, inner, out, pick, alloc, func() { r.Close() }), nil
+	er := newExposedReader(ctx, s.id, inner, out, pick, alloc, func() { r.Close() })
+	er.stats = stats
+	return er, nil
+}
+
+// identity is 0..n-1.
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // parquetRecordReader reads the leaf columns of the top-level fields

@@ -273,6 +273,18 @@ func TestParquetRowGroupPruning(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.ids) {
 				t.Fatalf("ids %v, want %v", got, tc.ids)
 			}
+			// The reader counts the pruned groups and their rows.
+			rr, err := ds.Source.Scan(context.Background(), catalog.ScanOptions{Columns: []string{"name", "id", "x"}, ZoneFilters: []planner.Predicate{tc.pred}, Alloc: mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rr.Next() {
+			}
+			st, ok := catalog.StatsOf(rr)
+			rr.Release()
+			if want := int64((10 - len(tc.ids) + 3) / 4); !ok || st.RowsRead != int64(len(tc.ids)) || st.RowsRead+st.RowsSkipped != 10 || st.ZonesSkipped != want {
+				t.Fatalf("stats %+v (%v), want %d rows read, %d groups skipped", st, ok, len(tc.ids), want)
+			}
 		})
 	}
 }

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"slices"
+
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -154,4 +156,20 @@ func floatBounds(mem memory.Allocator, lo, hi float64) arrow.Array {
 	defer b.Release()
 	b.AppendValues([]float64{lo, hi}, nil)
 	return b.NewArray()
+}
+
+// prunedStats counts the row groups left out of kept (nil: none) and
+// their rows.
+func prunedStats(md *metadata.FileMetaData, kept []int) *ScanStats {
+	st := &ScanStats{}
+	if kept == nil {
+		return st
+	}
+	for rg := range md.NumRowGroups() {
+		if !slices.Contains(kept, rg) {
+			st.ZonesSkipped++
+			st.RowsSkipped += md.RowGroup(rg).NumRows()
+		}
+	}
+	return st
 }

@@ -75,6 +75,40 @@ type ScanOptions struct {
 	// them and may return rows that fail them (the caller filters again);
 	// it must never drop a row that satisfies them.
 	ZoneFilters []planner.Predicate
+	// Filters are predicates (all of which a row must satisfy; column
+	// indices into Columns, names in Col) pushed into the scan
+	// (planner.Scan.Filters): only those the source reported it handles
+	// (planner.FilterPushdowner). The source drops the rows that fail them
+	// while reading. A source (or a wrapper: a sample, a cache hit) may
+	// ignore them: the caller applies them again to what it returns.
+	Filters []planner.Predicate
+}
+
+// ScanStats are what a scan's reader read and left out, for EXPLAIN
+// ANALYZE. A reader that counts them implements ScanStatser.
+type ScanStats struct {
+	// RowsRead counts the rows the reader read: those it returned plus
+	// those filters pushed into it (ScanOptions.Filters) dropped.
+	RowsRead int64
+	// ZonesSkipped counts the zones (cached blocks, Parquet row groups)
+	// the reader skipped unread with zone filters; RowsSkipped their rows.
+	ZonesSkipped, RowsSkipped int64
+}
+
+// ScanStatser is implemented by the readers of sources that count
+// ScanStats
+// (and by wrappers of readers, which report ok false when the reader they
+// wrap does not count).
+type ScanStatser interface {
+	ScanStats() (st ScanStats, ok bool)
+}
+
+// StatsOf returns rr's ScanStats, if it counts them.
+func StatsOf(rr array.RecordReader) (ScanStats, bool) {
+	if s, ok := rr.(ScanStatser); ok {
+		return s.ScanStats()
+	}
+	return ScanStats{}, false
 }
 
 // Source reads one dataset's rows as Arrow record batches in file order.

@@ -40,8 +40,15 @@ type Operator struct {
 // OpStats are one operator's numbers over an execution.
 type OpStats struct {
 	// RowsIn is the rows its inputs produced (the sum of their RowsOut);
-	// 0 for a scan, whose input is the source.
+	// for a scan, the rows the source read (those it returned plus those
+	// filters pushed into it dropped; a scan stopped early by a limit
+	// reads fewer).
 	RowsIn int64
+	// ZonesSkipped and RowsSkipped (scans only) are the zones (cached
+	// blocks, Parquet row groups) the source skipped unread with zone
+	// filters and their rows: a full scan's RowsIn + RowsSkipped is the
+	// dataset's rows.
+	ZonesSkipped, RowsSkipped int64
 	// RowsOut and Batches are the rows and batches it produced.
 	RowsOut, Batches int64
 	// Time is the wall time spent in the operator itself (its inputs'
@@ -293,8 +300,28 @@ func (t *tracedOp) operator(withStats bool) *Operator {
 	}
 	if withStats {
 		o.Stats = &OpStats{RowsIn: rowsIn, RowsOut: t.rows, Batches: t.batches, Time: max(t.total-inTime, 0), PeakBytes: t.peak}
+		if s := scanOpOf(t.op); s != nil && len(t.inputs) == 0 {
+			st := s.scanStats()
+			o.Stats.RowsIn, o.Stats.ZonesSkipped, o.Stats.RowsSkipped = st.RowsRead, st.ZonesSkipped, st.RowsSkipped
+		}
 	}
 	return o
+}
+
+// scanOpOf is the scan o runs itself (a scan, the filter pushed into one,
+// an operator absorbing such a filter), or nil.
+func scanOpOf(o op) *scanOp {
+	if a, ok := o.(absorber); ok {
+		if o = a.absorbed(); o == nil {
+			return nil
+		}
+		o = unwrap(o)
+	}
+	if f, ok := o.(*filterOp); ok {
+		o = f.in
+	}
+	s, _ := o.(*scanOp)
+	return s
 }
 
 // peakAlloc passes allocations through and reports the budget's live

@@ -20,6 +20,11 @@ type scanOp struct {
 	rdr     array.RecordReader
 	out     *arrow.Schema
 	rest    arrow.RecordBatch // the part of a source batch not yet handed out (see conformSplit)
+	// read counts the rows of the source's batches; stats are the
+	// reader's own counts (catalog.ScanStats), taken when it is released.
+	read     int64
+	stats    catalog.ScanStats
+	hasStats bool
 }
 
 func (ex *exec) buildScan(n *planner.Scan) (op, error) {
@@ -46,7 +51,8 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 
 // openScan opens the source for n and checks the columns' types.
 func (ex *exec) openScan(n *planner.Scan) (array.RecordReader, error) {
-	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters})
+	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters,
+		Filters: n.Filters})
 	if err != nil {
 		return nil, sourceErr(n.Dataset, err)
 	}
@@ -112,6 +118,7 @@ func (s *scanOp) next() (arrow.RecordBatch, error) {
 			return nil, nil
 		}
 		b := s.rdr.RecordBatch()
+		s.read += b.NumRows()
 		if err := s.ex.budget.check(); err != nil {
 			return nil, err
 		}
@@ -199,9 +206,21 @@ func (s *scanOp) close() {
 		s.rest = nil
 	}
 	if s.rdr != nil {
+		s.stats, s.hasStats = catalog.StatsOf(s.rdr)
 		s.rdr.Release()
 		s.rdr = nil
 	}
+}
+
+// scanStats are the scan's counts for EXPLAIN ANALYZE: the rows the
+// source read (its own count when it keeps one: filters pushed into it
+// drop rows before they reach the scan) and what its zone filters skipped.
+func (s *scanOp) scanStats() catalog.ScanStats {
+	st := s.stats
+	if !s.hasStats {
+		st.RowsRead = s.read
+	}
+	return st
 }
 
 // filterOp keeps the rows for which every predicate holds. With proj set

@@ -243,13 +243,15 @@ the engine builds for it, root first, inputs indented below. Each line is the op
 and after ` + "`←`" + ` the plan nodes it runs. Nodes the engine runs as one operator are listed together: ` + "`filter+count`" + ` (a count
 over a filter adds up the filter's mask, or the null counts for a lone ` + "`is_null`" + `, and copies no rows), ` + "`filter+project`" + `
 (only the projected columns of passing rows are copied), ` + "`filter+top-k sort`" + ` (a small top-k takes the filter's selection and
-copies only the winners), ` + "`scan+filter`" + ` (filters the source applies); ` + "`top-k sort`" + ` is a sort under a limit that keeps only
+copies only the winners), ` + "`scan+filter`" + ` (filters pushed into the scan, ` + "`filters=[...]`" + `: a CSV file read without the column
+cache tests them on each row's cells before parsing it, so rejected rows are never built); ` + "`top-k sort`" + ` is a sort under a limit that keeps only
 offset + limit rows; ` + "`dictionary kernel on COL`" + ` means the filter on a dictionary-encoded string column runs once per
-dictionary entry; a scan's ` + "`zone-filter=[...]`" + ` lists the filters it skips cached batches with.
+dictionary entry; a scan's ` + "`zone-filter=[...]`" + ` lists the filters it skips cached blocks (or Parquet row groups) with.
 
 ` + "`query_data`" + ` and ` + "`aggregate`" + ` with ` + "`explain: \"analyze\"`" + ` run the query (in full, not the confirmation sample) and add
 ` + "`analyze`" + ` to the result: ` + "`operators`" + `, the same operators root first (an operator's inputs follow it with ` + "`depth`" + ` + 1),
-each with ` + "`rows_in`" + ` (its inputs' rows out; 0 for a scan), ` + "`rows_out`" + `, ` + "`batches`" + ` (out), ` + "`time_ms`" + ` (in the
+each with ` + "`rows_in`" + ` (its inputs' rows out; for a scan the rows it read, those its pushed filters dropped included),
+` + "`zones_skipped`" + ` and ` + "`rows_skipped`" + ` (scans: zones skipped unread by zone maps, and their rows), ` + "`rows_out`" + `, ` + "`batches`" + ` (out), ` + "`time_ms`" + ` (in the
 operator itself, inputs excluded) and ` + "`peak_bytes`" + ` (the most query memory — Arrow buffers and operator state counted by the
 query's memory budget — held while it or its inputs ran); ` + "`peak_bytes`" + ` and ` + "`time_ms`" + ` of the whole run. The server
 logs the same numbers at debug level.

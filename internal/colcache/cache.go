@@ -48,8 +48,9 @@ type Stats struct {
 	Misses    int64 `json:"misses"`
 	Evictions int64 `json:"evictions"`
 	Stale     int64 `json:"stale"`
-	// ZoneChecked counts the batches scans served from memory checked
-	// against zone filters; ZoneSkipped those they skipped.
+	// ZoneChecked counts the zones (blocks of up to zoneRows rows of a
+	// cached chunk) scans served from memory checked against zone
+	// filters; ZoneSkipped those they skipped.
 	ZoneChecked int64 `json:"zone_checked_batches"`
 	ZoneSkipped int64 `json:"zone_skipped_batches"`
 }
@@ -95,9 +96,10 @@ type column struct {
 	chunks []arrow.Array
 	bytes  int64
 	elem   *list.Element
-	// zones are the chunks' zone maps, computed once on first use (zonesOf).
+	// zones are the chunks' zone maps (per chunk, one per block of
+	// zoneRows rows), computed once on first use (zonesOf).
 	zoneOnce sync.Once
-	zones    []zonemap.Zone
+	zones    [][]zonemap.Zone
 }
 
 // New returns a cache with the given options.

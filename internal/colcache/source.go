@@ -30,9 +30,7 @@ func (c *Cache) Wrap(ds *catalog.Dataset) catalog.Source {
 	if ds == nil {
 		return nil
 	}
-	if _, pushdown := ds.Source.(planner.FilterPushdowner); !c.Enabled() || ds.Source == nil || pushdown {
-		// A source that applies pushed filters itself cannot be served
-		// from memory (the filters would be lost).
+	if !c.Enabled() || ds.Source == nil {
 		return ds.Source
 	}
 	return &Source{c: c, ds: ds, inner: ds.Source, key: keyOf(ds.AbsPath, ds.ID, ds.SizeBytes, ds.ModTime)}
@@ -129,8 +127,9 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 		r.refs.Store(1)
 		return r, nil
 	}
-	// Too big to fit: do not tee, read with the caller's allocator.
-	if s.estimate(len(names)) > s.c.budget {
+	// Too big to fit, or filtered while read (the rows are not all the
+	// file's): do not tee, read with the caller's allocator.
+	if s.estimate(len(names)) > s.c.budget || len(opts.Filters) > 0 {
 		return s.inner.Scan(ctx, opts)
 	}
 	inner := opts
@@ -142,6 +141,20 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names))}
 	t.refs.Store(1)
 	return t, nil
+}
+
+var _ planner.FilterPushdowner = (*Source)(nil)
+
+// HandlesFilter implements planner.FilterPushdowner: what the underlying
+// source handles, when the file is too big for the cache as a whole (its
+// scans read the file and never fill the cache, so filtering while
+// reading costs no later query anything). Scans of a file that fits fill
+// the cache and are served from memory afterwards; they take no filters.
+// A scan given filters is still served from memory when its columns are
+// cached (the engine applies the filters to what it returns).
+func (s *Source) HandlesFilter(p planner.Predicate) bool {
+	pd, ok := s.inner.(planner.FilterPushdowner)
+	return ok && s.estimate(s.ds.Schema.NumFields()) > s.c.budget && pd.HandlesFilter(p)
 }
 
 // estimate guesses the in-memory bytes of ncols columns of the dataset
@@ -234,6 +247,17 @@ func (r *memReader) RecordBatch() arrow.RecordBatch { return r.cur }
 func (r *memReader) Record() arrow.RecordBatch { return r.cur }
 func (r *memReader) Err() error                { return r.err }
 
+// ScanStats implements catalog.ScanStatser: the rows handed out and the
+// zones skipped.
+func (r *memReader) ScanStats() (catalog.ScanStats, bool) {
+	st := catalog.ScanStats{RowsRead: r.done}
+	if r.skip != nil {
+		st.ZonesSkipped, st.RowsSkipped = r.skip.skipped, r.skip.skippedRows
+		st.RowsRead -= r.skip.skippedRows
+	}
+	return st, true
+}
+
 func (r *memReader) Next() bool {
 	if r.cur != nil {
 		r.cur.Release()
@@ -258,12 +282,19 @@ func (r *memReader) Next() bool {
 		return true
 	}
 	n, ok := r.span()
-	for ok && r.skip != nil && !r.skip.match(r.pos) {
-		for i := range r.pos {
-			r.pos[i].off += n
+	if r.skip != nil {
+		for ok {
+			n = r.skip.clip(r.pos, 0, n)
+			if c := r.skip.match(r.pos, n); c != zoneNone {
+				n = r.grow(n, c)
+				break
+			}
+			for i := range r.pos {
+				r.pos[i].off += n
+			}
+			r.done += int64(n)
+			n, ok = r.span()
 		}
-		r.done += int64(n)
-		n, ok = r.span()
 	}
 	if !ok {
 		r.free()
@@ -304,6 +335,28 @@ func (r *memReader) span() (n int, ok bool) {
 	return n, true
 }
 
+// grow extends a batch of n rows of class c (zoneSome or zoneAll) over
+// the blocks after it of the same class, within the columns' current
+// chunks and up to r.batch rows. Keeping the classes apart hands the
+// Filter above batches in which every row passes (which it passes on
+// without copying) apart from those it must cut; a block no row of which
+// can match is left for the next batch to skip.
+func (r *memReader) grow(n, c int) int {
+	for n < r.batch {
+		m := r.batch - n
+		for i, cs := range r.chunks {
+			p := r.pos[i]
+			m = min(m, cs[p.chunk].Len()-p.off-n)
+		}
+		if m = r.skip.clip(r.pos, n, m); m <= 0 || r.skip.class(r.pos, n) != c {
+			break
+		}
+		r.skip.checked++
+		n += m
+	}
+	return n
+}
+
 // ---------------------------------------------------------------- teeReader
 
 // teeReader passes the underlying reader through and keeps every column's
@@ -321,6 +374,9 @@ type teeReader struct {
 }
 
 func (t *teeReader) Retain() { t.refs.Add(1) }
+
+// ScanStats implements catalog.ScanStatser for a reader that counts them.
+func (t *teeReader) ScanStats() (catalog.ScanStats, bool) { return catalog.StatsOf(t.RecordReader) }
 
 func (t *teeReader) Release() {
 	if t.refs.Add(-1) == 0 {

@@ -43,7 +43,7 @@ func zoneBenchCSV(b *testing.B) string {
 // BenchmarkZoneMaps runs selective range filters (100,000 and 10,000 of
 // 5M rows: 2 % and 0.2 %) on the sorted id column with aggregates, warm
 // (every column cached when the catalog opened the file), with zone maps
-// (skip) and without (noskip). It reports the share of batches skipped.
+// (skip) and without (noskip). It reports the share of zones skipped.
 //
 //	QUARRY_BENCH_CSV=/path/to/sales.csv go test -run '^$' -bench ZoneMaps ./internal/colcache
 func BenchmarkZoneMaps(b *testing.B) {
@@ -121,7 +121,7 @@ func benchZoneRange(b *testing.B, c *Cache, ds *catalog.Dataset, src *Source, ro
 			after := c.Stats()
 			if checked := after.ZoneChecked - before.ZoneChecked; checked > 0 {
 				b.ReportMetric(100*float64(after.ZoneSkipped-before.ZoneSkipped)/float64(checked), "%skipped")
-				b.ReportMetric(float64(checked)/float64(b.N), "batches/op")
+				b.ReportMetric(float64(checked)/float64(b.N), "zones/op")
 			}
 		})
 	}

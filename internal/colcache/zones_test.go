@@ -212,8 +212,20 @@ func openZoneDataset(t *testing.T, r *rand.Rand, rows int) (*Cache, *catalog.Dat
 // TestZoneFiltersDifferential runs random filters (every op, OR groups,
 // case-insensitive string ops, out-of-range, NaN and infinite literals)
 // over random cached data with and without zone maps: the results must be
-// identical, and zone maps must skip some batches.
+// identical, and zone maps must skip some zones. It runs with one zone per
+// chunk (the chunks are shorter than zoneRows) and with zones of 37 rows
+// (several per chunk, batches grown over consecutive zones).
 func TestZoneFiltersDifferential(t *testing.T) {
+	for _, rows := range []int{zoneRows, 37} {
+		t.Run(fmt.Sprintf("zoneRows=%d", rows), func(t *testing.T) {
+			defer func(old int) { zoneRows = old }(zoneRows)
+			zoneRows = rows
+			zoneFiltersDifferential(t)
+		})
+	}
+}
+
+func zoneFiltersDifferential(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 7))
 	c, ds, mem := openZoneDataset(t, r, 10_000)
 	src := c.Wrap(ds).(*Source)

@@ -34,8 +34,12 @@ type OperatorStats struct {
 	Op string `json:"op" jsonschema:"The physical operator, e.g. scan, filter, filter+count, hash aggregate, top-k sort, limit."`
 	// Node is the plan nodes it runs (as in estimate_query's plan).
 	Node string `json:"node" jsonschema:"The plan nodes it runs, as estimate_query prints them (long ones cut)."`
-	// RowsIn is the rows its inputs produced (0 for a scan).
-	RowsIn int64 `json:"rows_in"`
+	// RowsIn is the rows its inputs produced; for a scan, the rows it
+	// read (filters pushed into it included).
+	RowsIn int64 `json:"rows_in" jsonschema:"Rows its inputs produced; for a scan, the rows read from the source (including those dropped by filters applied while reading)."`
+	// ZonesSkipped and RowsSkipped (scans) are the zones skipped unread.
+	ZonesSkipped int64 `json:"zones_skipped,omitempty" jsonschema:"Scans: blocks of cached rows or Parquet row groups skipped unread because no row could match the filters (zone maps)."`
+	RowsSkipped  int64 `json:"rows_skipped,omitempty" jsonschema:"Scans: rows of the skipped zones (rows_in + rows_skipped is the dataset's rows for a full scan)."`
 	// RowsOut is the rows it produced.
 	RowsOut int64 `json:"rows_out"`
 	// Batches is the batches it produced.
@@ -60,7 +64,8 @@ func analysisOf(root *engine.Operator) *Analysis {
 			st = &engine.OpStats{}
 		}
 		a.Operators = append(a.Operators, OperatorStats{Depth: depth, Op: o.Name, Node: cut(nodeText(o), maxNodeText),
-			RowsIn: st.RowsIn, RowsOut: st.RowsOut, Batches: st.Batches, TimeMs: ms(st.Time), PeakBytes: st.PeakBytes})
+			RowsIn: st.RowsIn, RowsOut: st.RowsOut, Batches: st.Batches, TimeMs: ms(st.Time), PeakBytes: st.PeakBytes,
+			ZonesSkipped: st.ZonesSkipped, RowsSkipped: st.RowsSkipped})
 		total += st.Time
 		a.PeakBytes = max(a.PeakBytes, st.PeakBytes)
 	})
@@ -98,8 +103,8 @@ func statsText(root *engine.Operator) string {
 	var b strings.Builder
 	root.Walk(func(o *engine.Operator, depth int) {
 		if st := o.Stats; st != nil {
-			fmt.Fprintf(&b, "%s%s: rows_in=%d rows_out=%d batches=%d time=%s peak_bytes=%d\n",
-				strings.Repeat("  ", depth), o.Name, st.RowsIn, st.RowsOut, st.Batches, st.Time, st.PeakBytes)
+			fmt.Fprintf(&b, "%s%s: rows_in=%d rows_out=%d batches=%d time=%s peak_bytes=%d zones_skipped=%d rows_skipped=%d\n",
+				strings.Repeat("  ", depth), o.Name, st.RowsIn, st.RowsOut, st.Batches, st.Time, st.PeakBytes, st.ZonesSkipped, st.RowsSkipped)
 		}
 	})
 	return b.String()

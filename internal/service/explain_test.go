@@ -155,17 +155,67 @@ func checkAnalysis(t *testing.T, a *Analysis, delivered int64) {
 				}
 			}
 		}
-		if o.RowsIn != in {
+		leaf := i+1 == len(ops) || ops[i+1].Depth <= o.Depth
+		switch {
+		case leaf && (o.RowsIn+o.RowsSkipped != explainRows || o.RowsIn < o.RowsOut):
+			t.Errorf("%s: read %d rows, skipped %d, returned %d; want read + skipped = %d", o.Op, o.RowsIn, o.RowsSkipped, o.RowsOut, explainRows)
+		case !leaf && o.RowsIn != in:
 			t.Errorf("%s: %d rows in, its inputs returned %d", o.Op, o.RowsIn, in)
 		}
 		if o.RowsOut > 0 && o.Batches == 0 || o.TimeMs < 0 {
 			t.Errorf("%s: %d rows in %d batches, %v ms", o.Op, o.RowsOut, o.Batches, o.TimeMs)
 		}
-		if o.Op == "scan" && (o.RowsOut != explainRows || o.Batches < 2) {
-			t.Errorf("scan returned %d rows in %d batches, want %d rows in several", o.RowsOut, o.Batches, explainRows)
+		if o.Op == "scan" && (o.RowsOut+o.RowsSkipped != explainRows || o.RowsSkipped == 0 && o.Batches < 2) {
+			t.Errorf("scan returned %d rows in %d batches and skipped %d, want %d rows in several", o.RowsOut, o.Batches, o.RowsSkipped, explainRows)
 		}
 	}
 	if total <= 0 || math.Abs(a.TimeMs-total) > 0.001*float64(len(ops)) {
 		t.Errorf("time %v ms, operators add up to %v", a.TimeMs, total)
 	}
+}
+
+// TestExplainAnalyzeScanCounts checks what a scan reports it read: with
+// the filter pushed into the CSV reader (no column cache) it read every
+// row and returned the matching ones; served from the cache with zone
+// maps, it skipped zones and read the rest, the two adding up to the file.
+func TestExplainAnalyzeScanCounts(t *testing.T) {
+	spec := planner.Spec{Filters: []planner.FilterSpec{filterSpec("id", planner.OpRange, `{"min":50000,"max":50999}`)},
+		Aggs: []planner.AggSpec{{Col: "*", Fn: planner.AggCount}}}
+	root := explainRoot(t)
+	ctx := context.Background()
+	analyze := func(t *testing.T, s *Service) OperatorStats {
+		t.Helper()
+		req := confirmed("t", spec)
+		req.Explain = ExplainAnalyze
+		res, err := s.Query(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(res.Result.Data); got != `[{"count_all":1000}]` {
+			t.Fatalf("data %s", got)
+		}
+		checkAnalysis(t, res.Analyze, res.Result.RowCount)
+		return res.Analyze.Operators[len(res.Analyze.Operators)-1]
+	}
+	t.Run("pushed", func(t *testing.T) {
+		s, alloc := newTestService(t, root, 0, nil)
+		scan := analyze(t, s)
+		if scan.Op != "filter+count" || scan.RowsIn != explainRows || scan.ZonesSkipped != 0 || !strings.Contains(scan.Node, "filters=[id BETWEEN") {
+			t.Errorf("scan %+v, want a count of a scan with the filter pushed reading %d rows", scan, explainRows)
+		}
+		waitFreed(t, alloc)
+	})
+	t.Run("zones", func(t *testing.T) {
+		cache := colcache.New(colcache.Options{Budget: 64 << 20})
+		defer cache.Purge()
+		s, alloc := newTestService(t, root, 0, func(c *Config) { c.Cache = cache })
+		if _, err := s.Query(ctx, confirmed("t", planner.Spec{Aggs: spec.Aggs})); err != nil { // fills the cache
+			t.Fatal(err)
+		}
+		scan := analyze(t, s)
+		if scan.Op != "scan" || scan.ZonesSkipped == 0 || scan.RowsIn >= explainRows/2 || scan.RowsIn < 1000 {
+			t.Errorf("scan %+v, want zones skipped and at least 1000 rows read", scan)
+		}
+		waitFreed(t, alloc)
+	})
 }

@@ -37,7 +37,7 @@ type preparedQuery struct {
 // planned against the types the cache holds its columns in).
 func (s *Service) prepare(ctx context.Context, d *catalog.Dataset, spec planner.Spec) (*preparedQuery, error) {
 	src := s.cfg.Cache.Wrap(d) // d.Source when there is no cache
-	pushdown, _ := d.Source.(planner.FilterPushdowner)
+	pushdown, _ := src.(planner.FilterPushdowner)
 	in := planner.Input{Dataset: d.ID, Schema: colcache.PlanSchema(src, d), RowCount: d.RowCount, RowCountExact: d.RowCountExact}
 	return s.prepareOn(ctx, in, src, pushdown, spec)
 }

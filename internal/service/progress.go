@@ -88,3 +88,8 @@ func (r *progressReader) RecordBatch() arrow.RecordBatch { return r.RecordReader
 
 // Record is the deprecated alias of RecordBatch.
 func (r *progressReader) Record() arrow.RecordBatch { return r.RecordReader.RecordBatch() }
+
+// ScanStats implements catalog.ScanStatser for a reader that counts them.
+func (p *progressReader) ScanStats() (catalog.ScanStats, bool) {
+	return catalog.StatsOf(p.RecordReader)
+}

@@ -667,9 +667,10 @@ type headSource struct {
 }
 
 // Scan implements catalog.Source: the first rows only. It drops the zone
-// filters: a sample is the first rows of the file, skipped or not.
+// and pushed filters: a sample is the first rows of the file, skipped or
+// filtered out or not (the engine applies the filters to the sample).
 func (h headSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.RecordReader, error) {
-	opts.ZoneFilters = nil
+	opts.ZoneFilters, opts.Filters = nil, nil
 	rr, err := h.src.Scan(ctx, opts)
 	if err != nil {
 		return nil, err

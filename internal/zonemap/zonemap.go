@@ -48,7 +48,10 @@ type Zone struct {
 	Rows, Nulls int64
 	kind        kind
 	// any reports at least one non-null value (not NaN) in min..max.
-	any        bool
+	any bool
+	// unordered counts the valid rows no comparison holds for (NaN), or
+	// is 1 when such rows may exist (a dictionary with null values).
+	unordered  int64
 	imin, imax int64
 	umin, umax uint64
 	fmin, fmax float64
@@ -138,7 +141,11 @@ func floatZone[T float32 | float64](z *Zone, a arrow.Array, vs []T) {
 	z.kind = kindFloat
 	ok := valid(a)
 	for i, v := range vs {
-		if v != v || ok != nil && !ok(i) { // NaN fails every comparison
+		if ok != nil && !ok(i) {
+			continue
+		}
+		if v != v { // NaN fails every comparison
+			z.unordered++
 			continue
 		}
 		x := float64(v)
@@ -192,6 +199,9 @@ func dictZone(z *Zone, a *array.Dictionary) {
 		return
 	}
 	z.kind = kindString
+	if a.Dictionary().NullN() > 0 {
+		z.unordered = 1
+	}
 	used := make([]bool, a.Dictionary().Len())
 	ok := valid(a)
 	switch idx := a.Indices().(type) {
@@ -319,6 +329,55 @@ func CanMatch(p planner.Predicate, zone func(int) *Zone) bool {
 	return true
 }
 
+// AllMatch reports whether every row of a batch satisfies p, given the
+// zones of the batch's columns (as for CanMatch). It returns true only
+// when the engine would keep every row; false means "not known".
+func AllMatch(p planner.Predicate, zone func(int) *Zone) bool {
+	if p.Op == planner.OpAny {
+		for _, m := range p.Any {
+			if AllMatch(m, zone) {
+				return true
+			}
+		}
+		return false
+	}
+	z := zone(p.Index)
+	if z == nil {
+		return false
+	}
+	switch p.Op {
+	case planner.OpIsNull:
+		return z.Nulls == z.Rows
+	case planner.OpIsNotNull:
+		return z.Nulls == 0
+	}
+	if !valueOps[p.Op] || p.CaseInsensitive || z.kind == kindNone || !z.any || z.Nulls > 0 || z.unordered > 0 {
+		return false
+	}
+	switch p.Op {
+	case planner.OpEq:
+		return z.sure(p.Value, equal, true) && z.sure(p.Value, equal, false)
+	case planner.OpLt: // every v < lit: max < lit
+		return z.sure(p.Value, lower, false)
+	case planner.OpLte:
+		return z.sure(p.Value, lower|equal, false)
+	case planner.OpGt:
+		return z.sure(p.Value, higher, true)
+	case planner.OpGte:
+		return z.sure(p.Value, higher|equal, true)
+	case planner.OpRange:
+		return (p.Min != nil || p.Max != nil) &&
+			(p.Min == nil || z.sure(p.Min, higher|equal, true)) && (p.Max == nil || z.sure(p.Max, lower|equal, false))
+	case planner.OpIn:
+		for i := range p.Values {
+			if l := &p.Values[i]; z.sure(l, equal, true) && z.sure(l, equal, false) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Outcomes of comparing a zone bound with a literal.
 const (
 	lower  = 1 << iota // bound < literal
@@ -335,12 +394,42 @@ func (z *Zone) holds(l *planner.Literal, want int, atMin bool) bool {
 	if l == nil {
 		return true
 	}
+	c, st := z.compare(l, atMin)
+	switch st {
+	case undecided:
+		return true
+	case never:
+		return false
+	}
+	return c&want != 0
+}
+
+// sure is holds when the comparison is decided: it reports false for a
+// literal the zone cannot compare.
+func (z *Zone) sure(l *planner.Literal, want int, atMin bool) bool {
+	if l == nil {
+		return false
+	}
+	c, st := z.compare(l, atMin)
+	return st == decided && c&want != 0
+}
+
+// How a zone bound compares with a literal.
+const (
+	decided   = iota // the outcome is one of lower, equal, higher
+	undecided        // a literal the zone cannot compare with
+	never            // no comparison with the literal holds (NaN)
+)
+
+// compare compares the zone's minimum (atMin) or maximum with l: the
+// outcome (lower, equal or higher) and whether it is decided.
+func (z *Zone) compare(l *planner.Literal, atMin bool) (int, int) {
 	var c int
 	switch z.kind {
 	case kindInt, kindUint:
 		v, ok := litInt(l.Value)
 		if !ok {
-			return true
+			return 0, undecided
 		}
 		switch {
 		case z.kind == kindInt:
@@ -353,28 +442,28 @@ func (z *Zone) holds(l *planner.Literal, want int, atMin bool) bool {
 	case kindFloat:
 		v, ok := litFloat(l.Value)
 		if !ok {
-			return true
+			return 0, undecided
 		}
 		if math.IsNaN(v) {
-			return false
+			return 0, never
 		}
 		c = cmp.Compare(pick(atMin, z.fmin, z.fmax), v) // bounds are never NaN
 	case kindString:
 		v, ok := l.Value.(string)
 		if !ok {
-			return true
+			return 0, undecided
 		}
 		c = strings.Compare(pick(atMin, z.smin, z.smax), v)
 	default:
-		return true
+		return 0, undecided
 	}
 	switch {
 	case c < 0:
-		return want&lower != 0
+		return lower, decided
 	case c > 0:
-		return want&higher != 0
+		return higher, decided
 	}
-	return want&equal != 0
+	return equal, decided
 }
 
 func pick[T any](first bool, a, b T) T {

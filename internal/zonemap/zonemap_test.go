@@ -73,6 +73,21 @@ func build(t *testing.T, mem memory.Allocator, dt arrow.DataType, vals ...any) a
 	return b.NewArray()
 }
 
+// zoneOf is the zone of an array of vals, and the zone function of a
+// batch of that one column.
+func zoneOf(t *testing.T, mem memory.Allocator, dt arrow.DataType, vals []any) (*Zone, func(int) *Zone) {
+	t.Helper()
+	a := build(t, mem, dt, vals...)
+	z := Of(a)
+	a.Release()
+	return &z, func(i int) *Zone {
+		if i != 0 {
+			t.Fatalf("zone of column %d", i)
+		}
+		return &z
+	}
+}
+
 // TestCanMatch decides predicates from the zone of one batch; want is
 // whether some row may match (false only when none does).
 func TestCanMatch(t *testing.T) {
@@ -138,15 +153,7 @@ func TestCanMatch(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := build(t, mem, tc.dt, tc.vals...)
-			z := Of(a)
-			a.Release()
-			zone := func(i int) *Zone {
-				if i != 0 {
-					t.Fatalf("zone of column %d", i)
-				}
-				return &z
-			}
+			z, zone := zoneOf(t, mem, tc.dt, tc.vals)
 			if got := CanMatch(tc.p, zone); got != tc.want {
 				t.Errorf("CanMatch = %v, want %v (zone %+v)", got, tc.want, z)
 			}
@@ -184,5 +191,56 @@ func TestUsable(t *testing.T) {
 		if got := Usable(tc.p, schema); got != tc.want {
 			t.Errorf("%d: Usable(%+v) = %v, want %v", i, tc.p, got, tc.want)
 		}
+	}
+}
+
+// TestAllMatch decides from the zone of one batch that every row matches;
+// want is true only when each does.
+func TestAllMatch(t *testing.T) {
+	nan := math.NaN()
+	i64 := arrow.PrimitiveTypes.Int64
+	tests := []struct {
+		name string
+		dt   arrow.DataType
+		vals []any
+		p    planner.Predicate
+		want bool
+	}{
+		{"range inside", i64, []any{3, 5, 7}, pred(planner.OpRange, [2]any{int64(3), int64(7)}), true},
+		{"range cut", i64, []any{3, 5, 8}, pred(planner.OpRange, [2]any{int64(3), int64(7)}), false},
+		{"range half open", i64, []any{3, 5}, pred(planner.OpRange, [2]any{int64(3), nil}), true},
+		{"range open", i64, []any{3, 5}, pred(planner.OpRange, [2]any{nil, nil}), false},
+		{"a null fails", i64, []any{3, nil}, pred(planner.OpGte, int64(0)), false},
+		{"lt max", i64, []any{1, 9}, pred(planner.OpLt, int64(10)), true},
+		{"lt at max", i64, []any{1, 9}, pred(planner.OpLt, int64(9)), false},
+		{"lte at max", i64, []any{1, 9}, pred(planner.OpLte, int64(9)), true},
+		{"gt min", i64, []any{1, 9}, pred(planner.OpGt, int64(0)), true},
+		{"gt at min", i64, []any{1, 9}, pred(planner.OpGt, int64(1)), false},
+		{"eq constant", i64, []any{4, 4}, pred(planner.OpEq, int64(4)), true},
+		{"eq varying", i64, []any{4, 5}, pred(planner.OpEq, int64(4)), false},
+		{"in constant", i64, []any{4, 4}, pred(planner.OpIn, []any{int64(1), int64(4)}), true},
+		{"is_null all", i64, []any{nil, nil}, pred(planner.OpIsNull, nil), true},
+		{"is_not_null none null", i64, []any{1, 2}, pred(planner.OpIsNotNull, nil), true},
+		{"float NaN row fails", arrow.PrimitiveTypes.Float64, []any{1.0, nan}, pred(planner.OpGt, 0.0), false},
+		{"float NaN literal", arrow.PrimitiveTypes.Float64, []any{1.0}, pred(planner.OpLte, nan), false},
+		{"float inside", arrow.PrimitiveTypes.Float64, []any{1.0, 2.5}, pred(planner.OpLt, 3.0), true},
+		{"unknown literal type", i64, []any{1}, pred(planner.OpEq, "1"), false},
+		{"string", arrow.BinaryTypes.String, []any{"b", "c"}, pred(planner.OpGte, "b"), true},
+		{"neq not decided", i64, []any{1}, pred(planner.OpNeq, int64(2)), false},
+		{"or group: one member holds everywhere", i64, []any{1, 9},
+			planner.Predicate{Op: planner.OpAny, Index: -1, Any: []planner.Predicate{pred(planner.OpLt, int64(0)), pred(planner.OpGt, int64(0))}}, true},
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			z, zone := zoneOf(t, mem, tc.dt, tc.vals)
+			if got := AllMatch(tc.p, zone); got != tc.want {
+				t.Errorf("AllMatch = %v, want %v (zone %+v)", got, tc.want, z)
+			}
+			if tc.want && !CanMatch(tc.p, zone) {
+				t.Errorf("AllMatch but not CanMatch")
+			}
+		})
 	}
 }
