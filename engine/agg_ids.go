@@ -105,7 +105,7 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 	out := v.out[:n]
 	valid := validityOf(arr)
 	switch {
-	case v.dict:
+	case v.dict && isDictStr(arr.DataType()): // (a partial aggregate's decoded keys are plain: agg_parallel.go)
 		v.assignDict(arr, out, valid)
 	case v.str:
 		src := strSrcOf(arr)
