@@ -30,6 +30,7 @@ type valueIDs struct {
 	// strings: id of each value and value of each id (copies)
 	smap  map[string]int32 // longer than shortStrMax bytes
 	short *shortStrs       // the others
+	sbuf  strBatch         // (assignStrs)
 	strs  []string
 
 	// dictionary: id per entry of the last dictionary seen (-1: unresolved)
@@ -120,14 +121,7 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 	case v.dict && isDictStr(arr.DataType()): // (a partial aggregate's decoded keys are plain: agg_parallel.go)
 		v.assignDict(arr, out, valid)
 	case v.str:
-		src := strSrcOf(arr)
-		for i := range out {
-			if !valid.ok(i) {
-				out[i] = v.null()
-				continue
-			}
-			out[i] = v.strID(src.at(i))
-		}
+		v.assignStrs(strSrcOf(arr), out, valid)
 	default:
 		var bits []uint64
 		if id := arr.DataType().ID(); fixedWidth(arr.DataType()) == 8 && id != arrow.FLOAT64 {

@@ -72,7 +72,11 @@ func (m *shortStrs) resize(b uint) {
 // v.newStr when it is new.
 func (m *shortStrs) id(s string, v *valueIDs) int32 {
 	a, b := load16(s)
-	h := strHash(a, b, len(s))
+	return m.probe(a, b, strHash(a, b, len(s)), s, v)
+}
+
+// probe is id with s's words and hash computed.
+func (m *shortStrs) probe(a, b, h uint64, s string, v *valueIDs) int32 {
 	tag := uint32(h)&^31 | uint32(len(s)+1)
 	mask := uint64(len(m.slots) - 1)
 	i := h >> m.shift
@@ -98,4 +102,35 @@ func (m *shortStrs) id(s string, v *valueIDs) int32 {
 	m.slots[i] = strSlot{a: a, b: b, tag: tag, id: id}
 	m.n++
 	return id
+}
+
+// strBatch is the words and hash of each short row of a batch.
+type strBatch struct{ a, b, h []uint64 }
+
+// assignStrs numbers the rows of a plain string array: the words and hashes
+// of the whole batch first, then the probes (one loop of independent
+// table reads, whose cache misses overlap).
+func (v *valueIDs) assignStrs(src strSrc, out []int32, valid validity) {
+	n := len(out)
+	sb := &v.sbuf
+	sb.a, sb.b, sb.h = growTo(sb.a[:0], n)[:n], growTo(sb.b[:0], n)[:n], growTo(sb.h[:0], n)[:n]
+	for i := range out {
+		s := src.at(i)
+		if len(s) <= shortStrMax {
+			a, b := load16(s)
+			sb.a[i], sb.b[i], sb.h[i] = a, b, strHash(a, b, len(s))
+		}
+	}
+	for i := range out {
+		if !valid.ok(i) {
+			out[i] = v.null()
+			continue
+		}
+		s := src.at(i)
+		if len(s) > shortStrMax {
+			out[i] = v.strID(s)
+			continue
+		}
+		out[i] = v.short.probe(sb.a[i], sb.b[i], sb.h[i], s, v)
+	}
 }
