@@ -15,8 +15,9 @@ import (
 // aggregate state has a merge (agg_merge.go) and the key columns do not
 // look nearly unique (the last batch found new groups for fewer than half
 // of its rows), the rest of the input is spread over workers: the
-// operator's goroutine pulls batches and hands each to whichever worker is
-// free; every worker folds its batches into a partial aggregate of its own
+// operator's goroutine pulls batches and deals them out round-robin (batch
+// k to worker k mod w, so that the result does not depend on timing); every
+// worker folds its batches into a partial aggregate of its own
 // (its own group table and states: an aggOp built from the same plan node,
 // charging its own accounts to the query's budget). When the input ends
 // the partial aggregates are merged into the operator's: each partial
@@ -30,9 +31,10 @@ import (
 // space, is the way to use several cores there; not done).
 //
 // Results: groups come out in first-seen order of the serial prefix, then
-// in merge order (output order is unspecified without a sort). Exact
+// in the workers' first-seen order, worker by worker (not the input's
+// first-seen order, but the same on every run over the same batches). Exact
 // aggregates give the serial result; float sums and moments differ from it
-// by rounding only (see mergingState). Errors (a sum overflowing, the
+// by rounding only (see mergingState), the same rounding on every run. Errors (a sum overflowing, the
 // memory budget, cancellation) stop every worker and are returned.
 
 // parallelMinRows is the rows folded serially before going parallel: below
@@ -113,14 +115,15 @@ func (a *aggOp) runParallel(w int) error {
 	}
 	ctx, cancel := context.WithCancel(a.ex.ctx)
 	defer cancel()
-	batches := make(chan arrow.RecordBatch, w)
+	batches := make([]chan arrow.RecordBatch, w)
 	errs := make([]error, w)
 	var wg sync.WaitGroup
 	for i, p := range parts {
+		batches[i] = make(chan arrow.RecordBatch, 2)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for b := range batches {
+			for b := range batches[i] {
 				if errs[i] == nil && ctx.Err() == nil {
 					errs[i] = p.foldChecked(b)
 					if errs[i] != nil {
@@ -133,7 +136,7 @@ func (a *aggOp) runParallel(w int) error {
 	}
 	var perr error
 pull:
-	for {
+	for k := 0; ; k++ {
 		if err := ctx.Err(); err != nil {
 			break
 		}
@@ -146,13 +149,15 @@ pull:
 			break
 		}
 		select {
-		case batches <- b:
+		case batches[k%w] <- b:
 		case <-ctx.Done():
 			b.Release()
 			break pull
 		}
 	}
-	close(batches)
+	for _, c := range batches {
+		close(c)
+	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
