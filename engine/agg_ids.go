@@ -28,8 +28,10 @@ type valueIDs struct {
 	n      int32 // ids handed out
 
 	// strings: id of each value and value of each id (copies)
-	smap map[string]int32
-	strs []string
+	smap  map[string]int32 // longer than shortStrMax bytes
+	short *shortStrs       // the others
+	sbuf  strBatch         // (assignStrs)
+	strs  []string
 
 	// dictionary: id per entry of the last dictionary seen (-1: unresolved)
 	ddata arrow.ArrayData
@@ -55,6 +57,7 @@ func newValueIDs(dt arrow.DataType, nulls bool, a *acct) *valueIDs {
 	v.str = v.dict || isStringType(dt.ID())
 	if v.str {
 		v.smap = map[string]int32{}
+		v.short = newShortStrs(a)
 	} else {
 		v.fmap = newU64Map(a)
 	}
@@ -64,15 +67,25 @@ func newValueIDs(dt arrow.DataType, nulls bool, a *acct) *valueIDs {
 // strID returns the id of s (a view into Arrow memory), copying s when it
 // is new.
 func (v *valueIDs) strID(s string) int32 {
+	if len(s) <= shortStrMax {
+		return v.short.id(s, v) // (agg_strids.go)
+	}
 	if id, ok := v.smap[s]; ok {
 		return id
 	}
+	id := v.newStr(s)
+	v.smap[v.strs[id]] = id
+	v.acct.charge(48) // map entry
+	return id
+}
+
+// newStr numbers s, a new value, keeping a copy of it.
+func (v *valueIDs) newStr(s string) int32 {
 	id := v.n
 	v.n++
 	s = strings.Clone(s)
-	v.smap[s] = id
 	v.strs = append(v.strs, s)
-	v.acct.charge(int64(len(s)) + 64) // copy, map entry, strs slot
+	v.acct.charge(int64(len(s)) + 16) // copy, strs slot
 	return id
 }
 
@@ -105,17 +118,10 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 	out := v.out[:n]
 	valid := validityOf(arr)
 	switch {
-	case v.dict:
+	case v.dict && isDictStr(arr.DataType()): // (a partial aggregate's decoded keys are plain: agg_parallel.go)
 		v.assignDict(arr, out, valid)
 	case v.str:
-		src := strSrcOf(arr)
-		for i := range out {
-			if !valid.ok(i) {
-				out[i] = v.null()
-				continue
-			}
-			out[i] = v.strID(src.at(i))
-		}
+		v.assignStrs(strSrcOf(arr), out, valid)
 	default:
 		var bits []uint64
 		if id := arr.DataType().ID(); fixedWidth(arr.DataType()) == 8 && id != arrow.FLOAT64 {
@@ -213,7 +219,7 @@ func (v *valueIDs) value(id int32) string { return v.strs[id] }
 
 // reset drops all state (the caller releases the charged bytes).
 func (v *valueIDs) reset() {
-	v.smap, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	v.smap, v.short, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
 	v.n, v.nullID = 0, -1
 }
 

@@ -411,6 +411,7 @@ type aggOp struct {
 	keyArrs  []arrow.Array
 	zeros    []int32
 	gbuf     [2][]int32
+	node     *planner.Aggregate // to build the parallel workers' partial aggregates
 }
 
 func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
@@ -418,7 +419,7 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 	if n.Out == nil || n.Out.NumFields() != len(n.GroupIdx)+len(n.Aggs) {
 		return nil, qerr.Internal(nil, "aggregate: output schema does not have %d key and %d aggregate columns", len(n.GroupIdx), len(n.Aggs))
 	}
-	a := &aggOp{ex: ex, out: n.Out, keyIdx: n.GroupIdx, acct: acct{b: ex.budget}, tacct: acct{b: ex.budget}}
+	a := &aggOp{ex: ex, out: n.Out, keyIdx: n.GroupIdx, acct: acct{b: ex.budget}, tacct: acct{b: ex.budget}, node: n}
 	var keyTypes []arrow.DataType
 	for i, k := range n.GroupIdx {
 		if k < 0 || k >= in.NumFields() {
@@ -479,12 +480,19 @@ func (a *aggOp) consume() error {
 	if a.table == nil {
 		a.setGroups(1)
 	}
-	if pipelined() {
+	done, err := a.consumeParallel()
+	switch {
+	case err != nil:
+		return err
+	case done: // consumed by the parallel workers (agg_parallel.go)
+	case pipelined():
 		if err := a.consumePipelined(); err != nil {
 			return err
 		}
-	} else if err := a.consumeSerial(); err != nil {
-		return err
+	default:
+		if err := a.consumeSerial(); err != nil {
+			return err
+		}
 	}
 	a.in.close()
 	a.consumed = true

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+)
+
+// Parallel hash aggregation. The operator first folds its input serially
+// (as always) until it has seen parallelMinRows rows. If by then every
+// aggregate state has a merge (agg_merge.go) and the key columns do not
+// look nearly unique (the last batch found new groups for fewer than half
+// of its rows), the rest of the input is spread over workers: the
+// operator's goroutine pulls batches and deals them out round-robin (batch
+// k to worker k mod w, so that the result does not depend on timing); every
+// worker folds its batches into a partial aggregate of its own
+// (its own group table and states: an aggOp built from the same plan node,
+// charging its own accounts to the query's budget). When the input ends
+// the partial aggregates are merged into the operator's: each partial
+// table's keys are built in batch-sized chunks and numbered by the
+// operator's table (new keys become new groups), then every state merges
+// its partial state through that group mapping.
+//
+// Nearly unique keys stay on the one-table path: each worker would build a
+// table of about all the groups and the merge would redo the work (a
+// radix-partitioned aggregation, where each worker owns a slice of the key
+// space, is the way to use several cores there; not done).
+//
+// Results: groups come out in first-seen order of the serial prefix, then
+// in the workers' first-seen order, worker by worker (not the input's
+// first-seen order, but the same on every run over the same batches). Exact
+// aggregates give the serial result; float sums and moments differ from it
+// by rounding only (see mergingState), the same rounding on every run. Errors (a sum overflowing, the
+// memory budget, cancellation) stop every worker and are returned.
+
+// parallelMinRows is the rows folded serially before going parallel: below
+// it the workers cost more than they save.
+var parallelMinRows = 1 << 18
+
+// parallelWorkers is the number of workers (a variable so that tests can
+// run the parallel path on any machine); below 2 the path is off.
+var parallelWorkers = func() int { return runtime.GOMAXPROCS(0) }
+
+// parallelRan is called when an aggregate goes parallel (a test hook).
+var parallelRan = func() {}
+
+// consumeParallel runs the serial prefix and, when worth it, the parallel
+// rest of consume. done reports whether the input was consumed entirely
+// (else the caller's loop goes on with the rest).
+func (a *aggOp) consumeParallel() (done bool, err error) {
+	w := parallelWorkers()
+	if w < 2 || a.node == nil {
+		return false, nil
+	}
+	for _, s := range a.states {
+		if !mergeable(s) {
+			return false, nil
+		}
+	}
+	rows, lastRows, lastNew := 0, 0, 0
+	for rows < parallelMinRows {
+		if err := a.ex.ctx.Err(); err != nil {
+			return false, err
+		}
+		b, err := a.in.next()
+		if err != nil {
+			return false, err
+		}
+		if b == nil {
+			return true, nil
+		}
+		before := a.ngroups
+		err = a.fold(b)
+		n := int(b.NumRows())
+		b.Release()
+		if err != nil {
+			return false, err
+		}
+		if err := a.acct.check(); err != nil {
+			return false, err
+		}
+		if n > 0 {
+			rows, lastRows, lastNew = rows+n, n, a.ngroups-before
+		}
+	}
+	if a.table != nil && 2*lastNew > lastRows {
+		return false, nil
+	}
+	parallelRan()
+	return true, a.runParallel(w)
+}
+
+// runParallel folds the rest of the input on w workers, then merges their
+// partial aggregates into a.
+func (a *aggOp) runParallel(w int) error {
+	parts := make([]*aggOp, 0, w)
+	defer func() {
+		for _, p := range parts {
+			p.close()
+		}
+	}()
+	for range w {
+		p, err := newAggOp(a.ex, a.node)
+		if err != nil {
+			return err
+		}
+		if p.table == nil {
+			p.setGroups(1)
+		}
+		parts = append(parts, p)
+	}
+	ctx, cancel := context.WithCancel(a.ex.ctx)
+	defer cancel()
+	batches := make([]chan arrow.RecordBatch, w)
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		batches[i] = make(chan arrow.RecordBatch, 2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches[i] {
+				if errs[i] == nil && ctx.Err() == nil {
+					errs[i] = p.foldChecked(b)
+					if errs[i] != nil {
+						cancel()
+					}
+				}
+				b.Release()
+			}
+		}()
+	}
+	var perr error
+pull:
+	for k := 0; ; k++ {
+		if err := ctx.Err(); err != nil {
+			break
+		}
+		b, err := a.in.next()
+		if err != nil {
+			perr = err
+			break
+		}
+		if b == nil {
+			break
+		}
+		select {
+		case batches[k%w] <- b:
+		case <-ctx.Done():
+			b.Release()
+			break pull
+		}
+	}
+	for _, c := range batches {
+		close(c)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if perr != nil {
+		return perr
+	}
+	if err := a.ex.ctx.Err(); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if err := a.mergePart(p); err != nil {
+			return err
+		}
+		if err := a.acct.check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// foldChecked is fold on a worker: a panic (the hard allocator's budget
+// panic included) comes back as an error, and the budget is checked after
+// the batch.
+func (a *aggOp) foldChecked(b arrow.RecordBatch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(exhausted); ok {
+				err = e.b.err()
+				return
+			}
+			err = qerr.Internal(nil, "aggregate: %v", r)
+		}
+	}()
+	if err := a.fold(b); err != nil {
+		return err
+	}
+	return a.acct.check()
+}
+
+// mergePart merges the partial aggregate p into a (see above) and closes p.
+func (a *aggOp) mergePart(p *aggOp) (err error) {
+	defer catchBudget(&err)
+	if p.ngroups == 0 {
+		return nil
+	}
+	dst := make([]int32, p.ngroups)
+	a.acct.charge(int64(len(dst)) * 4)
+	defer a.acct.charge(-int64(len(dst)) * 4)
+	if a.table != nil {
+		for lo := 0; lo < p.ngroups; lo += a.ex.batchSize {
+			hi := min(lo+a.ex.batchSize, p.ngroups)
+			a.numberKeys(p.table, lo, hi, dst[lo:hi])
+		}
+		a.setGroups(a.table.n)
+	}
+	for j, s := range a.states {
+		if err := s.(mergingState).merge(p.states[j], dst); err != nil {
+			return err
+		}
+	}
+	p.close()
+	return nil
+}
+
+// numberKeys writes to dst a's group ids of t's groups [lo, hi) (new keys
+// become new groups of a).
+func (a *aggOp) numberKeys(t *groupTable, lo, hi int, dst []int32) {
+	keys := make([]arrow.Array, len(t.cols))
+	defer func() {
+		for _, k := range keys {
+			if k != nil {
+				k.Release()
+			}
+		}
+	}()
+	for c := range keys {
+		keys[c] = t.buildKey(a.ex.alloc, c, lo, hi)
+	}
+	copy(dst, a.table.assign(keys, hi-lo))
+}
