@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -92,6 +93,9 @@ func randWindowSpec(r *rand.Rand) planner.WindowSpec {
 	case funcs.WinLag, funcs.WinLead:
 		if r.IntN(2) == 0 {
 			w.Args = []int64{int64(r.IntN(4))}
+		}
+		if r.IntN(2) == 0 { // a default of the column's type (an invalid one for some types: refused)
+			w.Default = json.RawMessage([]string{`7`, `2.5`, `"dflt"`, `true`, `"2024-01-02"`, `"2024-01-02T03:04:05Z"`, `null`}[r.IntN(7)])
 		}
 	case planner.WindowFn(funcs.AggQuantile):
 		q := []float64{0, 0.25, 0.5, 1}[r.IntN(4)]
@@ -234,10 +238,18 @@ func refWindow(st *refState, rows [][]any, e planner.WindowExpr) []any {
 					start += size
 				}
 				v = int64(b + 1)
-			case funcs.WinLag:
-				v = val(i - int(e.Arg))
-			case funcs.WinLead:
-				v = val(i + int(e.Arg))
+			case funcs.WinLag, funcs.WinLead:
+				j := i - int(e.Arg)
+				if e.Fn == funcs.WinLead {
+					j = i + int(e.Arg)
+				}
+				v = val(j)
+				if (j < 0 || j >= m) && e.Default != nil {
+					v = e.Default.Value
+					if x, ok := v.(int64); ok && e.Type.ID() == arrow.UINT64 {
+						v = uint64(x)
+					}
+				}
 			case funcs.WinFirstValue:
 				if fs < fe {
 					v = val(fs)

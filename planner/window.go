@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -29,6 +30,8 @@ type WindowSpec struct {
 	Args []int64 `json:"args,omitempty" jsonschema:"Integer arguments: [offset] for lag/lead (default 1), [n] for ntile and nth_value."`
 	// Q is the quantile of fn quantile.
 	Q *float64 `json:"q,omitempty" jsonschema:"quantile only: the quantile in [0, 1]."`
+	// Default is the value of lag/lead where the offset row is outside the partition.
+	Default json.RawMessage `json:"default,omitempty" jsonschema:"lag/lead only: the value where the offset row is outside the partition (default null), of the column's type."`
 	// PartitionBy are the partition columns; none means one partition.
 	PartitionBy []string `json:"partition_by,omitempty" jsonschema:"Columns whose distinct values form the partitions (omit for one partition over all rows)."`
 	// OrderBy orders the rows within a partition (nulls last).
@@ -95,6 +98,8 @@ type WindowExpr struct {
 	Index int
 	// Arg is the integer argument (offset, buckets, n); 0 when unused.
 	Arg int64
+	// Default is the lag/lead value outside the partition (nil: null), of type Type.
+	Default *Literal
 	// PartitionBy are the partition columns; PartIdx their input positions.
 	PartitionBy []string
 	PartIdx     []int
@@ -173,8 +178,11 @@ func (e WindowExpr) String() string {
 	case e.Col != "":
 		args = append(args, quoteIdent(e.Col))
 	}
-	if e.Arg != 0 {
+	if e.Arg != 0 || e.Default != nil {
 		args = append(args, strconv.FormatInt(e.Arg, 10))
+	}
+	if e.Default != nil {
+		args = append(args, e.Default.String())
 	}
 	if _, ok := e.Fn.Agg(); ok && e.Fn == WindowFn(AggQuantile) {
 		args = append(args, strconv.FormatFloat(e.Q, 'g', -1, 64))
@@ -543,6 +551,16 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 			return e, windowErr(field+".args", "%s needs args: [n] with n >= 1", ws.Fn).WithHint(`e.g. "args": [4]`)
 		}
 		e.Arg = ws.Args[0]
+	}
+	if len(ws.Default) > 0 {
+		if arg != funcs.ArgOffset {
+			return e, windowErr(field+".default", "default applies to lag and lead only").WithHint("drop default")
+		}
+		lit, err := windowDefault(Decoded(inType), ws.Default)
+		if err != nil {
+			return e, windowErr(field+".default", "%v", err).WithHint("pass a value of the column's type %s, e.g. 0 or \"2024-01-01\"", typeName(inType))
+		}
+		e.Default = lit
 	}
 	if isAgg && agg.Param {
 		if ws.Q == nil || !(*ws.Q >= 0 && *ws.Q <= 1) {
