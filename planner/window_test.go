@@ -14,7 +14,11 @@ func TestWindowBuildErrors(t *testing.T) {
 		name, spec, code, field string
 	}{
 		{"unknown fn", `{"windows":[{"fn":"rnak","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
-		{"aggregate not a window function", `{"windows":[{"fn":"var_pop","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
+		{"aggregate not a window function", `{"windows":[{"fn":"list","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
+		{"corr without arg", `{"windows":[{"fn":"corr","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].arg"},
+		{"corr of a string arg", `{"windows":[{"fn":"corr","col":"qty","arg":"region"}]}`, qerr.CodeInvalidArgument, "windows[0].arg"},
+		{"corr of an unknown arg", `{"windows":[{"fn":"corr","col":"qty","arg":"prise"}]}`, qerr.CodeInvalidColumn, "windows[0].arg"},
+		{"arg on sum", `{"windows":[{"fn":"sum","col":"qty","arg":"price"}]}`, qerr.CodeInvalidArgument, "windows[0].arg"},
 		{"rank without order", `{"windows":[{"fn":"rank"}]}`, qerr.CodeInvalidArgument, "windows[0].order_by"},
 		{"rank with col", `{"windows":[{"fn":"rank","col":"qty","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].col"},
 		{"lag without col", `{"windows":[{"fn":"lag","order_by":[{"col":"day"}]}]}`, qerr.CodeInvalidArgument, "windows[0].col"},

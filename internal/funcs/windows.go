@@ -122,6 +122,6 @@ func windowTable() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", d.Fn, col, args, d.ResultDoc, doc)
 	}
-	fmt.Fprintf(&b, "| %s | as for the aggregate | none (`quantile`: `q`) | as for the aggregate | the aggregate over the row's frame |\n", "`"+strings.Join(WindowAggNames(), "`, `")+"`")
+	fmt.Fprintf(&b, "| %s | as for the aggregate | none (`quantile`: `q`; `corr`, `covar_*`, `regr_*`, `arg_min`/`arg_max`, `string_agg`: `arg` as in aggs, a column or the separator) | as for the aggregate | the aggregate over the row's frame |\n", "`"+strings.Join(WindowAggNames(), "`, `")+"`")
 	return b.String()
 }
