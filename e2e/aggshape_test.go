@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,8 +93,9 @@ func docExamples(t *testing.T) []struct {
 	return out
 }
 
-// dailyRows reads weather/daily.csv into station, tmin, tmax per row.
-func dailyRows(t *testing.T) (stations []string, tmin, tmax []float64) {
+// dailyRecords reads weather/daily.csv (station_id, date, tmin_c, tmax_c,
+// precip_mm, snow), the header first.
+func dailyRecords(t *testing.T) [][]string {
 	t.Helper()
 	f, err := demodata.Files().Open("weather/daily.csv")
 	if err != nil {
@@ -101,9 +103,16 @@ func dailyRows(t *testing.T) (stations []string, tmin, tmax []float64) {
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || !slices.Equal(recs[0], []string{"station_id", "date", "tmin_c", "tmax_c", "precip_mm", "snow"}) {
+		t.Fatalf("daily.csv: %v %v", err, recs[:1])
 	}
+	return recs
+}
+
+// dailyRows reads weather/daily.csv into station, tmin, tmax per row.
+func dailyRows(t *testing.T) (stations []string, tmin, tmax []float64) {
+	t.Helper()
+	recs := dailyRecords(t)
 	col := func(name string) int { return slices.Index(recs[0], name) }
 	for _, r := range recs[1:] {
 		lo, err1 := strconv.ParseFloat(r[col("tmin_c")], 64)
@@ -186,8 +195,47 @@ func TestQueryDocAggregateExamples(t *testing.T) {
 		wantRange = append(wantRange, fmt.Sprintf("days=%d range_c=%.4f station=%s", r.days, r.width, r.name))
 	}
 
+	// Average daily range above 8.15 degrees (a having expression).
+	sums := map[string][3]float64{}
+	for i, s := range stations {
+		x := sums[s]
+		sums[s] = [3]float64{x[0] + tmax[i], x[1] + tmin[i], x[2] + 1}
+	}
+	var wantAvg []string
+	for _, s := range slices.Sorted(maps.Keys(sums)) {
+		if x := sums[s]; (x[0]-x[1])/x[2] > 8.15 {
+			wantAvg = append(wantAvg, fmt.Sprintf("avg_range=%v station_id=%s", math.Round((x[0]-x[1])/x[2]*100)/100, s))
+		}
+	}
+	if len(wantAvg) < 2 || len(wantAvg) > len(sums)/2 {
+		t.Fatalf("the data does not make the fourth example decisive: %v", wantAvg)
+	}
+
+	// Rank and share of precipitation per country (windows on aggregate).
+	precip := map[string]float64{}
+	var countries []string // first-seen order: the window sums the groups in it
+	for _, r := range dailyRecords(t)[1:] {
+		p, err := strconv.ParseFloat(r[4], 64)
+		if err != nil {
+			continue // an empty precip_mm: null, skipped by sum
+		}
+		if _, ok := precip[r[0][:2]]; !ok {
+			countries = append(countries, r[0][:2])
+		}
+		precip[r[0][:2]] += p
+	}
+	total := 0.0
+	for _, c := range countries {
+		total += precip[c]
+	}
+	slices.SortStableFunc(countries, func(a, b string) int { return -cmpFloat(precip[a], precip[b]) })
+	var wantShare []string
+	for i, c := range countries[:3] {
+		wantShare = append(wantShare, fmt.Sprintf("country=%s rank=%d share=%v", c, i+1, math.Round(precip[c]/total*1e4)/1e4))
+	}
+
 	exs := docExamples(t)
-	want := [][]string{wantHist, wantStates, wantRange}
+	want := [][]string{wantHist, wantStates, wantRange, wantAvg, wantShare}
 	if len(exs) != len(want) {
 		t.Fatalf("docs/QUERY.md has %d marked examples, the test knows %d", len(exs), len(want))
 	}

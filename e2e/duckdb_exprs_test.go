@@ -45,6 +45,13 @@ func TestDuckDBExpressions(t *testing.T) {
 		"day BETWEEN DATE '2020-01-01' AND DATE '2024-01-31'", "day < DATE '2000-01-01' OR day > DATE '2024-06-01'",
 		"n % 4 = 3", "n % 5 = -3", "sign(x) = -1", "trunc(x) = 10", "sqrt(abs(n)) = 10", "power(n, 2) = 49",
 		"ln(greatest(x, 1)) > 2", "abs(n) = 3", "x BETWEEN 0 AND 10", "NOT (x > 0)", "x > 0 AND n < 10 OR name = 'Bob'",
+		"day + INTERVAL '1 month' = TIMESTAMP '2024-02-29 00:00:00'", "day - INTERVAL '1 month' < DATE '2024-01-01'",
+		"day + 1 = DATE '2024-03-01'", "day - 30 > DATE '2024-01-01'", "DATE '2024-03-01' - day BETWEEN 0 AND 40",
+		"day - DATE '2024-01-01' = 59", "CAST(n AS INTEGER) + day > DATE '2024-02-01'", "INTERVAL '10 days' + day > DATE '2024-12-31'",
+		"day + INTERVAL '1 year 2 months 3 days 4 hours' > TIMESTAMP '2025-01-01 00:00:00'",
+		"day - INTERVAL '36 hours' < DATE '2024-01-30'", "year(day + INTERVAL '2 days') = 2025",
+		"CAST(day AS TIMESTAMP) - INTERVAL '1 month' = TIMESTAMP '2024-01-29 00:00:00'",
+		"date_trunc('month', day) + INTERVAL '1 month' - INTERVAL '1 day' = DATE '2024-02-29'",
 		"CAST(n AS VARCHAR) = '12'", "CAST(x AS BIGINT) = 11", "TRY_CAST(name AS INTEGER) IS NULL",
 	}
 	specPath := writeSpec(t, map[string]any{"csv": filepath.Join(root, "people.csv"),

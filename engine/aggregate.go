@@ -95,7 +95,9 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 			return nil, nil, qerr.Invalid(qerr.CodeInvalidAggregate, "quantile(%s): q must be in [0, 1], got %v", e.Col, q)
 		}
 		c, ok := colls[e.Index]
-		if !ok {
+		if len(e.Filter) > 0 { // a filtered aggregate sees other rows: its own collector
+			c, ok = newCollector(dt, a), false
+		} else if !ok {
 			c = newCollector(dt, a)
 			colls[e.Index] = c
 		}

@@ -100,6 +100,7 @@ type evaluator struct {
 	// and casts, once per query.
 	made    []arrow.Array
 	kernels map[planner.Expr]funcs.Kernel
+	lowered map[*planner.Binary]*planner.Call // date/timestamp arithmetic as calls (compute_temporal.go)
 }
 
 // reset releases the arrays of the previous evaluation and recycles the vectors.
@@ -318,6 +319,9 @@ func (ev *evaluator) eval(e planner.Expr, cols []arrow.Array, n int) (vec, error
 		}
 		return vec{floats: out, valid: a.valid}, nil
 	case *planner.Binary:
+		if x.Fn != "" {
+			return ev.temporal(x, cols, n)
+		}
 		l, err := ev.eval(x.L, cols, n)
 		if err != nil {
 			return l, err

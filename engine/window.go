@@ -399,6 +399,8 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 				}
 				if src >= 0 {
 					out.refs[int(l.gidx[i])] = l.perm[src]
+				} else if e.Default != nil && (e.Fn == funcs.WinLag || e.Fn == funcs.WinLead) {
+					out.refs[int(l.gidx[i])] = defaultRef
 				}
 			}
 		}
@@ -461,11 +463,12 @@ type refResult struct {
 	g     *gatherer
 	views [][]string // dictionary-encoded sources: the values as strings
 	tmp   []rowRef
+	def   *planner.Literal // the value of the rows referring to defaultRef (lag/lead default)
 }
 
 func (w *windowOp) newRefResult(e planner.WindowExpr) *refResult {
 	w.acct.charge(int64(8 * w.total))
-	r := &refResult{dt: e.Type, refs: make([]rowRef, w.total)}
+	r := &refResult{dt: e.Type, refs: make([]rowRef, w.total), def: e.Default}
 	for i := range r.refs {
 		r.refs[i] = rowRef{-1, -1}
 	}
@@ -489,6 +492,8 @@ func (r *refResult) build(w *windowOp, lo, hi int) (out arrow.Array, err error) 
 		for i, ref := range refs {
 			if ref.b >= 0 && r.srcs[ref.b].IsValid(int(ref.r)) {
 				vals[i], valid[i] = r.views[ref.b][ref.r], true
+			} else if ref == defaultRef {
+				vals[i], valid[i] = r.def.Value.(string), true
 			}
 		}
 		return buildStrings(w.ex.alloc, r.dt, vals, valid), nil
@@ -500,6 +505,12 @@ func (r *refResult) build(w *windowOp, lo, hi int) (out arrow.Array, err error) 
 			batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{a}, int64(a.Len())))
 		}
 		null := array.MakeArrayOfNull(w.ex.soft, r.dt, 1)
+		if r.def != nil { // the default's one-row array replaces the null one
+			null.Release()
+			if null, err = literalArray(w.ex.soft, r.dt, r.def); err != nil {
+				return nil, err
+			}
+		}
 		batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{null}, 1))
 		null.Release()
 		r.g = newGatherer(schema, batches)
@@ -511,7 +522,7 @@ func (r *refResult) build(w *windowOp, lo, hi int) (out arrow.Array, err error) 
 	r.tmp = slices.Grow(r.tmp[:0], len(refs))
 	nullChunk := int32(len(r.srcs))
 	for _, ref := range refs {
-		if ref.b < 0 {
+		if ref.b < 0 { // with a default, only defaultRef rows point past the sources (to the default)
 			ref = rowRef{nullChunk, 0}
 		}
 		r.tmp = append(r.tmp, ref)

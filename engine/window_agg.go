@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -325,13 +326,22 @@ func wholePartition(e planner.WindowExpr) bool {
 		(f.End.Kind == planner.UnboundedFollowing || (f.Range && f.End.Kind == planner.CurrentRow && len(e.OrderBy) == 0))
 }
 
-// colGatherer gathers rows of one column of the input chunks.
-func (w *windowOp) colGatherer(idx int) (*gatherer, func()) {
-	dt := w.n.Input.Schema().Field(idx).Type
-	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: dt, Nullable: true}}, nil)
+// colGatherer gathers rows of columns of the input chunks (an aggregate's
+// input and, for a two-column aggregate, its arg: see aggInputs).
+func (w *windowOp) colGatherer(idx ...int) (*gatherer, func()) {
+	in := w.n.Input.Schema()
+	fields := make([]arrow.Field, len(idx))
+	for j, k := range idx {
+		fields[j] = arrow.Field{Name: fmt.Sprint("v", j), Type: in.Field(k).Type, Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
 	batches := make([]arrow.RecordBatch, len(w.chunks))
 	for i, ch := range w.chunks {
-		batches[i] = array.NewRecordBatch(schema, []arrow.Array{ch.Column(idx)}, ch.NumRows())
+		cols := make([]arrow.Array, len(idx))
+		for j, k := range idx {
+			cols[j] = ch.Column(k)
+		}
+		batches[i] = array.NewRecordBatch(schema, cols, ch.NumRows())
 	}
 	return newGatherer(schema, batches), func() {
 		for _, b := range batches {
@@ -345,7 +355,7 @@ func (w *windowOp) colGatherer(idx int) (*gatherer, func()) {
 func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, err error) {
 	defer catchBudget(&err)
 	in := w.n.Input.Schema()
-	ae := planner.AggExpr{Fn: planner.AggFn(e.Fn), Q: e.Q, Col: e.Col, Index: e.Index, Name: e.Name, Type: e.Type}
+	ae := planner.AggExpr{Fn: planner.AggFn(e.Fn), Q: e.Q, Col: e.Col, Index: e.Index, Arg: e.ArgCol + e.ArgText, ArgIndex: e.ArgIndex, Name: e.Name, Type: e.Type}
 	newState := func() (aggState, error) {
 		s, dt, err := newAggState(ae, in, &w.acct, map[int]*collector{})
 		if err == nil && !arrow.TypeEqual(dt, e.Type) {
@@ -390,7 +400,7 @@ func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, 
 		return nil, qerr.Limit(qerr.CodeResourceExhausted, "%s over these frames reads %d rows in total; the limit is %d", e.Fn, work, maxFrameWork).
 			WithHint("use a whole-partition frame, smaller rows frames, or sum/avg/count/min/max (computed incrementally)")
 	}
-	g, done := w.colGatherer(e.Index)
+	g, done := w.colGatherer(aggInputs(e)...)
 	defer done()
 	var refs []rowRef
 	var gids []int32
@@ -406,7 +416,7 @@ func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, 
 				return err
 			}
 			k := int(b.NumRows())
-			err = s.update(b.Column(0), rg[:k])
+			err = updateAgg(s, b.Columns(), rg[:k])
 			b.Release()
 			if err != nil {
 				return err
@@ -472,12 +482,16 @@ func (w *windowOp) partitionAgg(l *winLayout, e planner.WindowExpr, out *refResu
 	}
 	if len(l.keys) == 0 { // input order is partition order
 		for i, ch := range w.chunks {
-			if err := s.update(ch.Column(e.Index), pids[w.offs[i]:w.offs[i]+int(ch.NumRows())]); err != nil {
+			var cols []arrow.Array
+			for _, k := range aggInputs(e) {
+				cols = append(cols, ch.Column(k))
+			}
+			if err := updateAgg(s, cols, pids[w.offs[i]:w.offs[i]+int(ch.NumRows())]); err != nil {
 				return nil, err
 			}
 		}
 	} else { // feed the rows in partition order (first, last, float sums depend on it)
-		g, done := w.colGatherer(e.Index)
+		g, done := w.colGatherer(aggInputs(e)...)
 		defer done()
 		gids := make([]int32, 0, w.ex.batchSize)
 		for rest := l.perm; len(rest) > 0; {
@@ -490,7 +504,7 @@ func (w *windowOp) partitionAgg(l *winLayout, e planner.WindowExpr, out *refResu
 			for _, r := range rest[:k] {
 				gids = append(gids, pids[w.global(r)])
 			}
-			err = s.update(b.Column(0), gids)
+			err = updateAgg(s, b.Columns(), gids)
 			b.Release()
 			if err != nil {
 				return nil, err
@@ -504,4 +518,21 @@ func (w *windowOp) partitionAgg(l *winLayout, e planner.WindowExpr, out *refResu
 	}
 	out.srcs = append(out.srcs, a)
 	return out, nil
+}
+
+// aggInputs are the input columns of a window aggregate: its column and,
+// for corr, covar_*, regr_* and arg_min/arg_max, its arg column.
+func aggInputs(e planner.WindowExpr) []int {
+	if e.ArgIndex >= 0 {
+		return []int{e.Index, e.ArgIndex}
+	}
+	return []int{e.Index}
+}
+
+// updateAgg folds rows of an aggregate's input columns (aggInputs) into s.
+func updateAgg(s aggState, cols []arrow.Array, gids []int32) error {
+	if len(cols) == 2 {
+		return s.(pairState).update2(cols[0], cols[1], gids)
+	}
+	return s.update(cols[0], gids)
 }

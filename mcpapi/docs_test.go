@@ -292,7 +292,7 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 | prompt | arguments | what |
 | --- | --- | --- |
 | ` + "`schema_cards_overview`" + ` | ` + "`dataset?`" + ` | the datasets with size, description, tags and every column's type, role and unit, compact |
-| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), top 2 per group, an estimate, a page walk, a Parquet export |
+| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), string functions, dates (month-over-month lag, INTERVAL arithmetic), a having expression, a join, top 2 per group, an estimate, a page walk, a Parquet export |
 | ` + "`size_management_guidelines`" + ` | | when to estimate, page, aggregate or export, with the caps and thresholds in force |
 
 ## Confirmation, progress, cancellation, logging

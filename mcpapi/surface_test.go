@@ -600,6 +600,15 @@ func TestPrompts(t *testing.T) {
 	}
 	check("weather/daily", "station_id")
 	check("sales/orders", "qty")
+	// The vocabulary families (strings, dates, windows, having expressions,
+	// joins) on the demo data, each run by check above.
+	daily := getPrompt(t, f, "query_examples", map[string]string{"dataset": "weather/daily", "column": "station_id"})
+	for _, want := range []string{`upper(left(trim(station_id), 1)) AS initial`, `date_trunc('month', date) AS month`, `"fn":"lag"`,
+		`INTERVAL '7 days'`, `"having":[{"expr":"max_tmin_c - min_tmin_c `, `"join":[{"columns":["name"],"dataset":"weather/stations"`} {
+		if !strings.Contains(daily, want) {
+			t.Errorf("weather/daily examples lack %s:\n%s", want, daily)
+		}
+	}
 }
 
 // waitNotifications waits (up to 5 s) until done holds for the received

@@ -47,7 +47,9 @@ func NewAggregateTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 			"aggregate descending) and order_by. Output and delivery are exactly those of query_data (inline, result handle or file; " +
 			"confirmation when the estimate is very large). The cheapest way to answer \"how much / how many per X\". group_by keys may be " +
 			"expressions (\"floor(tmax_c / 5) * 5 AS bucket\", or {expr, as}); having filters the groups by keys and aggregate outputs " +
-			"(count_all gt 100), like filters.",
+			"(count_all gt 100, or {\"expr\": \"sum_qty / count_all > 3\"}), like filters. windows run over the groups (rank of groups, " +
+			"a total for shares, lag for month-over-month) and columns may add expressions over keys, aggregates and windows " +
+			"(\"units / all_units AS share\").",
 		call:        svc.Aggregate,
 		extra:       queryLinks,
 		notices:     queryNotices,

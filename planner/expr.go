@@ -55,6 +55,8 @@ type Const struct {
 	Null  bool
 	Str   string
 	Bool  bool
+	// Interval: the string is an INTERVAL literal (printed as one).
+	Interval bool
 }
 
 // Cast converts X to type To: CAST(x AS type), TRY_CAST (Try: null when a
@@ -73,11 +75,24 @@ type Neg struct {
 	Typ arrow.DataType
 }
 
-// Binary is L Op R with Op one of '+', '-', '*', '/', '%'.
+// Binary is L Op R with Op one of '+', '-', '*', '/', '%'. Fn, set by
+// BindExpr when an operand is a date, a timestamp or an interval literal, is
+// the registered operator computing it (funcs.OpAddInterval, ...): the node
+// then evaluates as the call Fn(L, R) (see Binary.Call).
 type Binary struct {
 	Op   byte
 	L, R Expr
 	Typ  arrow.DataType
+	Fn   string
+}
+
+// Call is the call a temporal Binary (Fn set) evaluates as; nil for
+// arithmetic on numbers.
+func (b *Binary) Call() *Call {
+	if b.Fn == "" {
+		return nil
+	}
+	return &Call{Fn: b.Fn, Args: []Expr{b.L, b.R}, Typ: b.Typ}
 }
 
 // Call is a call of a registered scalar function (funcs.LookupScalar):
@@ -131,6 +146,8 @@ func (c *Const) String() string {
 		return "null"
 	case c.Typ != nil && c.Typ.ID() == arrow.FLOAT64:
 		return formatFloatLit(c.Float)
+	case c.Typ != nil && funcs.IsString(c.Typ) && c.Interval:
+		return "INTERVAL " + quoteString(c.Str)
 	case c.Typ != nil && funcs.IsString(c.Typ):
 		return quoteString(c.Str)
 	case c.Typ != nil && c.Typ.ID() == arrow.BOOL:
@@ -639,7 +656,7 @@ func CloneExpr(e Expr) Expr {
 	case *Neg:
 		return &Neg{X: CloneExpr(x.X), Typ: x.Typ}
 	case *Binary:
-		return &Binary{Op: x.Op, L: CloneExpr(x.L), R: CloneExpr(x.R), Typ: x.Typ}
+		return &Binary{Op: x.Op, L: CloneExpr(x.L), R: CloneExpr(x.R), Typ: x.Typ, Fn: x.Fn}
 	case *Call:
 		c := &Call{Fn: x.Fn, Typ: x.Typ}
 		for _, a := range x.Args {

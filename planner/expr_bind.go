@@ -72,6 +72,9 @@ func bind(e Expr, s *arrow.Schema, bare bool) error {
 		if err := bind(x.R, s, false); err != nil {
 			return err
 		}
+		if ok, err := bindTemporal(x); ok || err != nil {
+			return err
+		}
 		what := fmt.Sprintf("operator %c", x.Op)
 		lt, err := numeric(x.L, what)
 		if err != nil {

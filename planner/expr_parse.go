@@ -275,7 +275,7 @@ func (p *parser) keywordPrimary(t token, depth int) (Expr, bool, error) {
 			return nil, true, &ExprError{Pos: next.off, Msg: err.Error()}
 		}
 		p.pos += 2
-		return &Const{Typ: arrow.BinaryTypes.String, Str: next.text}, true, nil
+		return &Const{Typ: arrow.BinaryTypes.String, Str: next.text, Interval: true}, true, nil
 	case w == "current_date" && !(next.kind == tokOp && next.text == "("):
 		p.pos++
 		return &Call{Fn: "current_date"}, true, nil

@@ -38,7 +38,11 @@ func foldExpr(e Expr) (Expr, bool) {
 		x.L, x.R = fold(x.L), fold(x.R)
 		l, lok := x.L.(*Const)
 		r, rok := x.R.(*Const)
-		if lok && rok {
+		if lok && rok && x.Fn != "" {
+			if c, ok := foldCall(x.Call()); ok {
+				return c, true
+			}
+		} else if lok && rok {
 			if c, ok := foldBinary(x.Op, l, r, x.Typ); ok {
 				return c, true
 			}

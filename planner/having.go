@@ -37,6 +37,8 @@ func checkHaving(spec Spec) error {
 // the group keys and the aggregate outputs); no predicates, no node. The
 // predicates take the filter language of filters, resolved against the
 // aggregate's output: an unknown name gets suggestions among those outputs.
+// Expression filters ({"expr": "sum_x / count_all > 3"}) are computed over
+// the aggregated rows after the other predicates, as in filters.
 func (b *builder) having(agg *Aggregate, having []FilterSpec) (Node, error) {
 	if len(having) == 0 {
 		return agg, nil
@@ -46,6 +48,9 @@ func (b *builder) having(agg *Aggregate, having []FilterSpec) (Node, error) {
 	outs := hb.names(agg.Out)
 	preds := make([]Predicate, 0, len(having))
 	for i, f := range having {
+		if f.Expr != "" {
+			continue // exprFilters below
+		}
 		field := fmt.Sprintf("having[%d]", i)
 		if err := havingColumns(outs, field, f); err != nil {
 			return nil, err
@@ -56,7 +61,14 @@ func (b *builder) having(agg *Aggregate, having []FilterSpec) (Node, error) {
 		}
 		preds = append(preds, p)
 	}
-	return &Filter{Input: agg, Preds: preds}, nil
+	node, rest, err := hb.exprFilters(agg, preds, having, "having")
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		node = &Filter{Input: node, Preds: rest}
+	}
+	return node, nil
 }
 
 // havingColumns checks that every column f names is an output of the

@@ -123,6 +123,9 @@ func TestHavingErrors(t *testing.T) {
 		{"bad value", `{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"having":[{"col":"count_all","op":"gt","value":"many"}]}`, qerr.CodeInvalidFilter, "having[0]", ""},
 		{"string op on a number", `{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"having":[{"col":"count_all","op":"contains","value":"1"}]}`, qerr.CodeInvalidFilter, "having[0]", ""},
 		{"missing col", `{"group_by":["region"],"aggs":[{"col":"*","fn":"count"}],"having":[{"op":"gt","value":1}]}`, qerr.CodeInvalidFilter, "having[0].col", ""},
+		{"expr on an input column", `{"group_by":["region"],"aggs":[{"col":"qty","fn":"sum"}],"having":[{"expr":"qty / 2 > 1"}]}`, qerr.CodeInvalidColumn, "having[0].expr", "sum_qty"},
+		{"expr not boolean", `{"group_by":["region"],"aggs":[{"col":"qty","fn":"sum"}],"having":[{"expr":"sum_qty / 2"}]}`, qerr.CodeInvalidFilter, "having[0].expr", ""},
+		{"expr with col", `{"group_by":["region"],"aggs":[{"col":"qty","fn":"sum"}],"having":[{"expr":"sum_qty > 2","col":"region"}]}`, qerr.CodeInvalidFilter, "having[0]", ""},
 		{"plain query", `{"columns":["qty"],"having":[{"col":"qty","op":"gt","value":1}]}`, qerr.CodeInvalidArgument, "having", ""},
 		{"unknown group_by column in expression", `{"group_by":["floor(prce / 5)"],"aggs":[{"col":"*","fn":"count"}]}`, qerr.CodeInvalidColumn, "group_by[0]", "price"},
 		{"unknown group_by column", `{"group_by":["regoin"],"aggs":[{"col":"*","fn":"count"}]}`, qerr.CodeInvalidColumn, "group_by[0]", "region"},
@@ -173,4 +176,35 @@ func FuzzGroupKeys(f *testing.F) {
 			t.Fatalf("%s: %q round-trips to %q (%v)", js, g, back, err)
 		}
 	})
+}
+
+// An expression having ({"expr": ...}) is computed over the aggregated rows
+// after the plain having predicates, then dropped: Aggregate → Filter (plain)
+// → Compute (hidden boolean) → Filter → Project, all below the
+// post-aggregation columns.
+func TestHavingExpression(t *testing.T) {
+	n, err := planner.Build(spec(t, `{"group_by":["region"],"aggs":[{"col":"qty","fn":"sum"},{"col":"*","fn":"count"}],
+		"having":[{"expr":"sum_qty / count_all > 3 OR region LIKE 'n%'"},{"col":"count_all","op":"gte","value":2}],
+		"columns":["region","sum_qty"]}`), testInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	planner.Inspect(n, func(x planner.Node, _ int) bool {
+		kinds = append(kinds, strings.SplitN(x.Describe(), ":", 2)[0])
+		return true
+	})
+	want := []string{"Project", "Project", "Filter", "Compute", "Filter", "Aggregate", "Scan"}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("plan nodes %v, want %v\n%s", kinds, want, planner.String(n))
+	}
+	text := planner.String(n)
+	for _, w := range []string{"Filter: count_all >= 2", "sum_qty / count_all > 3 OR region LIKE 'n%'"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("plan lacks %q:\n%s", w, text)
+		}
+	}
+	if got := n.Schema().NumFields(); got != 2 {
+		t.Errorf("output has %d columns, want 2:\n%s", got, text)
+	}
 }

@@ -25,7 +25,7 @@ type Spec struct {
 	// Aggs computed per group (or over the whole result when GroupBy is empty).
 	Aggs []AggSpec `json:"aggs,omitempty" jsonschema:"Aggregates to compute per group, or over all rows when group_by is empty."`
 	// Having filters the groups after aggregation (see having.go).
-	Having []FilterSpec `json:"having,omitempty" jsonschema:"Filters on the aggregated rows, applied after aggregation and before order_by/top_n/limit: the same language as filters, on group keys and aggregate output names (count_all, sum_qty, as)."`
+	Having []FilterSpec `json:"having,omitempty" jsonschema:"Filters on the aggregated rows, applied after aggregation and before order_by/top_n/limit: the same language as filters (expr conditions included: {\"expr\": \"sum_qty / count_all > 3\"}), on group keys and aggregate output names (count_all, sum_qty, as)."`
 	// Distinct returns the distinct rows of the projection.
 	Distinct bool `json:"distinct,omitempty" jsonschema:"Return only distinct rows of the selected columns (order unspecified unless order_by)."`
 	// Deduplicate drops every row whose selected columns equal those of an

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -29,6 +30,10 @@ type WindowSpec struct {
 	Args []int64 `json:"args,omitempty" jsonschema:"Integer arguments: [offset] for lag/lead (default 1), [n] for ntile and nth_value."`
 	// Q is the quantile of fn quantile.
 	Q *float64 `json:"q,omitempty" jsonschema:"quantile only: the quantile in [0, 1]."`
+	// Arg is the second argument of an aggregate that takes one (AggSpec.Arg).
+	Arg *string `json:"arg,omitempty" jsonschema:"Second argument of an aggregate that takes one, as in aggs: corr, covar_*, regr_*: the x column; arg_min/arg_max: the column compared; string_agg: the separator."`
+	// Default is the value of lag/lead where the offset row is outside the partition.
+	Default json.RawMessage `json:"default,omitempty" jsonschema:"lag/lead only: the value where the offset row is outside the partition (default null), of the column's type."`
 	// PartitionBy are the partition columns; none means one partition.
 	PartitionBy []string `json:"partition_by,omitempty" jsonschema:"Columns whose distinct values form the partitions (omit for one partition over all rows)."`
 	// OrderBy orders the rows within a partition (nulls last).
@@ -95,6 +100,14 @@ type WindowExpr struct {
 	Index int
 	// Arg is the integer argument (offset, buckets, n); 0 when unused.
 	Arg int64
+	// ArgCol is the column of an aggregate's second argument (corr's x,
+	// arg_max's by), ArgIndex its input position (-1: none); ArgText is a
+	// text argument (string_agg's separator).
+	ArgCol   string
+	ArgIndex int
+	ArgText  string
+	// Default is the lag/lead value outside the partition (nil: null), of type Type.
+	Default *Literal
 	// PartitionBy are the partition columns; PartIdx their input positions.
 	PartitionBy []string
 	PartIdx     []int
@@ -173,8 +186,16 @@ func (e WindowExpr) String() string {
 	case e.Col != "":
 		args = append(args, quoteIdent(e.Col))
 	}
-	if e.Arg != 0 {
+	if e.Arg != 0 || e.Default != nil {
 		args = append(args, strconv.FormatInt(e.Arg, 10))
+	}
+	if e.Default != nil {
+		args = append(args, e.Default.String())
+	}
+	if e.ArgCol != "" {
+		args = append(args, quoteIdent(e.ArgCol))
+	} else if d, ok := e.Fn.Agg(); ok && d.Arg != nil {
+		args = append(args, quoteLiteral(e.ArgText))
 	}
 	if _, ok := e.Fn.Agg(); ok && e.Fn == WindowFn(AggQuantile) {
 		args = append(args, strconv.FormatFloat(e.Q, 'g', -1, 64))
@@ -250,6 +271,9 @@ func (w *Window) InputColumns(out ColumnSet) []ColumnSet {
 		if e.Col != "" {
 			need = need.With(e.Col)
 		}
+		if e.ArgCol != "" {
+			need = need.With(e.ArgCol)
+		}
 	}
 	return []ColumnSet{need}
 }
@@ -269,6 +293,11 @@ func (w *Window) ResolveIndices() (err error) {
 		}
 		if e.Col != "" && e.Col != "*" {
 			if e.Index, err = colIndex(s, e.Col); err != nil {
+				return err
+			}
+		}
+		if e.ArgCol != "" {
+			if e.ArgIndex, err = colIndex(s, e.ArgCol); err != nil {
 				return err
 			}
 		}
@@ -362,6 +391,9 @@ func WindowDefaultName(w WindowSpec) string {
 		return string(w.Fn) + "_all"
 	case w.Col == "":
 		return string(w.Fn)
+	}
+	if d, ok := w.Fn.Agg(); ok && d.Arg != nil && d.Arg.Input != nil && w.Arg != nil {
+		return string(w.Fn) + "_" + w.Col + "_" + *w.Arg // as aggs: corr_income_health
 	}
 	return string(w.Fn) + "_" + w.Col
 }
@@ -467,7 +499,7 @@ func (b *builder) keyColumn(s *arrow.Schema, name, field string) (int, error) {
 
 // window resolves one window spec against s.
 func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowExpr, error) {
-	e := WindowExpr{Fn: ws.Fn, Col: ws.Col, Index: -1, Name: ws.As}
+	e := WindowExpr{Fn: ws.Fn, Col: ws.Col, Index: -1, ArgIndex: -1, Name: ws.As}
 	if e.Name == "" {
 		e.Name = WindowDefaultName(ws)
 	}
@@ -543,6 +575,19 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 			return e, windowErr(field+".args", "%s needs args: [n] with n >= 1", ws.Fn).WithHint(`e.g. "args": [4]`)
 		}
 		e.Arg = ws.Args[0]
+	}
+	if err := b.windowAggArg(s, field, ws, agg, &e); err != nil {
+		return e, err
+	}
+	if len(ws.Default) > 0 {
+		if arg != funcs.ArgOffset {
+			return e, windowErr(field+".default", "default applies to lag and lead only").WithHint("drop default")
+		}
+		lit, err := windowDefault(Decoded(inType), ws.Default)
+		if err != nil {
+			return e, windowErr(field+".default", "%v", err).WithHint("pass a value of the column's type %s, e.g. 0 or \"2024-01-01\"", typeName(inType))
+		}
+		e.Default = lit
 	}
 	if isAgg && agg.Param {
 		if ws.Q == nil || !(*ws.Q >= 0 && *ws.Q <= 1) {

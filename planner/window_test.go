@@ -14,7 +14,11 @@ func TestWindowBuildErrors(t *testing.T) {
 		name, spec, code, field string
 	}{
 		{"unknown fn", `{"windows":[{"fn":"rnak","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
-		{"aggregate not a window function", `{"windows":[{"fn":"var_pop","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
+		{"aggregate not a window function", `{"windows":[{"fn":"list","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].fn"},
+		{"corr without arg", `{"windows":[{"fn":"corr","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].arg"},
+		{"corr of a string arg", `{"windows":[{"fn":"corr","col":"qty","arg":"region"}]}`, qerr.CodeInvalidArgument, "windows[0].arg"},
+		{"corr of an unknown arg", `{"windows":[{"fn":"corr","col":"qty","arg":"prise"}]}`, qerr.CodeInvalidColumn, "windows[0].arg"},
+		{"arg on sum", `{"windows":[{"fn":"sum","col":"qty","arg":"price"}]}`, qerr.CodeInvalidArgument, "windows[0].arg"},
 		{"rank without order", `{"windows":[{"fn":"rank"}]}`, qerr.CodeInvalidArgument, "windows[0].order_by"},
 		{"rank with col", `{"windows":[{"fn":"rank","col":"qty","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].col"},
 		{"lag without col", `{"windows":[{"fn":"lag","order_by":[{"col":"day"}]}]}`, qerr.CodeInvalidArgument, "windows[0].col"},
@@ -25,6 +29,9 @@ func TestWindowBuildErrors(t *testing.T) {
 		{"ntile without n", `{"windows":[{"fn":"ntile","order_by":[{"col":"qty"}]}]}`, qerr.CodeInvalidArgument, "windows[0].args"},
 		{"ntile zero", `{"windows":[{"fn":"ntile","args":[0]}]}`, qerr.CodeInvalidArgument, "windows[0].args"},
 		{"negative lag", `{"windows":[{"fn":"lag","col":"qty","args":[-1],"order_by":[{"col":"day"}]}]}`, qerr.CodeInvalidArgument, "windows[0].args"},
+		{"default on sum", `{"windows":[{"fn":"sum","col":"qty","default":0}]}`, qerr.CodeInvalidArgument, "windows[0].default"},
+		{"lag default of another type", `{"windows":[{"fn":"lag","col":"qty","default":"abc","order_by":[{"col":"day"}]}]}`, qerr.CodeInvalidArgument, "windows[0].default"},
+		{"lag default beyond int64", `{"windows":[{"fn":"lead","col":"qty","default":1e30,"order_by":[{"col":"day"}]}]}`, qerr.CodeInvalidArgument, "windows[0].default"},
 		{"args on sum", `{"windows":[{"fn":"sum","col":"qty","args":[2]}]}`, qerr.CodeInvalidArgument, "windows[0].args"},
 		{"quantile without q", `{"windows":[{"fn":"quantile","col":"qty"}]}`, qerr.CodeInvalidArgument, "windows[0].q"},
 		{"frame on rank", `{"windows":[{"fn":"rank","order_by":[{"col":"qty"}],"frame":{"start":"current row"}}]}`, qerr.CodeInvalidArgument, "windows[0].frame"},

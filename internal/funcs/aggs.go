@@ -2,6 +2,7 @@ package funcs
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -91,8 +92,9 @@ type AggDecl struct {
 	Arg *AggArg
 	// Window: the function is also a window function (the engine's window
 	// operator evaluates it over frames, checked against the differential
-	// reference). The built-ins of builtinAggs are; the others are refused
-	// in windows.
+	// reference). The built-ins of builtinAggs are, and the aggregates of
+	// moreAggs but lists and the approximations; the others are refused in
+	// windows.
 	Window bool
 }
 
@@ -174,6 +176,10 @@ func init() {
 		aggs.add(d)
 	}
 	for _, d := range moreAggs() {
+		// every frame is recomputed (engine frameAgg); lists (no list
+		// window results) and the estimates (use the exact ones) are not
+		// window functions
+		d.Window = !slices.Contains([]AggFn{AggList, AggArrayAgg, AggApproxCountDistinct, AggApproxQuantile}, d.Fn)
 		aggs.add(d)
 	}
 }

@@ -128,6 +128,9 @@ func (d *ScalarDecl) argsDoc() string {
 	if n < 0 {
 		n = d.MinArgs + 1
 	}
+	if d.ArgsDoc != "" {
+		return d.ArgsDoc
+	}
 	var parts []string
 	seen := map[Arg]bool{}
 	for i := range max(n, 1) {

@@ -59,6 +59,9 @@ type ScalarDecl struct {
 	// Operator: the declaration is the meaning of an operator or a special
 	// form (its Signature shows the syntax); it cannot be called by name.
 	Operator bool
+	// ArgsDoc, when set, replaces the argument classes in the documentation
+	// (for operators whose classes say less than their operands' types).
+	ArgsDoc string
 }
 
 // General reports the general form (see ScalarDecl).
@@ -145,7 +148,7 @@ var builtinScalars = []*ScalarDecl{
 var scalars = newTable("scalar function", func(d *ScalarDecl) string { return d.Name })
 
 func init() {
-	for _, list := range [][]*ScalarDecl{builtinScalars, mathScalars, logicScalars, stringScalars, timeScalars} {
+	for _, list := range [][]*ScalarDecl{builtinScalars, mathScalars, logicScalars, stringScalars, timeScalars, intervalScalars} {
 		for _, d := range list {
 			scalars.add(d)
 		}

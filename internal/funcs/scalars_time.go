@@ -228,6 +228,15 @@ func textArg(c *CallInfo, i int, what string) (string, error) {
 	return c.Consts[i].Str, nil
 }
 
+// intervalArg is argument i, an interval literal.
+func intervalArg(c *CallInfo, i int) (Interval, error) {
+	s, err := textArg(c, i, "interval")
+	if err != nil {
+		return Interval{}, err
+	}
+	return ParseInterval(s)
+}
+
 var timeScalars = []*ScalarDecl{
 	part("year", "calendar year", func(t time.Time) int64 { return int64(t.Year()) }),
 	part("quarter", "quarter of the year, 1 to 4", func(t time.Time) int64 { return int64(t.Month()-1)/3 + 1 }),
@@ -274,11 +283,7 @@ var timeScalars = []*ScalarDecl{
 		Doc:       "x plus an interval literal ('1 year 2 months', '-3 days', '90 minutes'; months clamp to the month's last day); a date stays a date (sub-day parts then only move it by whole days)",
 		ResultDoc: "type of x", Result: resultOf(0),
 		Prepare: func(c *CallInfo) (Kernel, error) {
-			s, err := textArg(c, 1, "interval")
-			if err != nil {
-				return nil, err
-			}
-			iv, err := ParseInterval(s)
+			iv, err := intervalArg(c, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -293,17 +298,13 @@ var timeScalars = []*ScalarDecl{
 		Doc:       "start of x's bin of a fixed stride (weeks, days, hours, minutes, seconds, milliseconds, microseconds; not months or years), bins counted from origin (default 2000-01-03 00:00:00 UTC, a Monday)",
 		ResultDoc: "type of x", Result: resultOf(1),
 		Prepare: func(c *CallInfo) (Kernel, error) {
-			s, err := textArg(c, 0, "interval")
-			if err != nil {
-				return nil, err
-			}
-			iv, err := ParseInterval(s)
+			iv, err := intervalArg(c, 0)
 			if err != nil {
 				return nil, err
 			}
 			stride := (time.Duration(iv.Days)*24*time.Hour + iv.Dur).Microseconds()
 			if iv.Months != 0 || stride <= 0 {
-				return nil, fmt.Errorf("the interval must be a positive fixed stride (weeks, days, hours, ...), not %q", s)
+				return nil, fmt.Errorf("the interval must be a positive fixed stride (weeks, days, hours, ...), not %q", c.Consts[0].Str)
 			}
 			t := c.Types[1]
 			origin := func(a []Col, i int) int64 { return time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC).UnixMicro() }

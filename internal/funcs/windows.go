@@ -61,8 +61,8 @@ func builtinWindows() []*WindowDecl {
 		{Fn: WinPercentRank, ResultDoc: "float64", Doc: "(rank - 1) / (partition rows - 1); 0 for a one-row partition"},
 		{Fn: WinCumeDist, ResultDoc: "float64", Doc: "(rows up to and including the row's last tie) / partition rows"},
 		{Fn: WinNtile, Arg: ArgBuckets, ResultDoc: "int64", Doc: "bucket 1..n of the row; bucket sizes differ by at most one, bigger buckets first"},
-		{Fn: WinLag, Col: true, Arg: ArgOffset, ResultDoc: "column type", Doc: "value `offset` rows (default 1) before in the partition; null before the first row"},
-		{Fn: WinLead, Col: true, Arg: ArgOffset, ResultDoc: "column type", Doc: "value `offset` rows (default 1) after in the partition; null past the last row"},
+		{Fn: WinLag, Col: true, Arg: ArgOffset, ResultDoc: "column type", Doc: "value `offset` rows (default 1) before in the partition; before the first row: `default` (a value of the column's type, as in DuckDB's `lag(x, offset, default)`), else null"},
+		{Fn: WinLead, Col: true, Arg: ArgOffset, ResultDoc: "column type", Doc: "value `offset` rows (default 1) after in the partition; past the last row: `default`, else null"},
 		{Fn: WinFirstValue, Col: true, Frame: true, ResultDoc: "column type", Doc: "value of the frame's first row (null if that value is null or the frame is empty)"},
 		{Fn: WinLastValue, Col: true, Frame: true, ResultDoc: "column type", Doc: "value of the frame's last row (with the default frame: the row's last tie)"},
 		{Fn: WinNthValue, Col: true, Arg: ArgNth, Frame: true, ResultDoc: "column type", Doc: "value of the frame's n-th row (1-based); null when the frame is shorter"},
@@ -122,6 +122,6 @@ func windowTable() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", d.Fn, col, args, d.ResultDoc, doc)
 	}
-	fmt.Fprintf(&b, "| %s | as for the aggregate | none (`quantile`: `q`) | as for the aggregate | the aggregate over the row's frame |\n", "`"+strings.Join(WindowAggNames(), "`, `")+"`")
+	fmt.Fprintf(&b, "| %s | as for the aggregate | none (`quantile`: `q`; `corr`, `covar_*`, `regr_*`, `arg_min`/`arg_max`, `string_agg`: `arg` as in aggs, a column or the separator) | as for the aggregate | the aggregate over the row's frame |\n", "`"+strings.Join(WindowAggNames(), "`, `")+"`")
 	return b.String()
 }

@@ -186,6 +186,7 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 		Tool: "aggregate", Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "aggs": aggs,
 			"order_by": []map[string]any{{"col": "count_all", "desc": true}}, "top_n": 5}})
 	out = append(out, groupShapeExamples(d, prof, dim, measure)...)
+	out = append(out, vocabExamples(s.cfg.Catalog.Datasets(), d, prof, dim, measure)...)
 	if measure != "" {
 		out = append(out, Example{Title: fmt.Sprintf("Per %s: spread and 90th percentile of %s, and the rows with %s > 0 (an aggregate with its own filter)", dim, measure, measure),
 			Tool: "aggregate", Args: map[string]any{"dataset": d.ID, "group_by": []string{dim}, "aggs": []map[string]any{

@@ -509,7 +509,8 @@ func (s *Service) Query(ctx context.Context, req QueryRequest) (*QueryResponse, 
 }
 
 // Aggregate runs a grouped summary (aggregate): Query with a spec of
-// group_by, aggs, filters, top_n and order_by.
+// group_by, aggs, filters, having, top_n, order_by, windows over the groups
+// and post-aggregation columns.
 func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryResponse, error) {
 	if len(req.Aggs) == 0 {
 		return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "aggs is empty").With("field", "aggs").
@@ -518,6 +519,7 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 	q := QueryRequest{
 		EstimateRequest: EstimateRequest{Dataset: req.Dataset, Spec: planner.Spec{
 			GroupBy: req.GroupBy, Aggs: req.Aggs, Filters: req.Filters, TopN: req.TopN, OrderBy: req.OrderBy, Having: req.Having, Join: req.Join,
+			Windows: req.Windows, Columns: req.Columns,
 		}},
 		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain,
 	}

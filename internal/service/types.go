@@ -251,9 +251,13 @@ type AggregateRequest struct {
 	// Filters are applied before grouping (ANDed).
 	Filters []planner.FilterSpec `json:"filters,omitempty" jsonschema:"Row filters applied before grouping, as in query_data (ANDed; {\"any\": [...]} for OR)."`
 	// Having filters the groups after aggregation (planner.Spec.Having).
-	Having []planner.FilterSpec `json:"having,omitempty" jsonschema:"Filters on the groups, applied after aggregation and before order_by/top_n: the language of filters, on group keys and aggregate output names, e.g. [{\"col\": \"count_all\", \"op\": \"gt\", \"value\": 100}]."`
+	Having []planner.FilterSpec `json:"having,omitempty" jsonschema:"Filters on the groups, applied after aggregation and before order_by/top_n: the language of filters, on group keys and aggregate output names, e.g. [{\"col\": \"count_all\", \"op\": \"gt\", \"value\": 100}] or [{\"expr\": \"sum_qty / count_all > 3\"}]."`
 	// TopN keeps the N best groups by OrderBy (default: first aggregate, descending).
 	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep only the top N groups, ranked by order_by (default: the first aggregate, descending)."`
+	// Windows are computed over the aggregated rows (planner.Spec.Windows).
+	Windows []planner.WindowSpec `json:"windows,omitempty" jsonschema:"Window functions over the aggregated rows (one per group), as in query_data: rank of groups ({\"fn\": \"rank\", \"order_by\": [{\"col\": \"total\", \"desc\": true}]}), the total over all groups for a share ({\"fn\": \"sum\", \"col\": \"total\", \"as\": \"all\"}), month-over-month lag, running totals."`
+	// Columns are the output columns (planner.Spec.Columns, post-aggregation).
+	Columns []string `json:"columns,omitempty" jsonschema:"Output columns: group keys, aggregate and window outputs, and expressions over them computed per group (\"total / all AS share\"); default: the keys, the aggregates, then the windows."`
 	// Join joins other datasets first, as in query_data.
 	Join []planner.JoinSpec `json:"join,omitempty" jsonschema:"Datasets to join before filtering and grouping, as in query_data: [{dataset, on: [{left, right}], type?, columns?, as?}]; group by and aggregate their columns as alias.col."`
 	// OrderBy sorts the groups; may name group keys and aggregate outputs.
