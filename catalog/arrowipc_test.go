@@ -153,7 +153,7 @@ func TestArrowBrokenFiles(t *testing.T) {
 		{"text", "a,b\n1,2\n", "magic bytes ARROW1 are missing at the start"},
 		{"feather1", "FEA1" + strings.Repeat("\x00", 40), "Feather v1"},
 		{"truncated", string(good[:len(good)/2]), "missing at the end"},
-		{"stream", string(stream.Bytes()), "magic bytes ARROW1 are missing"},
+		{"stream", stream.String(), "magic bytes ARROW1 are missing"},
 		{"footer", string(hugeFooter), "footer claims"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
