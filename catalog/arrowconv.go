@@ -98,6 +98,39 @@ func exposeArray(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arro
 	return b.NewArray(), nil
 }
 
+// typedScan is what a typed format's Scan starts from: the projection of
+// the exposed schema to opts.Columns (indices and output schema), the
+// allocator and the batch size (defaults filled in).
+type typedScan struct {
+	proj  []int
+	out   *arrow.Schema
+	alloc memory.Allocator
+	batch int
+}
+
+// newTypedScan checks ctx and projects schema (dataset id) for opts.
+func newTypedScan(ctx context.Context, id string, schema *arrow.Schema, opts ScanOptions) (typedScan, error) {
+	if err := ctx.Err(); err != nil {
+		return typedScan{}, err
+	}
+	proj, err := projection(id, schema, opts.Columns)
+	if err != nil {
+		return typedScan{}, err
+	}
+	fields := make([]arrow.Field, len(proj))
+	for i, j := range proj {
+		fields[i] = schema.Field(j)
+	}
+	ts := typedScan{proj: proj, out: arrow.NewSchema(fields, nil), alloc: opts.Alloc, batch: opts.BatchSize}
+	if ts.alloc == nil {
+		ts.alloc = memory.DefaultAllocator
+	}
+	if ts.batch <= 0 {
+		ts.batch = DefaultBatchSize
+	}
+	return ts, nil
+}
+
 // exposedReader adapts a record reader of a typed file format: it
 // projects each batch of inner to the columns at pick (indices into
 // inner's schema, in output order), converts them to the exposed schema,
@@ -188,8 +221,10 @@ func (r *exposedReader) Next() (ok bool) {
 		r.fail(err)
 		return false
 	}
+	var cols []arrow.Array
 	defer func() {
 		if p := recover(); p != nil {
+			releaseAll(cols) // the columns converted before the panic
 			r.fail(corruptFileError(r.id, fmt.Errorf("decoder panic: %v", p)))
 			ok = false
 		}
@@ -203,7 +238,7 @@ func (r *exposedReader) Next() (ok bool) {
 		return false
 	}
 	in := r.inner.RecordBatch()
-	cols := make([]arrow.Array, 0, len(r.pick))
+	cols = make([]arrow.Array, 0, len(r.pick))
 	for i, j := range r.pick {
 		var c arrow.Array
 		var err error
@@ -221,6 +256,7 @@ func (r *exposedReader) Next() (ok bool) {
 	}
 	r.cur = array.NewRecordBatch(r.schema, cols, in.NumRows())
 	releaseAll(cols)
+	cols = nil
 	if r.stats != nil {
 		r.stats.RowsRead += in.NumRows()
 	}

@@ -6,9 +6,10 @@
 // FileInfo.Open (internal/safeopen: below the root, no symlink followed,
 // identity checked on the descriptor), and Lookup re-resolves a dataset's
 // path before every query, refusing one that now leads out of the root.
-// Formats (CSV, JSON, Parquet, HDF5; compressed text through compress.go)
+// Formats (CSV, JSON, Parquet, Arrow IPC, Excel, HDF5; compressed text through compress.go)
 // plug in through the Format interface; each dataset carries a Source that
 // streams its rows as Arrow record batches. Reading CSV, JSON and Parquet
+// (and Arrow IPC, validated before arrow-go reads it: arrowipc_check.go)
 // is bounded by Limits: a file beyond them is a diagnostic, a
 // scan meeting one fails with a resource_exhausted error. With
 // Options.Background the first scan runs after New returns (ScanStatus,

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -93,6 +94,7 @@ type jsonColumn struct {
 	seen       [jNested + 1]bool // JSON kinds met (jNull unused)
 	numK, strK colKind           // join of the numbers / strings met
 	num, str   kindTrace
+	source     string // names the values' format in hints; "" is JSON
 }
 
 // add folds value f of record row into the column.
@@ -131,7 +133,8 @@ func (c *jsonColumn) kind() (colKind, ColumnNote) {
 	case len(kinds) == 0:
 		return kindString, ColumnNote{}
 	case len(kinds) > 1:
-		return kindString, ColumnNote{Hint: "mixes JSON " + strings.Join(kinds, " and ") + "; kept as text (numbers as written)"}
+		src := cmp.Or(c.source, "JSON")
+		return kindString, ColumnNote{Hint: "mixes " + src + " " + strings.Join(kinds, " and ") + "; kept as text (numbers as written)"}
 	case c.seen[jNumber]:
 		return c.numK, c.num.note()
 	case c.seen[jString]:
@@ -140,6 +143,26 @@ func (c *jsonColumn) kind() (colKind, ColumnNote) {
 		return kindBool, ColumnNote{}
 	}
 	return kindString, ColumnNote{Hint: "JSON arrays kept as JSON text"}
+}
+
+// inferredSchema is the schema of the inferred columns, their kinds and
+// their notes (nil when none).
+func inferredSchema(cols []*jsonColumn) (*arrow.Schema, []colKind, map[string]ColumnNote) {
+	fields := make([]arrow.Field, len(cols))
+	kinds := make([]colKind, len(cols))
+	var notes map[string]ColumnNote
+	for i, c := range cols {
+		k, note := c.kind()
+		kinds[i] = k
+		fields[i] = arrow.Field{Name: c.name, Type: k.arrowType(), Nullable: true}
+		if note != (ColumnNote{}) {
+			if notes == nil {
+				notes = map[string]ColumnNote{}
+			}
+			notes[c.name] = note
+		}
+	}
+	return arrow.NewSchema(fields, nil), kinds, notes
 }
 
 // Open implements Format.
@@ -188,21 +211,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	if len(cols) == 0 {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "the JSON file has no keys to make columns of")
 	}
-	fields := make([]arrow.Field, len(cols))
-	kinds := make([]colKind, len(cols))
-	var notes map[string]ColumnNote
-	for i, c := range cols {
-		k, note := c.kind()
-		kinds[i] = k
-		fields[i] = arrow.Field{Name: c.name, Type: k.arrowType(), Nullable: true}
-		if note != (ColumnNote{}) {
-			if notes == nil {
-				notes = map[string]ColumnNote{}
-			}
-			notes[c.name] = note
-		}
-	}
-	schema := arrow.NewSchema(fields, nil)
+	schema, kinds, notes := inferredSchema(cols)
 	attrs := map[string]any{"layout": "objects one after another (newline-delimited)"}
 	if recs.array {
 		attrs["layout"] = "array of objects"

@@ -256,28 +256,13 @@ type parquetSource struct {
 
 // Scan implements Source: the requested columns, row group by row group.
 func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	proj, err := projection(s.id, s.schema, opts.Columns)
+	ts, err := newTypedScan(ctx, s.id, s.schema, opts)
 	if err != nil {
 		return nil, err
 	}
-	fields := make([]arrow.Field, len(proj))
-	for i, j := range proj {
-		fields[i] = s.schema.Field(j)
-	}
-	out := arrow.NewSchema(fields, nil)
+	proj, out, alloc, batch := ts.proj, ts.out, ts.alloc, ts.batch
 	if s.rows == 0 {
 		return array.NewRecordReader(out, nil)
-	}
-	alloc := opts.Alloc
-	if alloc == nil {
-		alloc = memory.DefaultAllocator
-	}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = DefaultBatchSize
 	}
 	r, err := openParquet(s.file, s.lim)
 	if err != nil {

@@ -192,7 +192,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		keeper = cache
 	}
 	formats := []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: keeper, Limits: cfg.InputLimits}),
-		catalog.NewParquetFormat(cfg.InputLimits), catalog.NewJSONFormat(cfg.InputLimits), h5}
+		catalog.NewParquetFormat(cfg.InputLimits), catalog.NewJSONFormat(cfg.InputLimits), catalog.NewArrowFormat(cfg.InputLimits), catalog.NewXLSXFormat(cfg.InputLimits), h5}
 	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger, Background: cfg.BackgroundScan})
 	if err != nil {
 		_ = h5.Close()

@@ -13,7 +13,7 @@ type CatalogRequest struct {
 	// Query filters datasets whose id or path contains it (case-insensitive).
 	Query string `json:"query,omitempty" jsonschema:"Case-insensitive substring of the dataset id or path to filter by."`
 	// Kinds keeps only datasets of these kinds.
-	Kinds []string `json:"kinds,omitempty" jsonschema:"Keep only these dataset kinds (csv, hdf5, parquet, json)."`
+	Kinds []string `json:"kinds,omitempty" jsonschema:"Keep only these dataset kinds (csv, hdf5, parquet, json, arrow, xlsx)."`
 	// Tags keeps datasets whose schema-card tags include every pair.
 	Tags map[string]string `json:"tags,omitempty" jsonschema:"Keep only datasets whose schema-card tags include all these key/value pairs, e.g. {\"year\": \"2024\"} (values are strings; compared case-insensitively)."`
 }
@@ -24,7 +24,7 @@ type CatalogEntry struct {
 	// ID is the dataset id.
 	ID string `json:"id" jsonschema:"Dataset id: pass it as dataset to the other tools."`
 	// Kind is the file format.
-	Kind string `json:"kind" jsonschema:"csv, hdf5, parquet or json."`
+	Kind string `json:"kind" jsonschema:"csv, hdf5, parquet, json, arrow or xlsx."`
 	// Path is relative to the data root.
 	Path string `json:"path" jsonschema:"File path relative to the data root."`
 	// RowCount is the number of rows (exact when RowCountExact).
