@@ -58,6 +58,7 @@ var serveFlagChecks = map[string]func(t *testing.T){
 	"max-cells":      checkFlagMaxCells,
 	"query-memory":   checkFlagQueryMemory,
 	"spill-bytes":    checkFlagSpillBytes,
+	"server-memory":  checkFlagServerMemory,
 }
 
 // serveFlagsTestedElsewhere names, for the other flags, the test that sets
