@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,5 +20,56 @@ func checkFlagServerMemory(t *testing.T) {
 	}
 	if el := time.Since(start); el > 10*time.Second {
 		t.Fatalf("the refusal took %v", el)
+	}
+}
+
+// TestHTTPStreamCap: `serve --max-streams 1` lets one principal hold one
+// listening stream (GET /mcp); a second gets 429 too_many_streams until the
+// first is closed.
+func TestHTTPStreamCap(t *testing.T) {
+	p := launchHTTP(t, nil, "--max-streams", "1", "--rate-limit", "0")
+	session := func() map[string]string {
+		r := httpDo(t, http.MethodPost, p.base+"/mcp",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`, nil)
+		if r.status != 200 {
+			t.Fatalf("initialize: %d %s", r.status, r.body)
+		}
+		return map[string]string{"Mcp-Session-Id": r.header.Get("Mcp-Session-Id"), "MCP-Protocol-Version": "2025-11-25"}
+	}
+	open := func() *http.Response {
+		req, _ := http.NewRequest(http.MethodGet, p.base+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		for k, v := range session() {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	first := open()
+	defer first.Body.Close()
+	if first.StatusCode != 200 {
+		t.Fatalf("first stream: %d", first.StatusCode)
+	}
+	second := open()
+	b, _ := io.ReadAll(second.Body)
+	second.Body.Close()
+	if second.StatusCode != 429 || !strings.Contains(string(b), "too_many_streams") {
+		t.Fatalf("second stream: %d %s", second.StatusCode, b)
+	}
+	first.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := open()
+		r.Body.Close()
+		if r.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after closing the first stream: %d", r.StatusCode)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

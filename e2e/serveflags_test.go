@@ -74,6 +74,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"auth-token-file":      "TestHTTPAuth",
 	"max-body":             "TestHTTPLimits",
 	"max-concurrent":       "TestHTTPLimits",
+	"max-streams":          "TestHTTPStreamCap",
 	"rate-burst":           "TestHTTPLimits",
 	"rate-limit":           "TestHTTPLimits",
 	"shutdown-timeout":     "TestHTTPShutdownTimeout",

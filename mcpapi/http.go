@@ -58,6 +58,7 @@ type HTTPHandler struct {
 	origins *originPolicy
 	auth    *authenticator
 	limits  *principalLimits
+	streams *streamSlots
 }
 
 // NewHTTPHandler builds the handler. opts.Addr only matters for the
@@ -77,6 +78,7 @@ func NewHTTPHandler(s *server.MCPServer, opts HTTPOptions) (*HTTPHandler, error)
 		origins: origins,
 		auth:    newAuthenticator(opts.Tokens),
 		limits:  newPrincipalLimits(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
+		streams: &streamSlots{max: opts.MaxStreams},
 	}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(MCPPath),
@@ -108,7 +110,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Request-Id", id)
 	ctx := obs.WithRequest(r.Context(), h.log, id)
-	sw := &statusWriter{ResponseWriter: w}
+	dw := newDeadlineWriter(w, h.opts.WriteTimeout, obs.Logger(ctx))
+	defer dw.arm() // the server flushes the response after ServeHTTP returns
+	sw := &statusWriter{ResponseWriter: dw}
 	info := &requestInfo{}
 	r = r.WithContext(ctx)
 	defer func() {
@@ -238,7 +242,17 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 	if r.Method != http.MethodPost {
 		// GET (the legacy listening stream), DELETE and HEAD carry no body
 		// and are not counted as in-flight: a listening stream lives for
-		// the whole session.
+		// the whole session. Open streams are capped per principal.
+		if r.Method == http.MethodGet {
+			if !h.streams.acquire(principal) {
+				info.reject = codeTooManyStreams
+				w.Header().Set("Retry-After", "5")
+				writeGuardError(w, http.StatusTooManyRequests, rpcServerError, nil, codeTooManyStreams,
+					fmt.Sprintf("more than %d open listening streams (GET %s) for this principal; close one and retry", h.opts.MaxStreams, MCPPath))
+				return
+			}
+			defer h.streams.release(principal)
+		}
 		h.mcp.ServeHTTP(w, r)
 		return
 	}

@@ -126,6 +126,14 @@ type HTTPOptions struct {
 	// request beyond it waits up to 1 s for a slot, then gets 429;
 	// 0 => 8, negative => unlimited.
 	MaxConcurrent int
+	// MaxStreams is the open listening streams (GET /mcp, server-sent
+	// events) of one principal; one more gets 429 too_many_streams;
+	// 0 => 4, negative => unlimited.
+	MaxStreams int
+	// WriteTimeout is how long one write to a client may block (a client
+	// that stopped reading) before its request or stream is ended;
+	// 0 => 30 s.
+	WriteTimeout time.Duration
 	// SessionIdleTTL is how long the transport state of an idle legacy
 	// (2025-11-25 era) MCP session is kept; 0 => 30 min.
 	SessionIdleTTL time.Duration
@@ -159,6 +167,12 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.SessionIdleTTL <= 0 {
 		o.SessionIdleTTL = DefaultSessionIdleTTL
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
 	}
 	return o
 }
