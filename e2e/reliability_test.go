@@ -73,3 +73,24 @@ func TestHTTPStreamCap(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestHTTPSessionCap: `serve --max-sessions 1` lets one principal hold one
+// live session; a second initialize gets 429 too_many_sessions until the
+// first session is deleted.
+func TestHTTPSessionCap(t *testing.T) {
+	p := launchHTTP(t, nil, "--max-sessions", "1", "--rate-limit", "0")
+	const initMsg = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`
+	first := httpDo(t, http.MethodPost, p.base+"/mcp", initMsg, nil)
+	if first.status != 200 || first.header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("first initialize: %d %s", first.status, first.body)
+	}
+	second := httpDo(t, http.MethodPost, p.base+"/mcp", initMsg, nil)
+	if _, _, data := second.rpcError(); second.status != 429 || data["code"] != "too_many_sessions" {
+		t.Fatalf("second initialize: %d %s", second.status, second.body)
+	}
+	del := httpDo(t, http.MethodDelete, p.base+"/mcp", "", map[string]string{
+		"Mcp-Session-Id": first.header.Get("Mcp-Session-Id"), "MCP-Protocol-Version": "2025-11-25"})
+	if third := httpDo(t, http.MethodPost, p.base+"/mcp", initMsg, nil); third.status != 200 {
+		t.Fatalf("initialize after deleting the session: %d %s (delete: %d)", third.status, third.body, del.status)
+	}
+}

@@ -75,6 +75,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"max-body":             "TestHTTPLimits",
 	"max-concurrent":       "TestHTTPLimits",
 	"max-streams":          "TestHTTPStreamCap",
+	"max-sessions":         "TestHTTPSessionCap",
 	"rate-burst":           "TestHTTPLimits",
 	"rate-limit":           "TestHTTPLimits",
 	"shutdown-timeout":     "TestHTTPShutdownTimeout",

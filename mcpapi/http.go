@@ -52,13 +52,14 @@ const (
 // probe /healthz and the readiness probe /readyz, which need no token.
 // Every response carries X-Request-Id.
 type HTTPHandler struct {
-	opts    HTTPOptions
-	log     *slog.Logger
-	mcp     *server.StreamableHTTPServer
-	origins *originPolicy
-	auth    *authenticator
-	limits  *principalLimits
-	streams *streamSlots
+	opts     HTTPOptions
+	log      *slog.Logger
+	mcp      *server.StreamableHTTPServer
+	origins  *originPolicy
+	auth     *authenticator
+	limits   *principalLimits
+	streams  *streamSlots
+	sessions *sessionTable
 }
 
 // NewHTTPHandler builds the handler. opts.Addr only matters for the
@@ -73,12 +74,13 @@ func NewHTTPHandler(s *server.MCPServer, opts HTTPOptions) (*HTTPHandler, error)
 		return nil, err
 	}
 	h := &HTTPHandler{
-		opts:    opts,
-		log:     opts.Logger,
-		origins: origins,
-		auth:    newAuthenticator(opts.Tokens),
-		limits:  newPrincipalLimits(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
-		streams: &streamSlots{max: opts.MaxStreams},
+		opts:     opts,
+		log:      opts.Logger,
+		origins:  origins,
+		auth:     newAuthenticator(opts.Tokens),
+		limits:   newPrincipalLimits(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
+		streams:  &streamSlots{max: opts.MaxStreams},
+		sessions: &sessionTable{max: opts.MaxSessions, ttl: opts.SessionIdleTTL},
 	}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(MCPPath),
@@ -253,7 +255,12 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 			}
 			defer h.streams.release(principal)
 		}
+		sid := r.Header.Get(server.HeaderKeySessionID)
+		h.sessions.touch(sid, time.Now())
 		h.mcp.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete {
+			h.sessions.remove(sid)
+		}
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -313,9 +320,22 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 		_, _ = w.Write(b)
 		return
 	}
+	now := time.Now()
+	h.sessions.touch(r.Header.Get(server.HeaderKeySessionID), now)
+	initialize, initID := isInitialize(body)
+	if initialize && h.sessions.full(principal, now) {
+		info.reject = codeTooManySessions
+		w.Header().Set("Retry-After", "5")
+		writeGuardError(w, http.StatusTooManyRequests, rpcServerError, initID, codeTooManySessions,
+			fmt.Sprintf("more than %d live sessions for this principal; end one (DELETE %s with its Mcp-Session-Id) or let it idle out, then retry", h.opts.MaxSessions, MCPPath))
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.mcp.ServeHTTP(w, r)
+	if initialize {
+		h.sessions.add(w.Header().Get(server.HeaderKeySessionID), principal, now)
+	}
 }
 
 // readBody reads at most limit bytes of the request body under a read

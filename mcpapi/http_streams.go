@@ -1,6 +1,7 @@
 package mcpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -118,4 +119,106 @@ func (s *streamSlots) release(principal string) {
 	if s.open[principal]--; s.open[principal] <= 0 {
 		delete(s.open, principal)
 	}
+}
+
+// DefaultMaxSessions is the live legacy (2025-11-25) MCP sessions of one
+// principal (see HTTPOptions.MaxSessions).
+const DefaultMaxSessions = 64
+
+// codeTooManySessions is the rejection of an initialize beyond
+// HTTPOptions.MaxSessions.
+const codeTooManySessions = "too_many_sessions"
+
+// sessionTable counts the live legacy sessions of each principal: a
+// session is added when an initialize answer carries its Mcp-Session-Id,
+// touched by every request naming it, and dropped on DELETE or once idle
+// for longer than the transport keeps it (ttl).
+type sessionTable struct {
+	max int // <= 0: unlimited
+	ttl time.Duration
+
+	mu    sync.Mutex
+	byID  map[string]*sessionEntry
+	count map[string]int
+}
+
+type sessionEntry struct {
+	principal string
+	seen      time.Time
+}
+
+// full reports whether principal already holds max live sessions (after
+// dropping the idle ones).
+func (s *sessionTable) full(principal string, now time.Time) bool {
+	if s.max <= 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, e := range s.byID {
+		if now.Sub(e.seen) > s.ttl {
+			s.dropLocked(id)
+		}
+	}
+	return s.count[principal] >= s.max
+}
+
+func (s *sessionTable) add(id, principal string, now time.Time) {
+	if s.max <= 0 || id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID == nil {
+		s.byID, s.count = map[string]*sessionEntry{}, map[string]int{}
+	}
+	if _, ok := s.byID[id]; ok {
+		return
+	}
+	s.byID[id] = &sessionEntry{principal: principal, seen: now}
+	s.count[principal]++
+}
+
+func (s *sessionTable) touch(id string, now time.Time) {
+	if s.max <= 0 || id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.byID[id]; e != nil {
+		e.seen = now
+	}
+}
+
+func (s *sessionTable) remove(id string) {
+	if s.max <= 0 || id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropLocked(id)
+}
+
+func (s *sessionTable) dropLocked(id string) {
+	e := s.byID[id]
+	if e == nil {
+		return
+	}
+	delete(s.byID, id)
+	if s.count[e.principal]--; s.count[e.principal] <= 0 {
+		delete(s.count, e.principal)
+	}
+}
+
+// isInitialize reports whether a JSON-RPC message is an initialize
+// request, and its id.
+func isInitialize(body []byte) (bool, json.RawMessage) {
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != "initialize" {
+		return false, nil
+	}
+	return true, m.ID
 }

@@ -158,3 +158,38 @@ func TestHandlerStreamCap(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Live sessions are capped per principal: one more initialize gets 429
+// with too_many_sessions; deleting a session lets a new one in.
+func TestHandlerSessionCap(t *testing.T) {
+	ts, _ := testServer(t, HTTPOptions{MaxSessions: 2, RateLimit: -1})
+	const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	var ids []string
+	for i := range 2 {
+		resp, out := rpc(t, ts.URL+"/mcp", initMsg, nil)
+		if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("session %d: %d %s", i, resp.StatusCode, out)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp, out := rpc(t, ts.URL+"/mcp", initMsg, nil)
+	if resp.StatusCode != 429 || !strings.Contains(out, codeTooManySessions) || !strings.Contains(out, `"id":1`) {
+		t.Fatalf("third session: %d %s", resp.StatusCode, out)
+	}
+	// Stateless (2026-07-28) calls need no session and are not affected.
+	body, hdr := callTool("whoami")
+	if resp, out := rpc(t, ts.URL+"/mcp", body, hdr); resp.StatusCode != 200 {
+		t.Fatalf("stateless call: %d %s", resp.StatusCode, out)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, ts.URL+"/mcp", nil)
+	req.Header.Set("Mcp-Session-Id", ids[0])
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	del, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Body.Close()
+	if resp, out := rpc(t, ts.URL+"/mcp", initMsg, nil); resp.StatusCode != 200 {
+		t.Fatalf("after deleting a session: %d %s (delete: %d)", resp.StatusCode, out, del.StatusCode)
+	}
+}

@@ -130,6 +130,11 @@ type HTTPOptions struct {
 	// events) of one principal; one more gets 429 too_many_streams;
 	// 0 => 4, negative => unlimited.
 	MaxStreams int
+	// MaxSessions is the live legacy (2025-11-25) sessions of one
+	// principal; one more initialize gets 429 too_many_sessions; a session
+	// ends on DELETE or after SessionIdleTTL idle; 0 => 64, negative =>
+	// unlimited.
+	MaxSessions int
 	// WriteTimeout is how long one write to a client may block (a client
 	// that stopped reading) before its request or stream is ended;
 	// 0 => 30 s.
@@ -170,6 +175,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.MaxStreams == 0 {
 		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = DefaultWriteTimeout
