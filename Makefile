@@ -36,10 +36,13 @@ unit: build
 
 test: vet lint unit
 
-# Short fuzzing pass over every parser (FUZZTIME per target).
+# Short fuzzing pass over every parser (FUZZTIME per target; FUZZPKGS
+# narrows it, e.g. FUZZPKGS=./mcpapi). A crasher is saved under the
+# package's testdata/fuzz/FuzzX/: fix it and commit the file. See docs/RELIABILITY.md.
 FUZZTIME ?= 20s
+FUZZPKGS ?= ./...
 fuzz: setup
-	@for t in $$($(GO) test -list 'Fuzz.*' ./... | awk '/^Fuzz/{f[n++]=$$1} /^ok/{for(i=0;i<n;i++) print $$2":"f[i]; n=0}'); do \
+	@for t in $$($(GO) test -list 'Fuzz.*' $(FUZZPKGS) | awk '/^Fuzz/{f[n++]=$$1} /^ok/{for(i=0;i<n;i++) print $$2":"f[i]; n=0}'); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
