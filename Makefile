@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean
+.PHONY: all setup build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean soak
 
 all: build
 
@@ -36,12 +36,26 @@ unit: build
 
 test: vet lint unit
 
-# Short fuzzing pass over every parser (FUZZTIME per target).
+# Short fuzzing pass over every parser (FUZZTIME per target; FUZZPKGS
+# narrows it, e.g. FUZZPKGS=./mcpapi). A crasher is saved under the
+# package's testdata/fuzz/FuzzX/: fix it and commit the file. See docs/RELIABILITY.md.
 FUZZTIME ?= 20s
+FUZZPKGS ?= ./...
 fuzz: setup
-	@for t in $$($(GO) test -list 'Fuzz.*' ./... | awk '/^Fuzz/{f[n++]=$$1} /^ok/{for(i=0;i<n;i++) print $$2":"f[i]; n=0}'); do \
+	@for t in $$($(GO) test -list 'Fuzz.*' $(FUZZPKGS) | awk '/^Fuzz/{f[n++]=$$1} /^ok/{for(i=0;i<n;i++) print $$2":"f[i]; n=0}'); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+# Soak: SOAK_CLIENTS mcp-go clients over Streamable HTTP run a mixed workload
+# (catalog, schema, estimates, handle paging, Parquet artifacts read back,
+# distinct values, aggregates, a file replaced under load) for SOAK_DURATION
+# against a server in the test process, checking every answer and that
+# goroutines, open files and the live heap return to the post-warm-up
+# baseline. Not part of `make test` (build tag soak). See docs/RELIABILITY.md.
+SOAK_DURATION ?= 5m
+SOAK_CLIENTS ?= 16
+soak: setup
+	QUARRY_SOAK_DURATION=$(SOAK_DURATION) QUARRY_SOAK_CLIENTS=$(SOAK_CLIENTS) $(GO) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/app
 
 # CSV type inference against DuckDB's sniffer on 100,000 generated CSV files
 # (the default test run does 2,000); INGEST_SEED picks another set.

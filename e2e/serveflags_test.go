@@ -58,6 +58,7 @@ var serveFlagChecks = map[string]func(t *testing.T){
 	"max-cells":      checkFlagMaxCells,
 	"query-memory":   checkFlagQueryMemory,
 	"spill-bytes":    checkFlagSpillBytes,
+	"server-memory":  checkFlagServerMemory,
 }
 
 // serveFlagsTestedElsewhere names, for the other flags, the test that sets
@@ -73,6 +74,8 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"auth-token-file":      "TestHTTPAuth",
 	"max-body":             "TestHTTPLimits",
 	"max-concurrent":       "TestHTTPLimits",
+	"max-streams":          "TestHTTPStreamCap",
+	"max-sessions":         "TestHTTPSessionCap",
 	"rate-burst":           "TestHTTPLimits",
 	"rate-limit":           "TestHTTPLimits",
 	"shutdown-timeout":     "TestHTTPShutdownTimeout",

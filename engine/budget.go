@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -15,12 +16,29 @@ import (
 type budget struct {
 	limit int64 // 0 = unlimited
 	live  atomic.Int64
+
+	// pool, when set, is the server-wide cap the budget reserves from
+	// (pool.go); reserved is what it holds of it.
+	pool     *Pool
+	mu       sync.Mutex
+	reserved atomic.Int64
 }
 
 // exhausted is the panic value of a hard allocation over the limit. It is
 // recovered at operator boundaries (catchBudget, the reader) and turned into
 // the budget's error.
-type exhausted struct{ b *budget }
+type exhausted struct {
+	b      *budget
+	server bool // the server-wide pool, not the query's own limit
+}
+
+// err is the error of the limit that was hit.
+func (e exhausted) err() error {
+	if e.server {
+		return e.b.pool.err(false)
+	}
+	return e.b.err()
+}
 
 func (b *budget) wouldExceed(n int64) bool {
 	return b.limit > 0 && n > 0 && b.live.Load()+n > b.limit
@@ -34,10 +52,14 @@ func (b *budget) err() error {
 		With("memory_limit_bytes", b.limit)
 }
 
-// check reports the budget error when the live bytes exceed the limit.
+// check reports the budget error when the live bytes exceed the limit, or
+// the pool's error when its reservation cannot cover them.
 func (b *budget) check() error {
 	if b.limit > 0 && b.live.Load() > b.limit {
 		return b.err()
+	}
+	if !b.reserve(0) {
+		return b.pool.err(false)
 	}
 	return nil
 }
@@ -83,7 +105,10 @@ type hardAlloc struct {
 // Allocate implements memory.Allocator; it panics with exhausted over the limit.
 func (a *hardAlloc) Allocate(size int) []byte {
 	if a.b.wouldExceed(int64(size)) {
-		panic(exhausted{a.b})
+		panic(exhausted{b: a.b})
+	}
+	if !a.b.reserve(int64(size)) {
+		panic(exhausted{b: a.b, server: true})
 	}
 	a.b.live.Add(int64(size))
 	return a.mem.Allocate(size)
@@ -93,7 +118,10 @@ func (a *hardAlloc) Allocate(size int) []byte {
 func (a *hardAlloc) Reallocate(size int, b []byte) []byte {
 	delta := int64(size - len(b))
 	if a.b.wouldExceed(delta) {
-		panic(exhausted{a.b})
+		panic(exhausted{b: a.b})
+	}
+	if !a.b.reserve(delta) {
+		panic(exhausted{b: a.b, server: true})
 	}
 	a.b.live.Add(delta)
 	return a.mem.Reallocate(size, b)
@@ -138,7 +166,7 @@ func (a *softAlloc) Free(b []byte) {
 func catchBudget(err *error) {
 	if r := recover(); r != nil {
 		if e, ok := r.(exhausted); ok {
-			*err = e.b.err()
+			*err = e.err()
 			return
 		}
 		panic(r)

@@ -25,7 +25,9 @@
 // reported by Err: cancelling the context stops the pipeline at the next
 // batch with ctx.Err(); exceeding Options.MemoryLimit fails with a
 // qerr.ErrLimitExceeded error of code qerr.CodeResourceExhausted. The reader
-// is not safe for concurrent use.
+// is not safe for concurrent use. Options.Pool adds a server-wide cap shared
+// by concurrent queries (pool.go): each reserves from it as it grows and
+// fails (diagnostics scope "server") when it cannot.
 //
 // # Filters
 //

@@ -33,6 +33,9 @@ type Options struct {
 	// Exceeding it fails the query with a qerr.ErrLimitExceeded error of code
 	// qerr.CodeResourceExhausted, reported by the reader's Err.
 	MemoryLimit int64
+	// Pool, when set, is the server-wide memory cap the query reserves
+	// from as it grows (see Pool); nil means no cap across queries.
+	Pool *Pool
 	// Profile, when set, collects per-operator statistics (see Profile).
 	Profile *Profile
 	// Sources are the sources of the datasets a plan joins (planner.Join),
@@ -88,8 +91,12 @@ func Execute(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 	if err != nil {
 		return nil, err
 	}
+	if err := ex.budget.admit(ctx); err != nil {
+		return nil, err
+	}
 	root, err := ex.build(plan)
 	if err != nil {
+		ex.budget.giveBack()
 		return nil, err
 	}
 	if opts.Profile != nil {
@@ -121,7 +128,7 @@ func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 	if bs <= 0 {
 		bs = DefaultBatchSize
 	}
-	b := &budget{limit: max(opts.MemoryLimit, 0)}
+	b := &budget{limit: max(opts.MemoryLimit, 0), pool: opts.Pool}
 	var tr *tracer
 	if trace {
 		tr = &tracer{live: &b.live}
@@ -409,7 +416,7 @@ func (r *reader) pull() (b arrow.RecordBatch, err error) {
 		if p := recover(); p != nil {
 			b = nil
 			if e, ok := p.(exhausted); ok {
-				err = e.b.err()
+				err = e.err()
 				return
 			}
 			err = qerr.Internal(fmt.Errorf("panic: %v\n%s", p, debug.Stack()), "the query engine failed: %v", p)
@@ -423,6 +430,7 @@ func (r *reader) finish() {
 	if r.root != nil {
 		r.root.close()
 		r.root = nil
+		r.budget.giveBack()
 	}
 }
 

@@ -52,12 +52,14 @@ const (
 // probe /healthz and the readiness probe /readyz, which need no token.
 // Every response carries X-Request-Id.
 type HTTPHandler struct {
-	opts    HTTPOptions
-	log     *slog.Logger
-	mcp     *server.StreamableHTTPServer
-	origins *originPolicy
-	auth    *authenticator
-	limits  *principalLimits
+	opts     HTTPOptions
+	log      *slog.Logger
+	mcp      *server.StreamableHTTPServer
+	origins  *originPolicy
+	auth     *authenticator
+	limits   *principalLimits
+	streams  *streamSlots
+	sessions *sessionTable
 }
 
 // NewHTTPHandler builds the handler. opts.Addr only matters for the
@@ -72,11 +74,13 @@ func NewHTTPHandler(s *server.MCPServer, opts HTTPOptions) (*HTTPHandler, error)
 		return nil, err
 	}
 	h := &HTTPHandler{
-		opts:    opts,
-		log:     opts.Logger,
-		origins: origins,
-		auth:    newAuthenticator(opts.Tokens),
-		limits:  newPrincipalLimits(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
+		opts:     opts,
+		log:      opts.Logger,
+		origins:  origins,
+		auth:     newAuthenticator(opts.Tokens),
+		limits:   newPrincipalLimits(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
+		streams:  &streamSlots{max: opts.MaxStreams},
+		sessions: &sessionTable{max: opts.MaxSessions, ttl: opts.SessionIdleTTL},
 	}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(MCPPath),
@@ -108,7 +112,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Request-Id", id)
 	ctx := obs.WithRequest(r.Context(), h.log, id)
-	sw := &statusWriter{ResponseWriter: w}
+	dw := newDeadlineWriter(w, h.opts.WriteTimeout, obs.Logger(ctx))
+	defer dw.arm() // the server flushes the response after ServeHTTP returns
+	sw := &statusWriter{ResponseWriter: dw}
 	info := &requestInfo{}
 	r = r.WithContext(ctx)
 	defer func() {
@@ -238,8 +244,23 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 	if r.Method != http.MethodPost {
 		// GET (the legacy listening stream), DELETE and HEAD carry no body
 		// and are not counted as in-flight: a listening stream lives for
-		// the whole session.
+		// the whole session. Open streams are capped per principal.
+		if r.Method == http.MethodGet {
+			if !h.streams.acquire(principal) {
+				info.reject = codeTooManyStreams
+				w.Header().Set("Retry-After", "5")
+				writeGuardError(w, http.StatusTooManyRequests, rpcServerError, nil, codeTooManyStreams,
+					fmt.Sprintf("more than %d open listening streams (GET %s) for this principal; close one and retry", h.opts.MaxStreams, MCPPath))
+				return
+			}
+			defer h.streams.release(principal)
+		}
+		sid := r.Header.Get(server.HeaderKeySessionID)
+		h.sessions.touch(sid, time.Now())
 		h.mcp.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete {
+			h.sessions.remove(sid)
+		}
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -299,9 +320,22 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 		_, _ = w.Write(b)
 		return
 	}
+	now := time.Now()
+	h.sessions.touch(r.Header.Get(server.HeaderKeySessionID), now)
+	initialize, initID := isInitialize(body)
+	if initialize && h.sessions.full(principal, now) {
+		info.reject = codeTooManySessions
+		w.Header().Set("Retry-After", "5")
+		writeGuardError(w, http.StatusTooManyRequests, rpcServerError, initID, codeTooManySessions,
+			fmt.Sprintf("more than %d live sessions for this principal; end one (DELETE %s with its Mcp-Session-Id) or let it idle out, then retry", h.opts.MaxSessions, MCPPath))
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.mcp.ServeHTTP(w, r)
+	if initialize {
+		h.sessions.add(w.Header().Get(server.HeaderKeySessionID), principal, now)
+	}
 }
 
 // readBody reads at most limit bytes of the request body under a read

@@ -23,6 +23,10 @@ type HTTPFlags struct {
 	MaxBody int64
 	// MaxConcurrent is --max-concurrent, in-flight requests per principal; 0 disables.
 	MaxConcurrent int
+	// MaxStreams is --max-streams, open listening streams per principal; 0 disables.
+	MaxStreams int
+	// MaxSessions is --max-sessions, live legacy sessions per principal; 0 disables.
+	MaxSessions int
 	// ShutdownTimeout is --shutdown-timeout.
 	ShutdownTimeout time.Duration
 }
@@ -45,6 +49,8 @@ func (f *HTTPFlags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.RateBurst, "rate-burst", DefaultRateBurst, "HTTP requests a principal may send in a burst")
 	fs.Int64Var(&f.MaxBody, "max-body", DefaultMaxBody, "largest HTTP request body, bytes (413 beyond)")
 	fs.IntVar(&f.MaxConcurrent, "max-concurrent", DefaultMaxConcurrent, "in-flight HTTP requests per principal; more wait up to 1 s, then get 429 (0: unlimited)")
+	fs.IntVar(&f.MaxStreams, "max-streams", DefaultMaxStreams, "open listening streams (GET /mcp, server-sent events) per principal; one more gets 429 too_many_streams (0: unlimited)")
+	fs.IntVar(&f.MaxSessions, "max-sessions", DefaultMaxSessions, "live MCP sessions (2025-11-25 initialize) per principal; one more gets 429 too_many_sessions until one is deleted or idles out (0: unlimited)")
 	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight HTTP requests get to finish")
 }
 
@@ -68,12 +74,20 @@ func (f *HTTPFlags) Options(addr string, getenv func(string) string) (HTTPOption
 		RateBurst:       f.RateBurst,
 		MaxBody:         f.MaxBody,
 		MaxConcurrent:   f.MaxConcurrent,
+		MaxStreams:      f.MaxStreams,
+		MaxSessions:     f.MaxSessions,
 	}
 	if o.RateLimit <= 0 {
 		o.RateLimit = -1
 	}
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = -1
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = -1
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = -1
 	}
 	if err := o.Validate(); err != nil {
 		return HTTPOptions{}, err

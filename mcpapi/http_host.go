@@ -47,6 +47,9 @@ func loopbackHost(h string) bool {
 		}
 	} else if i := strings.IndexByte(h, ':'); i >= 0 {
 		host, port = h[:i], h[i+1:]
+		if host == "" { // ":8765" names no host (found by FuzzLoopbackHost)
+			return false
+		}
 	}
 	if host != "" && !strings.EqualFold(host, "localhost") {
 		ip, err := netip.ParseAddr(host)

@@ -126,6 +126,19 @@ type HTTPOptions struct {
 	// request beyond it waits up to 1 s for a slot, then gets 429;
 	// 0 => 8, negative => unlimited.
 	MaxConcurrent int
+	// MaxStreams is the open listening streams (GET /mcp, server-sent
+	// events) of one principal; one more gets 429 too_many_streams;
+	// 0 => 4, negative => unlimited.
+	MaxStreams int
+	// MaxSessions is the live legacy (2025-11-25) sessions of one
+	// principal; one more initialize gets 429 too_many_sessions; a session
+	// ends on DELETE or after SessionIdleTTL idle; 0 => 64, negative =>
+	// unlimited.
+	MaxSessions int
+	// WriteTimeout is how long one write to a client may block (a client
+	// that stopped reading) before its request or stream is ended;
+	// 0 => 30 s.
+	WriteTimeout time.Duration
 	// SessionIdleTTL is how long the transport state of an idle legacy
 	// (2025-11-25 era) MCP session is kept; 0 => 30 min.
 	SessionIdleTTL time.Duration
@@ -159,6 +172,15 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.SessionIdleTTL <= 0 {
 		o.SessionIdleTTL = DefaultSessionIdleTTL
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
 	}
 	return o
 }

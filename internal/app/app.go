@@ -72,6 +72,11 @@ type Config struct {
 	SpillBytes int64
 	// QueryMemory is the Arrow memory budget of one query in bytes; 0 => 1 GiB.
 	QueryMemory int64
+	// ServerMemory is the memory budget shared by all running queries (each
+	// reserves from it as it grows; a query that cannot get memory waits
+	// briefly, then fails with resource_exhausted); 0 => half the
+	// machine's memory (at least QueryMemory), negative => no cap.
+	ServerMemory int64
 	// CacheMemory is the byte budget of the column cache (parsed columns
 	// kept in memory across queries, filled when a CSV file is cataloged);
 	// 0 => 25% of the machine's memory, negative => no cache.
@@ -120,6 +125,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.SpillRows, "spill-rows", 1_000_000, "results with more rows are spilled to a Parquet file and paged from disk (negative: never)")
 	fs.Int64Var(&c.SpillBytes, "spill-bytes", 256<<20, "results holding more bytes of Arrow memory are spilled to disk (negative: never)")
 	fs.Int64Var(&c.QueryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes")
+	fs.Int64Var(&c.ServerMemory, "server-memory", 0, "memory budget shared by all running queries, bytes; a query that cannot get memory waits up to 2 s, then fails with resource_exhausted (default 0: half of RAM, at least --query-memory; negative: no cap)")
 	fs.Func("cache-memory", fmt.Sprintf("bytes of parsed columns kept in memory across queries; 0 disables the cache (default 25%% of RAM: %d)", colcache.DefaultBudget()),
 		func(v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -223,7 +229,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	svc, err := service.New(service.Config{
 		HDF5:    h5,
 		Catalog: cat, Materializer: mat, Artifacts: store,
-		QueryMemory: cfg.QueryMemory, QueryTimeout: cfg.QueryTimeout, Cache: cache,
+		QueryMemory: cfg.QueryMemory, ServerMemory: serverMemory(cfg), QueryTimeout: cfg.QueryTimeout, Cache: cache,
 		ConfirmRows: cfg.ConfirmRows, ConfirmBytes: cfg.ConfirmBytes, Demo: demo,
 		HandleTTL: cfg.HandleTTL, MaxHandles: cfg.MaxHandles, ArtifactTTL: cfg.ArtifactTTL, ArtifactQuota: cfg.ArtifactQuota,
 	})
@@ -237,6 +243,23 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
 	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL})
 	return a, nil
+}
+
+// serverMemory turns Config.ServerMemory into the service's: by default
+// half the machine's memory (twice colcache's default of a quarter), and
+// never less than one query's budget.
+func serverMemory(cfg Config) int64 {
+	switch n := cfg.ServerMemory; {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	q := cfg.QueryMemory
+	if q <= 0 {
+		q = 1 << 30
+	}
+	return max(2*colcache.DefaultBudget(), q)
 }
 
 // cacheBudget turns Config.CacheMemory into the cache's budget.

@@ -33,6 +33,13 @@ type Config struct {
 	Artifacts *artifacts.Store
 	// QueryMemory is the Arrow memory budget of one query in bytes; 0 => 1 GiB.
 	QueryMemory int64
+	// ServerMemory is the memory budget shared by all running queries
+	// (engine.Pool): each reserves from it as it grows; 0 or negative =>
+	// no server-wide cap.
+	ServerMemory int64
+	// ServerMemoryWait is how long a query waits to start while the
+	// server-wide budget is in use; 0 => 2 s.
+	ServerMemoryWait time.Duration
 	// QueryTimeout bounds one query's execution; 0 => 60 s.
 	QueryTimeout time.Duration
 	// ExactEstimateBytes: estimate_query runs the whole query (exact
@@ -81,6 +88,7 @@ type Config struct {
 // Service implements Quarry's tools and resources. Safe for concurrent use.
 type Service struct {
 	cfg      Config
+	pool     *engine.Pool // nil without ServerMemory
 	distinct *lru.Cache[string, *distinctEntry]
 	profiles *lru.Cache[string, *SummaryResponse]
 }
@@ -129,7 +137,10 @@ func New(cfg Config) (*Service, error) {
 	if cfg.ArtifactQuota <= 0 {
 		cfg.ArtifactQuota = 2 << 30
 	}
-	s := &Service{cfg: cfg}
+	if cfg.ServerMemoryWait <= 0 {
+		cfg.ServerMemoryWait = 2 * time.Second
+	}
+	s := &Service{cfg: cfg, pool: engine.NewPool(cfg.ServerMemory, cfg.ServerMemoryWait)}
 	var err error
 	if s.distinct, err = lru.New[string, *distinctEntry](cfg.DistinctCacheEntries); err != nil {
 		return nil, err
