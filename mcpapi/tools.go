@@ -29,6 +29,7 @@ var Tools = []ToolConstructor{
 	NewDistinctValuesTool,
 	NewAggregateTool,
 	NewGetServerInfoTool,
+	NewPatternFilterTool,
 }
 
 // toolSpec describes one tool for newTool.

@@ -112,8 +112,8 @@ func (p Pattern) Match(t Text, m Mode) (Verdict, string) {
 			return Match, fmt.Sprintf("words %q start with %q", strings.Join(t.Words[i:i+len(p.Words)], " "), strings.Join(p.stems, " "))
 		}
 	}
-	if w, ok := p.inner(t.Words); ok {
-		return Partial, fmt.Sprintf("%q only inside the longer word %q", p.stems[0], w)
+	if w, ok := p.inner(t); ok {
+		return Partial, fmt.Sprintf("%q only inside the longer word %q", p.stemOrWord(0), w)
 	}
 	if strings.Contains(t.Norm, p.Norm) {
 		return Partial, fmt.Sprintf("contains %q but not on word boundaries", p.Norm)
@@ -150,18 +150,30 @@ outer:
 
 // inner reports the first value word that contains the pattern's first
 // stem (or the first word, when its stem is too short) anywhere but at its
-// start: the pattern is the tail or the inside of a longer word.
-func (p Pattern) inner(words []string) (string, bool) {
-	s := p.stems[0]
-	if utf8.RuneCountInString(s) < minStem {
-		s = p.Words[0]
+// start, when every other pattern word's stem occurs in the value too: the
+// pattern is the tail or the inside of a longer word.
+func (p Pattern) inner(t Text) (string, bool) {
+	for j := 1; j < len(p.Words); j++ {
+		if !strings.Contains(t.Norm, p.stemOrWord(j)) {
+			return "", false
+		}
 	}
-	for _, w := range words {
+	s := p.stemOrWord(0)
+	for _, w := range t.Words {
 		if strings.Index(w, s) > 0 {
 			return w, true
 		}
 	}
 	return "", false
+}
+
+// stemOrWord is pattern word j's stem, or the word when its stem is too
+// short to match as a prefix.
+func (p Pattern) stemOrWord(j int) string {
+	if utf8.RuneCountInString(p.stems[j]) < minStem {
+		return p.Words[j]
+	}
+	return p.stems[j]
 }
 
 // minStem is the shortest stem (in letters) that matches as a prefix;

@@ -1,0 +1,449 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/internal/obs"
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/textmatch"
+)
+
+// pattern_filter limits and defaults.
+const (
+	// DefaultConfirmThreshold is the share of a field's distinct values or
+	// rows above which a match set is "wide" and is confirmed first.
+	DefaultConfirmThreshold = 0.5
+	// wideMatchValues is the number of matched values above which a match
+	// set is confirmed first whatever the threshold.
+	wideMatchValues = 50
+	// maxCandidatesListed bounds each candidate list of an answer.
+	maxCandidatesListed = 200
+	// MaxPatternDistinct bounds the distinct values one field may have.
+	MaxPatternDistinct = 5_000_000
+	// maxPatternDatasets bounds the datasets one call scans.
+	maxPatternDatasets = 64
+	// maxPatterns bounds patterns and exclude.
+	maxPatterns = 32
+	// patternCacheEntries is the number of normalized dictionaries kept.
+	patternCacheEntries = 16
+)
+
+// pattern_filter statuses.
+const (
+	PatternNeedsConfirmation = "needs_confirmation"
+	PatternConfirmed         = "confirmed"
+)
+
+// PatternFilterRequest is the input of pattern_filter.
+type PatternFilterRequest struct {
+	Dataset          string               `json:"dataset,omitempty" jsonschema:"Dataset id (from get_catalog). Optional when datasets or tag name the datasets to search."`
+	Field            string               `json:"field" jsonschema:"Text column whose values are matched (the same name in every dataset searched)."`
+	Patterns         []string             `json:"patterns" jsonschema:"The user's words, e.g. [\"գիտություն\", \"science\"]: a value matching any of them is a candidate. Normalized first (case, Unicode forms, Armenian ligatures and punctuation, look-alike letters, dashes, spaces)."`
+	Mode             string               `json:"mode,omitempty" jsonschema:"enum=strict,enum=balanced,enum=permissive" jsonschema_description:"strict: whole words only; balanced (default): words starting with the pattern's stem (inflected forms), a pattern inside a longer word is only a candidate to confirm; permissive: normalized substring (maximal recall)."`
+	Exclude          []string             `json:"exclude,omitempty" jsonschema:"Words whose values must not be included (normalized substring): such values are listed as exclude candidates."`
+	ConfirmThreshold *float64             `json:"confirm_threshold,omitempty" jsonschema:"Share (0..1) of the field's distinct values or rows above which the match is confirmed with the user first (default 0.5)."`
+	Datasets         []string             `json:"datasets,omitempty" jsonschema:"Search the same field in these datasets too (e.g. one per year); the token applies to each."`
+	Tag              string               `json:"tag,omitempty" jsonschema:"Search every dataset whose schema-card tags have this value (\"2024\") or key:value pair (\"year:2024\")."`
+	Confirmed        *PatternConfirmation `json:"confirmed,omitempty" jsonschema:"The user's decision on a needs_confirmation answer: the exact values to include (and those rejected). The answer is then confirmed with a filter_token for exactly the included values."`
+}
+
+// PatternConfirmation is the user's choice among candidates.
+type PatternConfirmation struct {
+	Include []string `json:"include" jsonschema:"Exact values (as listed in candidates) to keep."`
+	Exclude []string `json:"exclude,omitempty" jsonschema:"Exact values the user rejected (recorded, never included)."`
+}
+
+// PatternCandidate is one distinct value of the field.
+type PatternCandidate struct {
+	Value    string           `json:"value" jsonschema:"The exact value in the data."`
+	Count    int64            `json:"count" jsonschema:"Rows with this value (over all datasets searched)."`
+	Why      string           `json:"why" jsonschema:"Why it is a candidate (what matched, or why it is doubtful)."`
+	Datasets map[string]int64 `json:"datasets,omitempty" jsonschema:"Rows per dataset, when several datasets were searched."`
+}
+
+// PatternCandidates are the values proposed for inclusion and the doubtful
+// ones proposed for exclusion.
+type PatternCandidates struct {
+	Include []PatternCandidate `json:"include" jsonschema:"Values that match in the chosen mode, most rows first."`
+	Exclude []PatternCandidate `json:"exclude" jsonschema:"Values where a pattern occurs only inside a longer word (or in another form), or that match an exclude word: not included unless the user says so."`
+}
+
+// PatternDiagnostics are pattern_filter's counts.
+type PatternDiagnostics struct {
+	DistinctScanned int64    `json:"distinct_scanned" jsonschema:"Distinct values of the field scanned (all datasets)."`
+	MatchedRows     int64    `json:"matched_rows" jsonschema:"Rows whose value is an include candidate."`
+	Matched         int64    `json:"matched,omitempty" jsonschema:"Rows the confirmed filter keeps (confirmed answers)."`
+	Datasets        []string `json:"datasets" jsonschema:"The datasets searched."`
+	DurationMS      int64    `json:"duration_ms"`
+}
+
+// PatternNextCall is the call that confirms a needs_confirmation answer.
+type PatternNextCall struct {
+	Tool      string                `json:"tool"`
+	Arguments *PatternFilterRequest `json:"arguments"`
+}
+
+// PatternFilterResponse is the output of pattern_filter.
+type PatternFilterResponse struct {
+	Status     string             `json:"status" jsonschema:"enum=needs_confirmation,enum=confirmed" jsonschema_description:"needs_confirmation: ask the user, then call next_call (edited to their choice); confirmed: use filter_token."`
+	Mode       string             `json:"mode"`
+	Candidates *PatternCandidates `json:"candidates,omitempty"`
+	Question   string             `json:"question,omitempty" jsonschema:"What to ask the user (needs_confirmation)."`
+	Notes      []string           `json:"notes,omitempty"`
+	NextCall   *PatternNextCall   `json:"next_call,omitempty" jsonschema:"needs_confirmation: the pattern_filter call that confirms the proposed include list; move values between include and exclude as the user decides."`
+	// FilterToken is the signed confirmed filter.
+	FilterToken string                  `json:"filter_token,omitempty" jsonschema:"Pass as filters: [{\"filter_token\": \"...\"}] to query_data, aggregate, estimate_query or distinct_values on the datasets listed in diagnostics.datasets: it keeps exactly the confirmed values' rows."`
+	Filter      *PatternFilterExplained `json:"filter,omitempty" jsonschema:"What the token stands for (for inspection)."`
+	ExpiresAt   string                  `json:"expires_at,omitempty" jsonschema:"When the token stops being accepted (RFC 3339)."`
+	Diagnostics PatternDiagnostics      `json:"diagnostics"`
+}
+
+// PatternFilterExplained is the filter a token stands for.
+type PatternFilterExplained struct {
+	Col   string   `json:"col"`
+	Op    string   `json:"op"`
+	Value []string `json:"value"`
+}
+
+// patternDict is a field's distinct values with their counts and
+// normalized forms, cached per file version.
+type patternDict struct {
+	values []string
+	counts []int64
+	texts  []textmatch.Text
+	rows   int64 // non-null rows: the sum of counts
+}
+
+// patternMatch is one distinct value's verdict.
+type patternMatch struct {
+	value   string
+	count   int64
+	why     string
+	include bool
+	byDS    map[string]int64
+}
+
+// PatternFilter matches patterns against the distinct values of a text
+// field (pattern_filter) and either proposes candidates to confirm or
+// returns a signed filter token.
+func (s *Service) PatternFilter(ctx context.Context, req PatternFilterRequest) (*PatternFilterResponse, error) {
+	start := time.Now()
+	mode, pats, excl, threshold, err := parsePatternRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	ids, notes, err := s.patternDatasets(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	matches := map[string]*patternMatch{}
+	dicts := make([]*patternDict, len(ids))
+	var distinct, rows int64
+	for i, id := range ids {
+		dict, err := onDataset(ctx, s, id, func(d *catalog.Dataset) (*patternDict, error) { return s.patternDictOf(ctx, d, req.Field) })
+		if err != nil {
+			return nil, err
+		}
+		dicts[i] = dict
+		distinct += int64(len(dict.values))
+		rows += dict.rows
+		classify(dict, id, pats, excl, mode, matches)
+	}
+	out := &PatternFilterResponse{Mode: string(mode), Notes: notes, Diagnostics: PatternDiagnostics{DistinctScanned: distinct, Datasets: ids}}
+	if req.Confirmed != nil {
+		err = s.confirmPattern(req, ids, dicts, matches, out)
+	} else {
+		err = s.proposePattern(req, threshold, rows, matches, out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Diagnostics.DurationMS = time.Since(start).Milliseconds()
+	obs.Logger(ctx).Info("pattern_filter", "datasets", ids, "field", req.Field, "mode", mode, "status", out.Status,
+		"distinct_scanned", distinct, "matched_rows", out.Diagnostics.MatchedRows, "duration_ms", out.Diagnostics.DurationMS)
+	return out, nil
+}
+
+// parsePatternRequest validates the arguments and compiles the patterns.
+func parsePatternRequest(req PatternFilterRequest) (textmatch.Mode, []textmatch.Pattern, []textmatch.Pattern, float64, error) {
+	mode, err := textmatch.ParseMode(req.Mode)
+	if err != nil {
+		return "", nil, nil, 0, qerr.Invalid(qerr.CodeInvalidArgument, "%v", err).With("field", "mode")
+	}
+	if strings.TrimSpace(req.Field) == "" {
+		return "", nil, nil, 0, qerr.Invalid(qerr.CodeInvalidColumn, "field is required").With("field", "field").
+			WithHint("name the text column to match; get_schema lists them")
+	}
+	if len(req.Patterns) == 0 && req.Confirmed == nil {
+		return "", nil, nil, 0, qerr.Invalid(qerr.CodeInvalidArgument, "patterns is required").With("field", "patterns").
+			WithHint("give the user's words, e.g. [\"science\"]")
+	}
+	threshold := DefaultConfirmThreshold
+	if req.ConfirmThreshold != nil {
+		threshold = *req.ConfirmThreshold
+		if threshold <= 0 || threshold > 1 {
+			return "", nil, nil, 0, qerr.Invalid(qerr.CodeInvalidArgument, "confirm_threshold must be in (0, 1], got %v", threshold).
+				With("field", "confirm_threshold")
+		}
+	}
+	pats, err := compilePatterns("patterns", req.Patterns)
+	if err != nil {
+		return "", nil, nil, 0, err
+	}
+	excl, err := compilePatterns("exclude", req.Exclude)
+	return mode, pats, excl, threshold, err
+}
+
+func compilePatterns(field string, raw []string) ([]textmatch.Pattern, error) {
+	if len(raw) > maxPatterns {
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "%s: at most %d, got %d", field, maxPatterns, len(raw)).With("field", field)
+	}
+	out := make([]textmatch.Pattern, 0, len(raw))
+	for i, r := range raw {
+		p, err := textmatch.Compile(r)
+		if err != nil {
+			return nil, qerr.Invalid(qerr.CodeInvalidArgument, "%s[%d]: %v", field, i, err).With("field", field).
+				WithHint("a pattern needs at least one letter or digit")
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// patternDatasets returns the datasets to search: dataset, datasets and
+// those tagged tag, without duplicates, in that order.
+func (s *Service) patternDatasets(ctx context.Context, req PatternFilterRequest) ([]string, []string, error) {
+	ids := []string{}
+	add := func(id string) {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	add(req.Dataset)
+	for _, id := range req.Datasets {
+		add(id)
+	}
+	var notes []string
+	if tag := strings.TrimSpace(req.Tag); tag != "" {
+		s.WaitFirstScan(ctx)
+		if err := s.cfg.Catalog.Refresh(ctx); err != nil {
+			return nil, nil, err
+		}
+		n := len(ids)
+		for _, d := range s.cfg.Catalog.Datasets() {
+			if hasTag(d, tag) && d.Schema.HasField(req.Field) {
+				add(d.ID)
+			}
+		}
+		if len(ids) == n {
+			notes = append(notes, fmt.Sprintf("no dataset with a column %q is tagged %q", req.Field, tag))
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil, qerr.Invalid(qerr.CodeInvalidArgument, "dataset, datasets or tag is required").With("field", "dataset").
+			WithHint("call get_catalog to list dataset ids and tags")
+	}
+	if len(ids) > maxPatternDatasets {
+		return nil, nil, qerr.New(qerr.ErrLimitExceeded, qerr.CodeInvalidArgument, "pattern_filter searches at most %d datasets, got %d", maxPatternDatasets, len(ids)).
+			With("field", "datasets").WithHint("name fewer datasets or a narrower tag")
+	}
+	return ids, notes, nil
+}
+
+// hasTag reports whether d's card has tag as a value, or as "key:value".
+func hasTag(d *catalog.Dataset, tag string) bool {
+	if d.Card == nil {
+		return false
+	}
+	if k, v, ok := strings.Cut(tag, ":"); ok {
+		return tagsMatch(d, map[string]string{strings.TrimSpace(k): v})
+	}
+	for _, v := range d.Card.Tags {
+		if strings.EqualFold(strings.TrimSpace(v), tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// patternDictOf returns the normalized distinct values of field in d,
+// cached per file version.
+func (s *Service) patternDictOf(ctx context.Context, d *catalog.Dataset, field string) (*patternDict, error) {
+	f, ok := d.Schema.FieldsByName(field)
+	if !ok {
+		names := columnNames(d.Schema)
+		return nil, qerr.Invalid(qerr.CodeInvalidColumn, "dataset %q has no column %q", d.ID, field).
+			With("field", "field").With("column", field).With("suggestions", qerr.Suggest(field, names, 3)).
+			WithHint("valid columns: %s", listNames(names, 30))
+	}
+	if !isText(f[0].Type) {
+		return nil, qerr.Invalid(qerr.CodeInvalidColumn, "column %q of %q is %s, not text: pattern_filter matches text", field, d.ID, f[0].Type).
+			With("field", "field").WithHint("use filters with eq/in/range on non-text columns")
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", d.AbsPath, d.ID, d.SizeBytes, d.ModTime.UnixNano(), field)
+	if dict, ok := s.patterns.Get(key); ok {
+		return dict, nil
+	}
+	dict := &patternDict{}
+	err := s.eachDistinctText(ctx, d, field, func(v string, n int64) error {
+		if len(dict.values) >= MaxPatternDistinct {
+			return qerr.New(qerr.ErrLimitExceeded, qerr.CodeResourceExhausted, "column %q of %q has more than %d distinct values", field, d.ID, MaxPatternDistinct).
+				WithHint("pattern_filter is for label-like columns; filter free text with contains or regex")
+		}
+		dict.values = append(dict.values, v)
+		dict.counts = append(dict.counts, n)
+		dict.rows += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	dict.texts = make([]textmatch.Text, len(dict.values))
+	for i, v := range dict.values {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, qerr.As(ctx.Err())
+		}
+		dict.texts[i] = textmatch.Prepare(v)
+	}
+	s.patterns.Add(key, dict)
+	return dict, nil
+}
+
+func isText(t arrow.DataType) bool {
+	switch t := t.(type) {
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
+		return true
+	case *arrow.DictionaryType:
+		return isText(t.ValueType)
+	}
+	return false
+}
+
+// eachDistinctText streams the distinct non-null values of a text column
+// with their row counts (the distinct_values query, unordered: the engine
+// hashes dictionary-encoded columns by dictionary entry), batch by batch.
+func (s *Service) eachDistinctText(ctx context.Context, d *catalog.Dataset, field string, fn func(v string, n int64) error) error {
+	q, err := s.prepare(ctx, d, distinctSpec(d, field, nil))
+	if err != nil {
+		return err
+	}
+	return q.stream(ctx, 0, nil, func(ctx context.Context, rr array.RecordReader) error {
+		for rr.Next() {
+			rec := rr.Record()
+			vals, counts := rec.Column(0), rec.Column(1)
+			cnt, ok := counts.(*array.Int64)
+			if !ok {
+				return qerr.Internal(fmt.Errorf("count column is %s", counts.DataType()), "reading distinct values")
+			}
+			str := textAt(vals)
+			if str == nil {
+				return qerr.Internal(fmt.Errorf("key column is %s", vals.DataType()), "reading distinct values")
+			}
+			for i := 0; i < vals.Len(); i++ {
+				if vals.IsNull(i) {
+					continue
+				}
+				if err := fn(str(i), cnt.Value(i)); err != nil {
+					return err
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return rr.Err()
+	})
+}
+
+// textAt returns the string accessor of a text array (nil for others).
+func textAt(a arrow.Array) func(int) string {
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value
+	case *array.LargeString:
+		return a.Value
+	case *array.StringView:
+		return a.Value
+	case *array.Dictionary:
+		inner := textAt(a.Dictionary())
+		if inner == nil {
+			return nil
+		}
+		return func(i int) string { return inner(a.GetValueIndex(i)) }
+	}
+	return nil
+}
+
+// classify matches every value of dict (dataset id) and merges the
+// verdicts into matches by value: a value is included when a pattern
+// matches it in mode and no exclude word occurs in it; it is an exclude
+// candidate when a pattern occurs only partially or an exclude word occurs.
+func classify(dict *patternDict, id string, pats, excl []textmatch.Pattern, mode textmatch.Mode, matches map[string]*patternMatch) {
+	for i, t := range dict.texts {
+		best, why := textmatch.NoMatch, ""
+		for _, p := range pats {
+			if v, w := p.Match(t, mode); v > best {
+				best, why = v, w
+				if v == textmatch.Match {
+					break
+				}
+			}
+		}
+		if best == textmatch.NoMatch {
+			continue
+		}
+		include := best == textmatch.Match
+		for _, x := range excl {
+			if v, _ := x.Match(t, textmatch.Permissive); v == textmatch.Match {
+				include, why = false, fmt.Sprintf("contains the exclude word %q", x.Norm)
+				break
+			}
+		}
+		m := matches[dict.values[i]]
+		if m == nil {
+			m = &patternMatch{value: dict.values[i], why: why, include: include, byDS: map[string]int64{}}
+			matches[dict.values[i]] = m
+		}
+		m.count += dict.counts[i]
+		m.byDS[id] += dict.counts[i]
+	}
+}
+
+// sortedMatches returns the included and excluded matches, most rows
+// first, then by value.
+func sortedMatches(matches map[string]*patternMatch) (inc, exc []*patternMatch) {
+	for _, m := range matches {
+		if m.include {
+			inc = append(inc, m)
+		} else {
+			exc = append(exc, m)
+		}
+	}
+	by := func(a, b *patternMatch) int {
+		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.value, b.value))
+	}
+	slices.SortFunc(inc, by)
+	slices.SortFunc(exc, by)
+	return inc, exc
+}
+
+func candidates(ms []*patternMatch, multi bool) []PatternCandidate {
+	out := make([]PatternCandidate, 0, min(len(ms), maxCandidatesListed))
+	for _, m := range ms[:min(len(ms), maxCandidatesListed)] {
+		c := PatternCandidate{Value: m.value, Count: m.count, Why: m.why}
+		if multi {
+			c.Datasets = m.byDS
+		}
+		out = append(out, c)
+	}
+	return out
+}
