@@ -2,14 +2,20 @@ package e2e
 
 import (
 	"cmp"
+	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Programs of the hand-made Armenian budget data: each value with the
@@ -275,5 +281,77 @@ func TestPatternFilterAcrossDatasets(t *testing.T) {
 	}
 	if total != ok.Diagnostics.Matched || total == 0 {
 		t.Errorf("rows over both years %d, token says %d", total, ok.Diagnostics.Matched)
+	}
+}
+
+// picker answers pattern_filter's form: accept with the default
+// selection plus the values in add, or decline / cancel.
+type picker struct {
+	mu     sync.Mutex
+	action mcp.ElicitationResponseAction
+	add    []string
+	asked  []mcp.ElicitationRequest
+}
+
+func (p *picker) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asked = append(p.asked, req)
+	res := &mcp.ElicitationResult{}
+	res.Action = p.action
+	if p.action != mcp.ElicitationResponseActionAccept {
+		return res, nil
+	}
+	props, _ := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)
+	content := map[string]any{}
+	if v, ok := props["values"].(map[string]any); ok { // multi-select
+		picked := slices.Clone(v["default"].([]any))
+		for _, a := range p.add {
+			picked = append(picked, a)
+		}
+		content["values"] = picked
+	} else { // one boolean per value
+		for k, v := range props {
+			f := v.(map[string]any)
+			title, _ := f["title"].(string)
+			content[k] = f["default"].(bool) || slices.ContainsFunc(p.add, func(a string) bool { return strings.HasPrefix(title, a+" (") })
+		}
+	}
+	res.Content = content
+	return res, nil
+}
+
+// TestPatternFilterElicitation: a client that declared elicitation gets
+// one form (multi-select: both revisions the e2e client speaks have it;
+// the boolean form of older revisions is tested in mcpapi);
+// accepting yields the confirmed token directly, declining and cancelling
+// are cancelled errors.
+func TestPatternFilterElicitation(t *testing.T) {
+	root := budgetRoot(t)
+	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		t.Run(version, func(t *testing.T) {
+			p := &picker{action: mcp.ElicitationResponseActionAccept, add: []string{pProfessions}}
+			s := startSession(t, []client.ClientOption{client.WithElicitationHandler(p), client.WithProtocolVersion(version)}, "--data", root)
+			args := map[string]any{"dataset": budgetDataset, "field": "program", "patterns": []string{"գիտություն"}}
+			var ok patternOut
+			call(t, s.c, "pattern_filter", args, &ok)
+			want := sorted(pScience, pScienceGen, pSciEduLig, pSciEduEw, pSciEmphasis, pSciLatinN, pNaturalSci, pProfessions)
+			if inc, _ := ok.sets(); ok.Status != "confirmed" || ok.FilterToken == "" || !slices.Equal(inc, want) || len(p.asked) != 1 {
+				t.Fatalf("accepted: %+v (asked %d)", ok, len(p.asked))
+			}
+			form, _ := json.Marshal(p.asked[0].Params.RequestedSchema)
+			if !strings.Contains(string(form), `"anyOf"`) || !strings.Contains(string(form), pProfessions+" (") ||
+				!strings.Contains(p.asked[0].Params.Message, "program") {
+				t.Errorf("form: %s %q", form, p.asked[0].Params.Message)
+			}
+			for _, action := range []mcp.ElicitationResponseAction{mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel} {
+				p.mu.Lock()
+				p.action = action
+				p.mu.Unlock()
+				if e := callErr(t, s.c, "pattern_filter", args); e.Code != "cancelled" {
+					t.Errorf("%s: %+v", action, e)
+				}
+			}
+		})
 	}
 }
