@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -123,13 +125,25 @@ type patternDict struct {
 	rows   int64 // non-null rows: the sum of counts
 }
 
-// patternMatch is one distinct value's verdict.
+// patternMatch is one distinct value's verdict. why is computed only for
+// the values an answer lists (explain).
 type patternMatch struct {
-	value   string
-	count   int64
-	why     string
-	include bool
-	byDS    map[string]int64
+	value     string
+	count     int64
+	include   bool
+	byExclude bool // an exclude word occurs in it (pat is that word)
+	text      textmatch.Text
+	pat       textmatch.Pattern // the pattern that matched, or the exclude word
+	byDS      map[string]int64  // with several datasets only
+}
+
+// explain says why m is a candidate.
+func (m *patternMatch) explain(mode textmatch.Mode) string {
+	if m.byExclude {
+		return fmt.Sprintf("contains the exclude word %q", m.pat.Norm)
+	}
+	_, why := m.pat.Match(m.text, mode)
+	return why
 }
 
 // PatternFilter matches patterns against the distinct values of a text
@@ -145,7 +159,7 @@ func (s *Service) PatternFilter(ctx context.Context, req PatternFilterRequest) (
 	if err != nil {
 		return nil, err
 	}
-	matches := map[string]*patternMatch{}
+	matches := newMatchSet(len(ids) > 1)
 	dicts := make([]*patternDict, len(ids))
 	var distinct, rows int64
 	for i, id := range ids {
@@ -156,13 +170,13 @@ func (s *Service) PatternFilter(ctx context.Context, req PatternFilterRequest) (
 		dicts[i] = dict
 		distinct += int64(len(dict.values))
 		rows += dict.rows
-		classify(dict, id, pats, excl, mode, matches)
+		matches.classify(dict, id, pats, excl, mode)
 	}
 	out := &PatternFilterResponse{Mode: string(mode), Notes: notes, Diagnostics: PatternDiagnostics{DistinctScanned: distinct, Datasets: ids}}
 	if req.Confirmed != nil {
 		err = s.confirmPattern(req, ids, dicts, matches, out)
 	} else {
-		err = s.proposePattern(req, threshold, rows, matches, out)
+		err = s.proposePattern(req, mode, threshold, rows, matches, out)
 	}
 	if err != nil {
 		return nil, err
@@ -248,6 +262,10 @@ func (s *Service) patternDatasets(ctx context.Context, req PatternFilterRequest)
 			notes = append(notes, fmt.Sprintf("no dataset with a column %q is tagged %q", req.Field, tag))
 		}
 	}
+	if len(ids) == 0 && len(notes) > 0 {
+		return nil, nil, qerr.New(qerr.ErrNotFound, qerr.CodeDatasetNotFound, "%s", notes[0]).With("field", "tag").
+			WithHint("get_catalog lists the datasets with their tags")
+	}
 	if len(ids) == 0 {
 		return nil, nil, qerr.Invalid(qerr.CodeInvalidArgument, "dataset, datasets or tag is required").With("field", "dataset").
 			WithHint("call get_catalog to list dataset ids and tags")
@@ -307,15 +325,34 @@ func (s *Service) patternDictOf(ctx context.Context, d *catalog.Dataset, field s
 	if err != nil {
 		return nil, err
 	}
-	dict.texts = make([]textmatch.Text, len(dict.values))
-	for i, v := range dict.values {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, qerr.As(ctx.Err())
-		}
-		dict.texts[i] = textmatch.Prepare(v)
+	if err := dict.prepare(ctx); err != nil {
+		return nil, err
 	}
 	s.patterns.Add(key, dict)
 	return dict, nil
+}
+
+// prepare normalizes every value, in parallel on every core.
+func (dict *patternDict) prepare(ctx context.Context) error {
+	dict.texts = make([]textmatch.Text, len(dict.values))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(dict.values)/1024))
+	chunk := (len(dict.values) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(dict.values); lo += chunk {
+		hi := min(lo+chunk, len(dict.values))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi && ctx.Err() == nil; i++ {
+				dict.texts[i] = textmatch.Prepare(dict.values[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return qerr.As(err)
+	}
+	return nil
 }
 
 func isText(t arrow.DataType) bool {
@@ -383,16 +420,30 @@ func textAt(a arrow.Array) func(int) string {
 	return nil
 }
 
+// matchSet holds one verdict per value over every dataset searched.
+type matchSet struct {
+	list    []*patternMatch
+	byValue map[string]*patternMatch // several datasets: a value's verdict, to add up its counts
+}
+
+func newMatchSet(multi bool) *matchSet {
+	ms := &matchSet{}
+	if multi {
+		ms.byValue = map[string]*patternMatch{}
+	}
+	return ms
+}
+
 // classify matches every value of dict (dataset id) and merges the
-// verdicts into matches by value: a value is included when a pattern
-// matches it in mode and no exclude word occurs in it; it is an exclude
-// candidate when a pattern occurs only partially or an exclude word occurs.
-func classify(dict *patternDict, id string, pats, excl []textmatch.Pattern, mode textmatch.Mode, matches map[string]*patternMatch) {
+// verdicts by value: a value is included when a pattern matches it in mode
+// and no exclude word occurs in it; it is an exclude candidate when a
+// pattern occurs only partially or an exclude word occurs.
+func (ms *matchSet) classify(dict *patternDict, id string, pats, excl []textmatch.Pattern, mode textmatch.Mode) {
 	for i, t := range dict.texts {
-		best, why := textmatch.NoMatch, ""
-		for _, p := range pats {
-			if v, w := p.Match(t, mode); v > best {
-				best, why = v, w
+		best, bestPat := textmatch.NoMatch, -1
+		for j, p := range pats {
+			if v := p.Verdict(t, mode); v > best {
+				best, bestPat = v, j
 				if v == textmatch.Match {
 					break
 				}
@@ -401,49 +452,88 @@ func classify(dict *patternDict, id string, pats, excl []textmatch.Pattern, mode
 		if best == textmatch.NoMatch {
 			continue
 		}
-		include := best == textmatch.Match
-		for _, x := range excl {
-			if v, _ := x.Match(t, textmatch.Permissive); v == textmatch.Match {
-				include, why = false, fmt.Sprintf("contains the exclude word %q", x.Norm)
-				break
+		var m *patternMatch
+		if ms.byValue != nil {
+			m = ms.byValue[dict.values[i]]
+		}
+		if m == nil {
+			m = &patternMatch{value: dict.values[i], include: best == textmatch.Match, text: t, pat: pats[bestPat]}
+			for _, x := range excl {
+				if x.Verdict(t, textmatch.Permissive) == textmatch.Match {
+					m.include, m.byExclude, m.pat = false, true, x
+					break
+				}
+			}
+			ms.list = append(ms.list, m)
+			if ms.byValue != nil {
+				ms.byValue[dict.values[i]] = m
+				m.byDS = map[string]int64{}
 			}
 		}
-		m := matches[dict.values[i]]
-		if m == nil {
-			m = &patternMatch{value: dict.values[i], why: why, include: include, byDS: map[string]int64{}}
-			matches[dict.values[i]] = m
-		}
 		m.count += dict.counts[i]
-		m.byDS[id] += dict.counts[i]
+		if m.byDS != nil {
+			m.byDS[id] += dict.counts[i]
+		}
 	}
 }
 
-// sortedMatches returns the included and excluded matches, most rows
-// first, then by value.
-func sortedMatches(matches map[string]*patternMatch) (inc, exc []*patternMatch) {
-	for _, m := range matches {
+// split returns the included and the excluded matches, unordered.
+func (ms *matchSet) split() (inc, exc []*patternMatch) {
+	for _, m := range ms.list {
 		if m.include {
 			inc = append(inc, m)
 		} else {
 			exc = append(exc, m)
 		}
 	}
-	by := func(a, b *patternMatch) int {
-		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.value, b.value))
-	}
-	slices.SortFunc(inc, by)
-	slices.SortFunc(exc, by)
 	return inc, exc
 }
 
-func candidates(ms []*patternMatch, multi bool) []PatternCandidate {
-	out := make([]PatternCandidate, 0, min(len(ms), maxCandidatesListed))
-	for _, m := range ms[:min(len(ms), maxCandidatesListed)] {
-		c := PatternCandidate{Value: m.value, Count: m.count, Why: m.why}
-		if multi {
-			c.Datasets = m.byDS
+// find returns the matches of the given values (sorted).
+func (ms *matchSet) find(sortedValues []string) map[string]*patternMatch {
+	out := map[string]*patternMatch{}
+	for _, m := range ms.list {
+		if _, ok := slices.BinarySearch(sortedValues, m.value); ok {
+			out[m.value] = m
 		}
-		out = append(out, c)
+	}
+	return out
+}
+
+// byRows orders matches most rows first, then by value.
+func byRows(a, b *patternMatch) int {
+	if a.count != b.count {
+		return cmp.Compare(b.count, a.count)
+	}
+	return strings.Compare(a.value, b.value)
+}
+
+// topMatches returns the first k of ms in byRows order, without sorting
+// all of them.
+func topMatches(ms []*patternMatch, k int) []*patternMatch {
+	if len(ms) <= k {
+		out := slices.Clone(ms)
+		slices.SortFunc(out, byRows)
+		return out
+	}
+	top := slices.Clone(ms[:k])
+	slices.SortFunc(top, byRows)
+	for _, m := range ms[k:] {
+		if byRows(m, top[k-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, m, byRows)
+		copy(top[i+1:], top[i:k-1])
+		top[i] = m
+	}
+	return top
+}
+
+// candidates lists ms with why they are candidates.
+func candidates(ms []*patternMatch, mode textmatch.Mode) []PatternCandidate {
+	out := make([]PatternCandidate, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, PatternCandidate{Value: m.value, Count: m.count, Why: m.explain(mode), Datasets: m.byDS})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/textmatch"
 )
 
 // proposePattern answers a call without a confirmation: confirmed with a
@@ -14,8 +15,9 @@ import (
 // otherwise (doubtful values, nothing matched, or a wide match: more than
 // wideMatchValues values, or a share of the distinct values or of the
 // rows above threshold).
-func (s *Service) proposePattern(req PatternFilterRequest, threshold float64, rows int64, matches map[string]*patternMatch, out *PatternFilterResponse) error {
-	inc, exc := sortedMatches(matches)
+func (s *Service) proposePattern(req PatternFilterRequest, mode textmatch.Mode, threshold float64, rows int64,
+	matches *matchSet, out *PatternFilterResponse) error {
+	inc, exc := matches.split()
 	var incRows int64
 	for _, m := range inc {
 		incRows += m.count
@@ -34,6 +36,7 @@ func (s *Service) proposePattern(req PatternFilterRequest, threshold float64, ro
 		reasons = append(reasons, fmt.Sprintf("the match is wide: %d of %d values, %d of %d rows (confirm_threshold %g)", len(inc), distinct, incRows, rows, threshold))
 	}
 	if len(reasons) == 0 {
+		slices.SortFunc(inc, byRows)
 		values := make([]string, len(inc))
 		for i, m := range inc {
 			values[i] = m.value
@@ -41,14 +44,14 @@ func (s *Service) proposePattern(req PatternFilterRequest, threshold float64, ro
 		out.Notes = append(out.Notes, fmt.Sprintf("every value that matched is clear: %d value(s)", len(values)))
 		return s.confirmedAnswer(req.Field, out.Diagnostics.Datasets, values, incRows, out)
 	}
-	multi := len(out.Diagnostics.Datasets) > 1
 	out.Status = PatternNeedsConfirmation
-	out.Candidates = &PatternCandidates{Include: candidates(inc, multi), Exclude: candidates(exc, multi)}
+	topInc, topExc := topMatches(inc, maxCandidatesListed), topMatches(exc, maxCandidatesListed)
+	out.Candidates = &PatternCandidates{Include: candidates(topInc, mode), Exclude: candidates(topExc, mode)}
 	if len(inc) > maxCandidatesListed || len(exc) > maxCandidatesListed {
 		out.Notes = append(out.Notes, fmt.Sprintf("only the %d values with the most rows of each list are shown", maxCandidatesListed))
 	}
 	next := req
-	next.Confirmed = &PatternConfirmation{Include: valuesOf(inc), Exclude: valuesOf(exc)}
+	next.Confirmed = &PatternConfirmation{Include: valuesOf(topInc), Exclude: valuesOf(topExc)}
 	out.NextCall = &PatternNextCall{Tool: "pattern_filter", Arguments: &next}
 	out.Question = fmt.Sprintf("Which values of %q should the filter keep? %s. Proposed: the %d include value(s) (%d rows); "+
 		"the exclude candidates are left out unless the user picks them. Ask the user, then call next_call with confirmed.include set to their choice.",
@@ -60,11 +63,11 @@ func (s *Service) proposePattern(req PatternFilterRequest, threshold float64, ro
 	return nil
 }
 
-// valuesOf lists up to maxCandidatesListed values of ms.
+// valuesOf lists the values of ms.
 func valuesOf(ms []*patternMatch) []string {
-	out := make([]string, 0, min(len(ms), maxCandidatesListed))
-	for _, m := range ms[:min(len(ms), maxCandidatesListed)] {
-		out = append(out, m.value)
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.value
 	}
 	return out
 }
@@ -80,7 +83,7 @@ func quoteAll(ss []string) string {
 // confirmPattern answers a call with the user's confirmed lists: every
 // included value must be a value of the field in one of the datasets; the
 // token keeps exactly those values.
-func (s *Service) confirmPattern(req PatternFilterRequest, ids []string, dicts []*patternDict, matches map[string]*patternMatch, out *PatternFilterResponse) error {
+func (s *Service) confirmPattern(req PatternFilterRequest, ids []string, dicts []*patternDict, matches *matchSet, out *PatternFilterResponse) error {
 	c := req.Confirmed
 	if len(c.Include) == 0 {
 		return qerr.Invalid(qerr.CodeInvalidArgument, "confirmed.include is empty: nothing to filter on").With("field", "confirmed.include").
@@ -108,13 +111,14 @@ func (s *Service) confirmPattern(req PatternFilterRequest, ids []string, dicts [
 	}
 	var unknown, unmatched []string
 	var rows int64
+	found := matches.find(include)
 	for _, v := range include {
 		n, ok := counts[v]
 		if !ok {
 			unknown = append(unknown, v)
 		}
 		rows += n
-		if m := matches[v]; ok && (m == nil || !m.include) {
+		if m := found[v]; ok && (m == nil || !m.include) {
 			unmatched = append(unmatched, v)
 		}
 	}

@@ -36,6 +36,11 @@ func FuzzNormalize(f *testing.F) {
 		if err != nil {
 			return
 		}
+		for _, m := range Modes {
+			if got, why := p.Match(v, m); got != p.Verdict(v, m) || (got == NoMatch) != (why == "") {
+				t.Fatalf("%q vs %q in %s: Match %d %q, Verdict %d", pat, s, m, got, why, p.Verdict(v, m))
+			}
+		}
 		if st, _ := p.Match(v, Strict); st == Match {
 			if b, _ := p.Match(v, Balanced); b != Match {
 				t.Fatalf("%q matches %q strictly but not balanced", pat, s)

@@ -92,31 +92,51 @@ func Compile(raw string) (Pattern, error) {
 // Stems returns the pattern's balanced-mode word stems.
 func (p Pattern) Stems() []string { return append([]string(nil), p.stems...) }
 
-// Match classifies t against p in mode m and says why in a short phrase.
-func (p Pattern) Match(t Text, m Mode) (Verdict, string) {
+// Match classifies t against p in mode m and says why in a short phrase
+// ("" for NoMatch).
+func (p Pattern) Match(t Text, m Mode) (Verdict, string) { return p.match(t, m, true) }
+
+// Verdict is Match without the explanation (no allocation).
+func (p Pattern) Verdict(t Text, m Mode) Verdict {
+	v, _ := p.match(t, m, false)
+	return v
+}
+
+func (p Pattern) match(t Text, m Mode, explain bool) (Verdict, string) {
+	// Every verdict but NoMatch needs the first word's stem (or the
+	// word) somewhere in the value: most values stop here.
+	if !strings.Contains(t.Norm, p.stemOrWord(0)) {
+		return NoMatch, ""
+	}
+	why := func(format string, args ...any) string {
+		if !explain {
+			return ""
+		}
+		return fmt.Sprintf(format, args...)
+	}
 	switch m {
 	case Permissive:
 		if strings.Contains(t.Norm, p.Norm) {
-			return Match, fmt.Sprintf("contains %q", p.Norm)
+			return Match, why("contains %q", p.Norm)
 		}
 		return NoMatch, ""
 	case Strict:
 		if i := p.window(t.Words, func(v string, j int) bool { return v == p.Words[j] }); i >= 0 {
-			return Match, fmt.Sprintf("whole words %q", strings.Join(t.Words[i:i+len(p.Words)], " "))
+			return Match, why("whole words %q", strings.Join(t.Words[i:i+len(p.Words)], " "))
 		}
 		if i := p.window(t.Words, p.stemMatch); i >= 0 {
-			return Partial, fmt.Sprintf("only another form %q of %q (strict needs the whole word)", strings.Join(t.Words[i:i+len(p.Words)], " "), p.Norm)
+			return Partial, why("only another form %q of %q (strict needs the whole word)", strings.Join(t.Words[i:i+len(p.Words)], " "), p.Norm)
 		}
 	default:
 		if i := p.window(t.Words, p.stemMatch); i >= 0 {
-			return Match, fmt.Sprintf("words %q start with %q", strings.Join(t.Words[i:i+len(p.Words)], " "), strings.Join(p.stems, " "))
+			return Match, why("words %q start with %q", strings.Join(t.Words[i:i+len(p.Words)], " "), strings.Join(p.stems, " "))
 		}
 	}
 	if w, ok := p.inner(t); ok {
-		return Partial, fmt.Sprintf("%q only inside the longer word %q", p.stemOrWord(0), w)
+		return Partial, why("%q only inside the longer word %q", p.stemOrWord(0), w)
 	}
 	if strings.Contains(t.Norm, p.Norm) {
-		return Partial, fmt.Sprintf("contains %q but not on word boundaries", p.Norm)
+		return Partial, why("contains %q but not on word boundaries", p.Norm)
 	}
 	return NoMatch, ""
 }

@@ -40,15 +40,6 @@ var lookalikes = map[rune]rune{
 	'g':      'ց', // Latin g → U+0581 co
 }
 
-// Lookalikes returns a copy of the look-alike table (for documentation).
-func Lookalikes() map[rune]rune {
-	out := make(map[rune]rune, len(lookalikes))
-	for k, v := range lookalikes {
-		out[k] = v
-	}
-	return out
-}
-
 // Normalize returns the normalized form of s, in this order:
 //
 //  1. invalid UTF-8 bytes become U+FFFD;
