@@ -375,7 +375,7 @@ func (s *Service) eachDistinctText(ctx context.Context, d *catalog.Dataset, fiel
 	}
 	return q.stream(ctx, 0, nil, func(ctx context.Context, rr array.RecordReader) error {
 		for rr.Next() {
-			rec := rr.Record()
+			rec := rr.RecordBatch()
 			vals, counts := rec.Column(0), rec.Column(1)
 			cnt, ok := counts.(*array.Int64)
 			if !ok {
