@@ -64,6 +64,11 @@ func (s *Service) distinctOn(ctx context.Context, d *catalog.Dataset, req Distin
 			WithHint("valid columns: %s", listNames(names, 30))
 	}
 	start := time.Now()
+	// Filter tokens are checked before the cache: a cached answer must not
+	// outlive its token.
+	if _, err := s.resolveFilterTokens(d.ID, planner.Spec{Filters: req.Filters}); err != nil {
+		return nil, err
+	}
 	key, err := distinctKey(d, req)
 	if err != nil {
 		return nil, err

@@ -136,3 +136,25 @@ func BenchmarkPatternFilter(b *testing.B) {
 		}
 	})
 }
+
+// TestDistinctValuesTokenNotCached: a cached distinct_values answer over a
+// token is not served once the token is refused (here: signed by another
+// key, as after a restart).
+func TestDistinctValuesTokenNotCached(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "p.csv", "program,amount\nScience grants,1\nRoads,2\n")
+	s, _ := newTestService(t, root, 0, nil)
+	ctx := context.Background()
+	out, err := s.PatternFilter(ctx, PatternFilterRequest{Dataset: "p", Field: "program", Patterns: []string{"science"}, ConfirmThreshold: new(1.0)})
+	if err != nil || out.Status != PatternConfirmed {
+		t.Fatalf("%+v %v", out, err)
+	}
+	req := DistinctRequest{Dataset: "p", Column: "program", Filters: []planner.FilterSpec{{FilterToken: out.FilterToken}}}
+	if d, err := s.DistinctValues(ctx, req); err != nil || d.TotalDistinct != 1 {
+		t.Fatalf("%+v %v", d, err)
+	}
+	s.filterKeys = newFilterKeys()
+	if _, err := s.DistinctValues(ctx, req); qerr.Code(err) != qerr.CodeInvalidFilterToken {
+		t.Fatalf("cached answer served for a refused token: %v", err)
+	}
+}
