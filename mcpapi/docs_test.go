@@ -50,6 +50,13 @@ var examples = []example{
 	{tool: "aggregate", title: "Stations with more than 13 snow days: having filters the groups", args: `{"dataset": "weather/daily", "group_by": ["station_id"], "aggs": [{"col": "*", "fn": "count", "as": "snow_days"}], "filters": [{"col": "snow", "op": "eq", "value": true}], "having": [{"col": "snow_days", "op": "gt", "value": 13}], "order_by": [{"col": "snow_days", "desc": true}]}`},
 	{tool: "aggregate", title: "Histogram of daily highs: group by an expression, 5-degree buckets", args: `{"dataset": "weather/daily", "group_by": [{"expr": "floor(tmax_c / 5) * 5", "as": "bucket"}], "aggs": [{"col": "*", "fn": "count", "as": "days"}], "order_by": [{"col": "bucket"}]}`},
 	{tool: "get_server_info", title: "Limits and features", args: `{}`},
+	{tool: "pattern_filter", title: "Ambiguous words: candidates to confirm (the pattern also occurs inside հանրակրթական)", args: `{"dataset": "budget/2024/expenses", "field": "program", "patterns": ["կրթական"], "mode": "balanced"}`},
+	{tool: "pattern_filter", title: "The user's choice confirmed: a filter token", args: `{"dataset": "budget/2024/expenses", "field": "program", "patterns": ["կրթական"], "confirmed": {"include": ["ՏՏ կրթական ծրագրեր (միջոցառում 1091)", "ՏՏ կրթական ծրագրեր, Արագածոտնի մարզ (միջոցառում 1003)"], "exclude": ["Հանրակրթական ծրագրեր (միջոցառում 1077)"]}}`},
+	{tool: "aggregate", title: "A pattern_filter token as a filter", next: func(prev map[string]any) string {
+		b, _ := json.Marshal(map[string]any{"dataset": "budget/2024/expenses", "filters": []map[string]any{{"filter_token": prev["filter_token"]}},
+			"group_by": []string{"ministry"}, "aggs": []map[string]any{{"col": "allocated", "fn": "sum"}}})
+		return string(b)
+	}},
 }
 
 var volatile = []struct {
@@ -63,6 +70,9 @@ var volatile = []struct {
 	{regexp.MustCompile(`"data_root": "[^"]+"`), `"data_root": ".../demo"`},
 	{regexp.MustCompile(`"time_ms": [0-9.e+-]+`), `"time_ms": 0.1`},
 	{regexp.MustCompile(`"peak_bytes": [0-9]+`), `"peak_bytes": 1048576`},
+	{regexp.MustCompile(`ft1\.[A-Za-z0-9_.-]+`), "FILTER_TOKEN"},
+	{regexp.MustCompile(`"expires_at": "[^"]+"`), `"expires_at": "2026-01-01T01:00:00Z"`},
+	{regexp.MustCompile(`"duration_ms": [0-9]+`), `"duration_ms": 1`},
 }
 
 // TestToolsDoc regenerates docs/TOOLS.md from the tool registry and real
@@ -229,6 +239,7 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`unsupported_sql`" + ` | advanced_query: a construct the SQL dialect does not support (yet), or a statement over the caps (length, nesting, IN list) | ` + "`line`, `col`, `fragment`, `limit`" + ` |
 | ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted, or the server restarted since: re-run the query | |
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
+| ` + "`invalid_filter_token`" + ` | a pattern_filter ` + "`filter_token`" + ` is malformed, tampered with, expired, from before a restart, or used on a dataset it was not confirmed for | ` + "`field`" + ` |
 | ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota, or the artifact directory is full or read-only (get the result inline) | |
 | ` + "`timeout`" + ` | the query exceeded the server's time limit | |
 | ` + "`cancelled`" + ` | the client cancelled the request, or the user declined to run a large query (confirmation) | |
@@ -294,6 +305,7 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 | ` + "`schema_cards_overview`" + ` | ` + "`dataset?`" + ` | the datasets with size, description, tags and every column's type, role and unit, compact |
 | ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), string functions, dates (month-over-month lag, INTERVAL arithmetic), a having expression, a join, top 2 per group, an estimate, a page walk, a Parquet export |
 | ` + "`size_management_guidelines`" + ` | | when to estimate, page, aggregate or export, with the caps and thresholds in force |
+| ` + "`pattern_disambiguation_guidelines`" + ` | | how to turn the user's words into a confirmed filter with pattern_filter: the modes, asking before including or excluding ambiguous values, an Armenian and an English example |
 
 ## Confirmation, progress, cancellation, logging
 

@@ -18,6 +18,7 @@ const (
 	PromptSchemaCards = "schema_cards_overview"
 	PromptExamples    = "query_examples"
 	PromptSize        = "size_management_guidelines"
+	PromptPatterns    = "pattern_disambiguation_guidelines"
 )
 
 // addPrompts registers the startup-context prompts. Their text is generated
@@ -57,6 +58,13 @@ func addPrompts(s *server.MCPServer, svc *service.Service) {
 		mcp.WithPromptDescription("When to estimate, page, aggregate or export to a file, and the caps and thresholds in force on this server.")),
 		func(ctx context.Context, _ mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return promptResult("Size management guidelines", svc.SizeGuidelines()), nil
+		})
+	s.AddPrompt(mcp.NewPrompt(PromptPatterns,
+		mcp.WithPromptTitle("Pattern disambiguation guidelines"),
+		mcp.WithPromptDescription("How to turn the user's words into a confirmed filter with pattern_filter: the modes, asking before "+
+			"including or excluding ambiguous values, with an Armenian and an English example.")),
+		func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return promptResult("Pattern disambiguation guidelines", service.PatternGuidelines()), nil
 		})
 }
 

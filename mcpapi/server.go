@@ -36,7 +36,9 @@ Typical flow: get_catalog -> get_schema (exact column names and value formats) -
 size_management_guidelines give a compact start. Prefer aggregates (group_by + aggs), filters and limits to pulling raw rows. Results larger than the inline caps come back
 as a paged result handle (query_next_page) or, with output_format=parquet|csv, as a file resource (resources/read);
 total_rows is always exact and truncation is always flagged. Very large queries ask for confirmation first
-(status needs_confirmation: ask the user, then re-call with the chosen option's args). Errors are JSON {error, code, hint}: follow the hint.`
+(status needs_confirmation: ask the user, then re-call with the chosen option's args). When the user names values in their own
+words (programs, categories), call pattern_filter and use its confirmed filter_token instead of guessing contains/regex filters
+(prompt pattern_disambiguation_guidelines). Errors are JSON {error, code, hint}: follow the hint.`
 
 // capabilities are the MCP features NewServer enables (get_server_info).
 var capabilities = map[string]bool{

@@ -515,8 +515,14 @@ func TestPrompts(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"query_examples", "schema_cards_overview", "size_management_guidelines"}) {
+	if !slices.Equal(names, []string{"pattern_disambiguation_guidelines", "query_examples", "schema_cards_overview", "size_management_guidelines"}) {
 		t.Fatalf("prompts: %v", names)
+	}
+	patterns := getPrompt(t, f, "pattern_disambiguation_guidelines", nil)
+	for _, want := range []string{"pattern_filter", "needs_confirmation", "filter_token", "մասնագիտություն", "balanced", "1h0m0s"} {
+		if !strings.Contains(patterns, want) {
+			t.Fatalf("pattern guidelines lack %q:\n%s", want, patterns)
+		}
 	}
 
 	overview := getPrompt(t, f, "schema_cards_overview", nil)

@@ -30,6 +30,7 @@ var Tools = []ToolConstructor{
 	NewAggregateTool,
 	NewAdvancedQueryTool,
 	NewGetServerInfoTool,
+	NewPatternFilterTool,
 }
 
 // toolSpec describes one tool for newTool.

@@ -79,6 +79,9 @@ type FilterSpec struct {
 	// description must not contain "=": mcp-go splits descriptions at commas
 	// and rejects an option with one.
 	Expr string `json:"expr,omitempty" jsonschema:"Boolean expression filter instead of col/op/value, e.g. \"lower(city) LIKE 'par%' AND qty * price > 100\": the row passes when it is true (null counts as false)."`
+	// FilterToken is a confirmed filter signed by pattern_filter; the
+	// service replaces it with the filter it stands for before planning.
+	FilterToken string `json:"filter_token,omitempty" jsonschema:"A confirmed filter from pattern_filter (its filter_token) instead of col/op/value: the rows whose column is one of the confirmed values. Valid for the datasets pattern_filter scanned, until it expires."`
 }
 
 // FilterCond is one member of an OR group: the same fields as FilterSpec

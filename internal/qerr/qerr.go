@@ -51,6 +51,9 @@ const (
 	CodeTimeout           = "timeout"
 	CodeCancelled         = "cancelled"
 	CodeInternal          = "internal"
+	// CodeInvalidFilterToken: a pattern_filter token that is malformed,
+	// tampered with, expired or for another dataset.
+	CodeInvalidFilterToken = "invalid_filter_token"
 	// HDF5 specific codes.
 	CodeInvalidSlice      = "invalid_slice"
 	CodeNotADataset       = "not_a_dataset"

@@ -64,6 +64,11 @@ func (s *Service) distinctOn(ctx context.Context, d *catalog.Dataset, req Distin
 			WithHint("valid columns: %s", listNames(names, 30))
 	}
 	start := time.Now()
+	// Filter tokens are checked before the cache: a cached answer must not
+	// outlive its token.
+	if _, err := s.resolveFilterTokens(d.ID, planner.Spec{Filters: req.Filters}); err != nil {
+		return nil, err
+	}
 	key, err := distinctKey(d, req)
 	if err != nil {
 		return nil, err
@@ -103,16 +108,8 @@ func distinctKey(d *catalog.Dataset, req DistinctRequest) (string, error) {
 func (s *Service) computeDistinct(ctx context.Context, d *catalog.Dataset, req DistinctRequest) (*distinctEntry, error) {
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	countName := "count_all"
-	for d.Schema.HasField(countName) || req.Column == countName {
-		countName += "_"
-	}
-	spec := planner.Spec{
-		Filters: req.Filters,
-		GroupBy: []string{req.Column},
-		Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: countName}},
-		OrderBy: []planner.OrderSpec{{Col: countName, Desc: true}, {Col: req.Column}},
-	}
+	spec := distinctSpec(d, req.Column, req.Filters)
+	spec.OrderBy = []planner.OrderSpec{{Col: spec.Aggs[0].As, Desc: true}, {Col: req.Column}}
 	q, err := s.prepare(ctx, d, spec)
 	if err != nil {
 		return nil, err
@@ -156,6 +153,21 @@ func (s *Service) computeDistinct(ctx context.Context, d *catalog.Dataset, req D
 		}
 	}
 	return e, nil
+}
+
+// distinctSpec is the query counting the rows of each distinct value of
+// column (rows passing filters): group by column, count(*) under a name no
+// column of d has.
+func distinctSpec(d *catalog.Dataset, column string, filters []planner.FilterSpec) planner.Spec {
+	countName := "count_all"
+	for d.Schema.HasField(countName) || column == countName {
+		countName += "_"
+	}
+	return planner.Spec{
+		Filters: filters,
+		GroupBy: []string{column},
+		Aggs:    []planner.AggSpec{{Col: "*", Fn: planner.AggCount, As: countName}},
+	}
 }
 
 // listNames joins up to n names, noting how many were left out.

@@ -46,6 +46,10 @@ func (s *Service) prepare(ctx context.Context, d *catalog.Dataset, spec planner.
 // filters go into sources that take them (pushdown, may be nil), zone
 // filters to sources that skip batches with them.
 func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec) (*preparedQuery, error) {
+	spec, err := s.resolveFilterTokens(in.Dataset, spec)
+	if err != nil {
+		return nil, err
+	}
 	joins, sources, err := s.joinInputs(ctx, spec)
 	if err != nil {
 		return nil, err

@@ -91,6 +91,9 @@ type Service struct {
 	pool     *engine.Pool // nil without ServerMemory
 	distinct *lru.Cache[string, *distinctEntry]
 	profiles *lru.Cache[string, *SummaryResponse]
+	// patterns caches pattern_filter's normalized distinct values.
+	patterns   *lru.Cache[string, *patternDict]
+	filterKeys filterKeys
 }
 
 // New validates cfg, fills defaults and returns a Service.
@@ -148,6 +151,10 @@ func New(cfg Config) (*Service, error) {
 	if s.profiles, err = lru.New[string, *SummaryResponse](cfg.DistinctCacheEntries); err != nil {
 		return nil, err
 	}
+	if s.patterns, err = lru.New[string, *patternDict](patternCacheEntries); err != nil {
+		return nil, err
+	}
+	s.filterKeys = newFilterKeys()
 	return s, nil
 }
 

@@ -139,7 +139,7 @@ func (r *slowReader) Next() bool {
 
 // newTestService builds a Service over root with the slow format and the
 // CSV format, a checked allocator, and cfg's overrides applied by mod.
-func newTestService(t *testing.T, root string, pause time.Duration, mod func(*Config)) (*Service, *memory.CheckedAllocator) {
+func newTestService(t testing.TB, root string, pause time.Duration, mod func(*Config)) (*Service, *memory.CheckedAllocator) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: log,
