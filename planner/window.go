@@ -552,29 +552,9 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 		}
 		e.Index, inType = idx, s.Field(idx).Type
 	}
-	// Arguments.
-	arg := funcs.ArgNone
-	if isWin {
-		arg = decl.Arg
-	}
-	switch {
-	case arg == funcs.ArgNone && len(ws.Args) > 0:
-		return e, windowErr(field+".args", "%s takes no args", ws.Fn).WithHint("drop args")
-	case len(ws.Args) > 1:
-		return e, windowErr(field+".args", "%s takes one integer argument, got %d", ws.Fn, len(ws.Args)).WithHint("pass args: [n]")
-	case arg == funcs.ArgOffset:
-		e.Arg = 1
-		if len(ws.Args) == 1 {
-			e.Arg = ws.Args[0]
-		}
-		if e.Arg < 0 {
-			return e, windowErr(field+".args", "the offset of %s must be >= 0, got %d", ws.Fn, e.Arg).WithHint("use lag for rows before and lead for rows after")
-		}
-	case arg == funcs.ArgBuckets || arg == funcs.ArgNth:
-		if len(ws.Args) != 1 || ws.Args[0] < 1 {
-			return e, windowErr(field+".args", "%s needs args: [n] with n >= 1", ws.Fn).WithHint(`e.g. "args": [4]`)
-		}
-		e.Arg = ws.Args[0]
+	arg, err := windowArgs(field, ws, decl, isWin, &e)
+	if err != nil {
+		return e, err
 	}
 	if err := b.windowAggArg(s, field, ws, agg, &e); err != nil {
 		return e, err
@@ -648,6 +628,35 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 		e.Frame = f
 	}
 	return e, nil
+}
+
+// windowArgs checks ws.Args against the window function's argument kind
+// (offset, buckets, nth) and sets e.Arg; it returns the kind.
+func windowArgs(field string, ws WindowSpec, decl *funcs.WindowDecl, isWin bool, e *WindowExpr) (funcs.WindowArg, error) {
+	arg := funcs.ArgNone
+	if isWin {
+		arg = decl.Arg
+	}
+	switch {
+	case arg == funcs.ArgNone && len(ws.Args) > 0:
+		return arg, windowErr(field+".args", "%s takes no args", ws.Fn).WithHint("drop args")
+	case len(ws.Args) > 1:
+		return arg, windowErr(field+".args", "%s takes one integer argument, got %d", ws.Fn, len(ws.Args)).WithHint("pass args: [n]")
+	case arg == funcs.ArgOffset:
+		e.Arg = 1
+		if len(ws.Args) == 1 {
+			e.Arg = ws.Args[0]
+		}
+		if e.Arg < 0 {
+			return arg, windowErr(field+".args", "the offset of %s must be >= 0, got %d", ws.Fn, e.Arg).WithHint("use lag for rows before and lead for rows after")
+		}
+	case arg == funcs.ArgBuckets || arg == funcs.ArgNth:
+		if len(ws.Args) != 1 || ws.Args[0] < 1 {
+			return arg, windowErr(field+".args", "%s needs args: [n] with n >= 1", ws.Fn).WithHint(`e.g. "args": [4]`)
+		}
+		e.Arg = ws.Args[0]
+	}
+	return arg, nil
 }
 
 // offset reports an N preceding / N following bound.
