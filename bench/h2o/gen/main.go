@@ -24,20 +24,9 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/quarrydb/quarry/bench/splitmix"
 )
-
-type rng struct{ s uint64 }
-
-func (r *rng) next() uint64 {
-	r.s += 0x9E3779B97F4A7C15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
-
-// upto returns 1..n.
-func (r *rng) upto(n int64) int64 { return 1 + int64(r.next()%uint64(n)) }
 
 func main() {
 	n := flag.Int64("n", 10_000_000, "rows")
@@ -57,7 +46,7 @@ func main() {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString("id1,id2,id3,id4,id5,id6,v1,v2,v3\n")
-	r := &rng{s: *seed}
+	r := splitmix.New(*seed)
 	var b []byte
 	pad := func(b []byte, v int64, width int) []byte {
 		s := strconv.AppendInt(nil, v, 10)
@@ -69,23 +58,23 @@ func main() {
 	}
 	for range *n {
 		b = b[:0]
-		b = pad(b, r.upto(*k), 3)
+		b = pad(b, r.Upto(*k), 3)
 		b = append(b, ',')
-		b = pad(b, r.upto(*k), 3)
+		b = pad(b, r.Upto(*k), 3)
 		b = append(b, ',')
-		b = pad(b, r.upto(nk), 10)
+		b = pad(b, r.Upto(nk), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, r.upto(*k), 10)
+		b = strconv.AppendInt(b, r.Upto(*k), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, r.upto(*k), 10)
+		b = strconv.AppendInt(b, r.Upto(*k), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, r.upto(nk), 10)
+		b = strconv.AppendInt(b, r.Upto(nk), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, r.upto(5), 10)
+		b = strconv.AppendInt(b, r.Upto(5), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, r.upto(15), 10)
+		b = strconv.AppendInt(b, r.Upto(15), 10)
 		b = append(b, ',')
-		v3 := math.Round(float64(r.next()>>11)*(1.0/(1<<53))*100*1e6) / 1e6
+		v3 := math.Round(float64(r.Next()>>11)*(1.0/(1<<53))*100*1e6) / 1e6
 		b = strconv.AppendFloat(b, v3, 'f', -1, 64)
 		b = append(b, '\n')
 		if _, err := w.Write(b); err != nil {

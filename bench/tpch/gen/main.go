@@ -36,22 +36,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quarrydb/quarry/bench/splitmix"
 )
 
-type rng struct{ s uint64 }
-
-func (r *rng) next() uint64 {
-	r.s += 0x9E3779B97F4A7C15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+// rng adds the generator's draws to the benchmarks' splitmix64 stream.
+type rng struct{ splitmix.Rand }
 
 // between returns a uniform integer in [lo, hi].
-func (r *rng) between(lo, hi int64) int64 { return lo + int64(r.next()%uint64(hi-lo+1)) }
+func (r *rng) between(lo, hi int64) int64 { return r.Between(lo, hi) }
 
-func (r *rng) pick(xs []string) string { return xs[r.next()%uint64(len(xs))] }
+func (r *rng) pick(xs []string) string { return xs[r.Next()%uint64(len(xs))] }
 
 var (
 	regions = []string{"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"}
@@ -126,7 +121,7 @@ func (r *rng) vstring(lo, hi int) string {
 	n := int(r.between(int64(lo), int64(hi)))
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = alpha[r.next()%uint64(len(alpha))]
+		b[i] = alpha[r.Next()%uint64(len(alpha))]
 	}
 	return strings.TrimSpace(string(b)) + "x"
 }
@@ -228,7 +223,7 @@ func main() {
 		fail(err)
 	}
 	s := scaled(*sf)
-	r := &rng{s: *seed}
+	r := &rng{splitmix.Rand{S: *seed}}
 	writeRegionNation(*dir, r)
 	writeSupplier(*dir, r, s)
 	writeCustomer(*dir, r, s)
