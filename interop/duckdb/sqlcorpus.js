@@ -7,36 +7,14 @@
 // text (null for SQL NULL), or the error message:
 //   {"duckdb": "<version>", "results": [{"rows": [[...], ...]} | {"error": "..."}, ...]}
 // e2e/sql_duckdb_test.go runs the same queries through advanced_query.
-const fs = require('fs');
-const { DuckDBInstance } = require('@duckdb/node-api');
 const { quoteIdent, quoteString } = require('./sql');
+const { runSpec, text } = require('./spec');
 
-async function main() {
-  const specFile = process.argv[2];
-  if (!specFile) {
-    console.error('usage: node sqlcorpus.js SPEC.json');
-    process.exit(2);
-  }
-  const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
-  const db = await DuckDBInstance.create(':memory:');
-  const conn = await db.connect();
-  const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
+runSpec('sqlcorpus.js', async (conn, spec) => {
   for (const [id, csv] of Object.entries(spec.tables)) {
     await conn.run(`CREATE VIEW ${quoteIdent(id)} AS SELECT * FROM read_csv(${quoteString(csv)}, header = true)`);
   }
-  const results = [];
-  for (const q of spec.queries) {
-    try {
-      const rows = (await conn.runAndReadAll(q)).getRows();
-      results.push({ rows: rows.map((r) => r.map((v) => (v === null ? null : String(v)))) });
-    } catch (err) {
-      results.push({ error: String(err && err.message ? err.message : err) });
-    }
-  }
-  process.stdout.write(JSON.stringify({ duckdb: version, results }) + '\n');
-}
-
-main().catch((err) => {
-  console.error(err && err.stack ? err.stack : String(err));
-  process.exit(1);
+}, async (conn, sql) => {
+  const rows = (await conn.runAndReadAll(sql)).getRows();
+  return { rows: rows.map((r) => r.map(text)) };
 });
