@@ -10,6 +10,7 @@ const path = require('path');
 const c = require(path.join(process.env.PEERBENCH || path.join(__dirname, '../../../shared/bench'), 'runners/common.js'));
 
 const { DuckDBInstance, DuckDBTypeId } = c.depRequire('@duckdb/node-api');
+const { timed } = require('../duckdb_timed.js');
 
 // The questions as in db-benchmark's duckdb/groupby-duckdb.R, output names as
 // Quarry's specs (cmd/quarry-bench/h2o.go) name them.
@@ -51,28 +52,12 @@ async function main() {
   const n = (await con.runAndReadAll('SELECT count(*) FROM x')).getRowsJS()[0][0];
   c.emit('LOAD', { peer: 'duckdb', mode: 'warm', secs: load, rows: Number(n) });
   for (const q of a.queries) {
-    for (let rep = 1; rep <= a.reps; rep++) {
-      const rec = { peer: 'duckdb', mode: 'warm', query: q, rep };
-      try {
-        const [sql, keys] = SQL[q];
-        const t1 = c.now();
-        await con.run(`CREATE OR REPLACE TABLE ans AS ${sql}`);
-        rec.secs = c.secsSince(t1);
-        rec.rows = Number((await con.runAndReadAll('SELECT count(*) FROM ans')).getRowsJS()[0][0]);
-        if (rep === 1) {
-          const r = await con.runAndReadAll(`SELECT * FROM ans ORDER BY ${keys} LIMIT ${c.FIRST_ROWS}`);
-          const kinds = r.columnTypes().map((t) => kindOf(t.typeId));
-          rec.cols = r.columnNames();
-          rec.kinds = kinds;
-          rec.first_rows = r.getRowsJS().map((row) => row.map((v, i) => c.cell(v, kinds[i])));
-        }
-        await con.run('DROP TABLE ans');
-      } catch (e) {
-        rec.error = String(e && e.message || e).split('\n')[0].slice(0, 300);
-      }
-      c.human('duckdb', 'warm', q, rep, rec.rows, rec.secs, rec.error);
-      c.emit('RESULT', rec);
-    }
+    const [sql, keys] = SQL[q];
+    await timed(c, con, q, sql, a.reps, async () => {
+      const r = await con.runAndReadAll(`SELECT * FROM ans ORDER BY ${keys} LIMIT ${c.FIRST_ROWS}`);
+      const kinds = r.columnTypes().map((t) => kindOf(t.typeId));
+      return { cols: r.columnNames(), kinds, first_rows: r.getRowsJS().map((row) => row.map((v, i) => c.cell(v, kinds[i]))) };
+    });
   }
 }
 

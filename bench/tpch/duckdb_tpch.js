@@ -12,6 +12,7 @@ const path = require('path');
 const c = require(path.join(process.env.PEERBENCH || path.join(__dirname, '../../../shared/bench'), 'runners/common.js'));
 
 const { DuckDBInstance } = c.depRequire('@duckdb/node-api');
+const { timed } = require('../duckdb_timed.js');
 
 const TABLES = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem'];
 const QDIR = path.join(__dirname, 'queries');
@@ -58,26 +59,10 @@ async function main() {
   const rows = Number((await con.runAndReadAll('SELECT count(*) FROM lineitem')).getRowsJS()[0][0]);
   c.emit('LOAD', { peer: 'duckdb', mode: 'warm', secs: c.secsSince(t0), rows });
   for (const q of a.queries) {
-    const sql = querySQL(q);
-    for (let rep = 1; rep <= a.reps; rep++) {
-      const rec = { peer: 'duckdb', mode: 'warm', query: q, rep };
-      try {
-        const t1 = c.now();
-        await con.run(`CREATE OR REPLACE TABLE ans AS ${sql}`);
-        rec.secs = c.secsSince(t1);
-        rec.rows = Number((await con.runAndReadAll('SELECT count(*) FROM ans')).getRowsJS()[0][0]);
-        if (rep === 1) {
-          const r = await con.runAndReadAll(`SELECT * FROM ans LIMIT ${c.FIRST_ROWS}`);
-          rec.cols = r.columnNames();
-          rec.first_rows = r.getRowsJS().map((row) => row.map(cell));
-        }
-        await con.run('DROP TABLE ans');
-      } catch (e) {
-        rec.error = String(e && e.message || e).split('\n')[0].slice(0, 300);
-      }
-      c.human('duckdb', 'warm', q, rep, rec.rows, rec.secs, rec.error);
-      c.emit('RESULT', rec);
-    }
+    await timed(c, con, q, querySQL(q), a.reps, async () => {
+      const r = await con.runAndReadAll(`SELECT * FROM ans LIMIT ${c.FIRST_ROWS}`);
+      return { cols: r.columnNames(), first_rows: r.getRowsJS().map((row) => row.map(cell)) };
+    });
   }
 }
 
