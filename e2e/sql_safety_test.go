@@ -61,7 +61,7 @@ func sqlAttacks() []struct{ sql, code string } {
 		`SELECT station_id FROM "weather/stations" WHERE ` + strings.Repeat("NOT ", 300) + "true",
 		`WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM r`,
 		`SELECT * FROM "weather/stations" TABLESAMPLE SYSTEM (10)`,
-		`SELECT station_id FROM "weather/stations" UNION SELECT station_id FROM "weather/daily"`,
+		`SELECT DISTINCT ON (country) name FROM "weather/stations"`,
 	}
 	for _, s := range unsupported {
 		out = append(out, c{s, "unsupported_sql"})

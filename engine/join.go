@@ -177,20 +177,16 @@ func (ex *exec) buildJoin(n *planner.Join) (op, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := planner.ScanOf(n.Right)
-	if rs == nil {
-		return nil, qerr.Internal(nil, "join: the right input has no scan")
-	}
-	src, ok := ex.sources[rs.Dataset]
-	if !ok || src == nil {
-		return nil, qerr.Internal(nil, "execute: no source for joined dataset %s", rs.Dataset)
+	// The right input reads its own dataset's source (none for constant
+	// rows: a VALUES list joined in).
+	rx, err := ex.inputExec(n.Right)
+	if err != nil {
+		return nil, err
 	}
 	left, err := ex.build(n.Left)
 	if err != nil {
 		return nil, err
 	}
-	rx := *ex
-	rx.src, rx.srcDataset = src, rs.Dataset
 	right, err := rx.build(n.Right)
 	if err != nil {
 		left.close()

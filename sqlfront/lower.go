@@ -284,8 +284,10 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 // subInput makes a subquery's plan a FROM input.
 func (c *compiler) subInput(alias string, node planner.Node, name string, colnames []*pg.Node, loc int32) (planner.Input, rel, error) {
 	if len(colnames) > 0 {
-		return planner.Input{}, rel{}, c.errAt(loc, qerr.CodeUnsupportedSQL, "column aliases on %s are not supported", name).
-			WithHint("name the columns with AS inside the subquery")
+		var err error
+		if node, err = c.renameColumns(node, colnames, loc); err != nil {
+			return planner.Input{}, rel{}, err
+		}
 	}
 	in := planner.Input{Dataset: alias, Schema: node.Schema(), Node: node}
 	planner.Inspect(node, func(n planner.Node, _ int) bool {
@@ -304,8 +306,11 @@ func (c *compiler) subInput(alias string, node planner.Node, name string, colnam
 // fromClause lowers FROM: one item, possibly a left-deep chain of joins.
 func (c *compiler) fromClause(sel *pg.SelectStmt, env *ctes) (*from, error) {
 	if len(sel.FromClause) == 0 {
-		return nil, c.errAt(-1, qerr.CodeUnsupportedSQL, "SELECT without FROM is not supported yet").
-			WithHint("select from a dataset: SELECT ... FROM \"weather/stations\"")
+		in, err := noFrom()
+		if err != nil {
+			return nil, err
+		}
+		return &from{in: in, scope: &scope{rels: []rel{{}}, using: map[string]string{}}}, nil
 	}
 	// A comma list is a chain of cross joins, in the written order; WHERE
 	// equalities between a table and the ones before it make them inner
@@ -393,6 +398,7 @@ func (c *compiler) fromItem(n *pg.Node, env *ctes, f *from) error {
 		}
 	}
 	if j.Quals != nil {
+		var residual []*pg.Node
 		for _, q := range conjuncts(j.Quals) {
 			l, rt, ok := c.equiKey(q, left, right)
 			if ok {
@@ -400,15 +406,15 @@ func (c *compiler) fromItem(n *pg.Node, env *ctes, f *from) error {
 				continue
 			}
 			if js.Type != planner.JoinInner {
-				return c.errAt(nodeLoc(q), qerr.CodeUnsupportedSQL, "%s join conditions other than column equalities are not supported yet", js.Type).
-					WithHint("keep ON to a.key = b.key; filter the right side in a subquery first")
+				residual = append(residual, q)
+				continue
 			}
 			f.where = append(f.where, q)
 		}
-		if len(js.On) == 0 {
-			if js.Type != planner.JoinInner {
-				return c.errAt(nodeLoc(j.Quals), qerr.CodeUnsupportedSQL, "a join needs at least one column equality in ON")
-			}
+		if err := c.joinResidual(&js, residual, left, r); err != nil {
+			return err
+		}
+		if len(js.On) == 0 && js.Where == "" {
 			js.Type = planner.JoinCross
 		}
 	}

@@ -48,20 +48,18 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 	if err := c.ctx.Err(); err != nil {
 		return nil, planner.Spec{}, qerr.As(err)
 	}
-	if sel.Op != pg.SetOperation_SETOP_NONE && sel.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
-		what := strings.TrimPrefix(sel.Op.String(), "SETOP_")
-		return nil, planner.Spec{}, c.errAt(firstLoc(sel.Rarg), qerr.CodeUnsupportedSQL, "%s is not supported yet", what).
-			WithHint("set operations are coming; run the parts as separate queries for now")
-	}
-	if len(sel.ValuesLists) > 0 {
-		return nil, planner.Spec{}, c.errAt(startLoc(sel.ProtoReflect(), -1), qerr.CodeUnsupportedSQL, "VALUES is not supported yet").
-			WithHint("constant rows are coming; filter a dataset with IN (...) instead")
-	}
 	if sel.WithClause != nil {
 		for _, n := range sel.WithClause.Ctes {
 			cte := n.GetCommonTableExpr()
 			env = &ctes{defs: map[string]*pg.CommonTableExpr{cte.Ctename: cte}, parent: env}
 		}
+	}
+	if isSetOp(sel) {
+		return c.setOpPlan(sel, env)
+	}
+	if len(sel.ValuesLists) > 0 {
+		node, err := c.valuesPlan(sel)
+		return node, planner.Spec{}, err
 	}
 	f, err := c.fromClause(sel, env)
 	if err != nil {
@@ -200,7 +198,7 @@ func (b *block) scalar(sl *pg.SubLink) (string, error) {
 	sel := sl.Subselect.GetSelectStmt()
 	one := sel != nil && len(sel.TargetList) == 1 && len(sel.GroupClause) == 0 && sel.HavingClause == nil &&
 		sel.LimitCount == nil && sel.LimitOffset == nil && len(sel.DistinctClause) == 0 &&
-		(sel.Op == pg.SetOperation_SETOP_NONE || sel.Op == pg.SetOperation_SET_OPERATION_UNDEFINED)
+		!isSetOp(sel)
 	if one {
 		agg := false
 		walk(sel.TargetList[0].GetResTarget().Val, func(x *pg.Node) bool {

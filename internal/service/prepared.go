@@ -75,6 +75,9 @@ func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.S
 // progress function (WithProgress), if any.
 func (q *preparedQuery) source(ctx context.Context, sample int64) catalog.Source {
 	src, total := q.src, q.rows
+	if src == nil {
+		return nil // a plan of constant rows reads no source
+	}
 	if sample > 0 {
 		src = headSource{src: src, rows: sample}
 		total = min(total, sample)

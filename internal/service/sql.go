@@ -81,7 +81,12 @@ func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*pr
 	}
 	scan := planner.ScanOf(c.Plan)
 	if scan == nil {
-		return nil, "", nil, qerr.Internal(nil, "sql: the plan has no scan")
+		// Constant rows only (VALUES, SELECT without FROM): no source.
+		plan, err := planner.Optimize(c.Plan, planner.OptimizeOptions{})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return &preparedQuery{s: s, spec: c.Spec, plan: plan, sources: cat.sources}, c.Explain, &catalog.Dataset{ID: "values"}, nil
 	}
 	main := scan.Dataset
 	opts := planner.OptimizeOptions{}
