@@ -19,6 +19,9 @@ func FuzzSQL(f *testing.F) {
 		`WITH t AS (SELECT id, rank() OVER (PARTITION BY region ORDER BY price) AS r FROM orders) SELECT * FROM t WHERE r = 1`,
 		`SELECT o.id, c.name FROM orders o LEFT JOIN customers c ON o.customer = c.id`,
 		`SELECT id FROM orders WHERE customer IN (SELECT id FROM customers)`,
+		`SELECT id FROM orders UNION ALL SELECT id FROM customers ORDER BY 1 LIMIT 2`,
+		`SELECT * FROM (VALUES (1, 'a'), (2, NULL)) t(a, b) JOIN orders o ON o.id = t.a`, `SELECT 1 AS x`,
+		`SELECT o.id FROM orders o FULL JOIN customers c ON o.customer = c.id AND o.qty < c.id`,
 		`COPY orders TO '/tmp/x'`, `SELECT 1; DROP TABLE x`, `SELECT * FROM read_csv('/etc/passwd')`,
 	} {
 		f.Add(s)
