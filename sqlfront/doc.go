@@ -16,7 +16,10 @@
 // subquery or CTE in FROM becomes a planner.Input whose Node is the
 // subquery's plan, WHERE becomes filters, GROUP BY/aggregates/HAVING
 // become group_by/aggs/having, window calls become windows, the SELECT
-// list becomes columns, ORDER BY/LIMIT/OFFSET/DISTINCT the same knobs).
+// list becomes columns, ORDER BY/LIMIT/OFFSET/DISTINCT the same knobs;
+// the non-key ON conditions of an outer join become its join[].where).
+// UNION/INTERSECT/EXCEPT combine two lowered blocks in a planner.SetOp;
+// VALUES lists and SELECT without FROM read a planner.Values.
 // Expressions are printed in the planner's expression language
 // (planner.ParseExpr), which binds them through the function registry.
 //
