@@ -15,7 +15,7 @@ import (
 // SQLRequest is the input of advanced_query.
 type SQLRequest struct {
 	// SQL is one SELECT statement (optionally prefixed by EXPLAIN [ANALYZE]).
-	SQL string `json:"sql" jsonschema:"One PostgreSQL-flavoured SELECT (WITH, JOIN ... ON/USING, WHERE, GROUP BY, HAVING, window functions, ORDER BY, LIMIT). Tables are dataset ids from get_catalog, double-quoted when they contain a slash (FROM \"weather/stations\"), or the bare last name when unique. Prefix EXPLAIN to see the plan, EXPLAIN ANALYZE for per-operator statistics."`
+	SQL string `json:"sql" jsonschema:"One PostgreSQL-flavoured SELECT (WITH, JOIN ... ON/USING, WHERE, GROUP BY, HAVING, window functions, UNION/INTERSECT/EXCEPT, VALUES, ORDER BY, LIMIT). Tables are dataset ids from get_catalog, double-quoted when they contain a slash (FROM \"weather/stations\"), or the bare last name when unique. Prefix EXPLAIN to see the plan, EXPLAIN ANALYZE for per-operator statistics."`
 	// Params are the values of $1, $2, ...
 	Params []any `json:"params,omitempty" jsonschema:"Values of the positional parameters $1, $2, ... (strings, numbers, booleans, null)."`
 	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
