@@ -52,6 +52,44 @@ type compiler struct {
 	cat      Catalog
 	params   []any
 	datasets map[string]planner.Input
+	// outer are the FROM scopes of the blocks enclosing the subquery in an
+	// expression being lowered (innermost last): a column found there but
+	// not in the subquery makes it correlated (see correlated).
+	outer []*scope
+}
+
+// inSubquery lowers an expression subquery of a block whose FROM scope is s.
+func inSubquery[T any](c *compiler, s *scope, lower func() (T, error)) (T, error) {
+	c.outer = append(c.outer, s)
+	defer func() { c.outer = c.outer[:len(c.outer)-1] }()
+	return lower()
+}
+
+// correlated reports whether ref, unknown in the current block, names a
+// column of an enclosing block: a correlated subquery, which is refused
+// as such instead of as an unknown column.
+func (c *compiler) correlated(ref *pg.ColumnRef) *qerr.Error {
+	outer := c.outer
+	c.outer = nil
+	defer func() { c.outer = outer }()
+	for _, s := range outer {
+		if _, _, err := s.column(c, ref); err == nil {
+			return c.errAt(ref.Location, qerr.CodeUnsupportedSQL, "correlated subqueries are not supported: %s is a column of the enclosing query", columnText(ref)).
+				WithHint("join instead: aggregate the subquery per the correlated column in FROM, e.g. JOIN (SELECT k, avg(x) AS avg_x FROM t GROUP BY k) s ON s.k = o.k, and compare with s.avg_x")
+		}
+	}
+	return nil
+}
+
+// columnText is a column reference as written (a.b).
+func columnText(ref *pg.ColumnRef) string {
+	var parts []string
+	for _, f := range ref.Fields {
+		if sv := f.GetString_(); sv != nil {
+			parts = append(parts, sv.GetSval())
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // ctes are the CTEs visible in a block, innermost first.
@@ -145,6 +183,9 @@ func (s *scope) column(c *compiler, ref *pg.ColumnRef) (string, arrow.DataType, 
 			}
 		}
 		if all == nil {
+			if ce := c.correlated(ref); ce != nil {
+				return "", nil, ce
+			}
 			var quals []string
 			for _, r := range s.rels {
 				quals = append(quals, r.names...)
@@ -160,6 +201,9 @@ func (s *scope) column(c *compiler, ref *pg.ColumnRef) (string, arrow.DataType, 
 	case 1:
 		return cands[0].internal, cands[0].typ, nil
 	case 0:
+		if ce := c.correlated(ref); ce != nil {
+			return "", nil, ce
+		}
 		name := strings.Join(fields, ".")
 		e := c.errAt(ref.Location, qerr.CodeInvalidColumn, "unknown column %q", name).With("column", name)
 		if sugg := qerr.Suggest(name, all, 3); len(sugg) > 0 {

@@ -211,7 +211,10 @@ func (b *block) scalar(sl *pg.SubLink) (string, error) {
 		return "", b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "only scalar subqueries that aggregate to one row are supported (one aggregate column, no GROUP BY, HAVING or LIMIT)").
 			WithHint("e.g. WHERE x > (SELECT avg(x) FROM t); join other subqueries in FROM")
 	}
-	node, _, err := b.c.selectPlan(sel, b.env)
+	node, err := inSubquery(b.c, b.f.scope, func() (planner.Node, error) {
+		node, _, err := b.c.selectPlan(sel, b.env)
+		return node, err
+	})
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +262,10 @@ func (b *block) semiJoin(sl *pg.SubLink, in *planner.Input, env *ctes) error {
 	if err != nil {
 		return err
 	}
-	node, _, err := b.c.selectPlan(sl.Subselect.GetSelectStmt(), env)
+	node, err := inSubquery(b.c, b.f.scope, func() (planner.Node, error) {
+		node, _, err := b.c.selectPlan(sl.Subselect.GetSelectStmt(), env)
+		return node, err
+	})
 	if err != nil {
 		return err
 	}
