@@ -43,6 +43,8 @@ func TestSameAsKnobs(t *testing.T) {
 			`{"join": [{"dataset": "shop/customers", "as": "c", "type": "left", "on": [{"left": "customer", "right": "id"}]}], "group_by": ["c.country"], "aggs": [{"col": "*", "fn": "count"}], "columns": ["\"c.country\" AS country", "count_all"]}`},
 		{"left join with extra condition", `SELECT o.id, c.name FROM orders o LEFT JOIN customers c ON o.customer = c.id AND o.qty > c.id`, "shop/orders",
 			`{"join": [{"dataset": "shop/customers", "as": "c", "type": "left", "on": [{"left": "customer", "right": "id"}], "where": "qty > c.id"}], "columns": ["id", "\"c.name\" AS name"]}`},
+		{"join key common to every OR branch", `SELECT o.id FROM orders o, customers c WHERE (o.customer = c.id AND o.qty > 2) OR (c.country = 'FR' AND o.customer = c.id)`, "shop/orders",
+			`{"join": [{"dataset": "shop/customers", "as": "c", "on": [{"left": "customer", "right": "id"}]}], "columns": ["id"], "filters": [{"any": [{"col": "qty", "op": "gt", "value": 2}, {"col": "c.country", "op": "eq", "value": "FR"}]}]}`},
 		{"full join on an inequality", `SELECT o.id, c.id AS cid FROM orders o FULL JOIN customers c ON o.customer < c.id`, "shop/orders",
 			`{"join": [{"dataset": "shop/customers", "as": "c", "type": "full", "where": "customer < c.id"}], "columns": ["id", "\"c.id\" AS cid"]}`},
 	}

@@ -171,7 +171,7 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 		conds = conjuncts(b.sel.WhereClause)
 	}
 	conds = append(conds, b.f.where...)
-	conds = b.promoteKeys(conds)
+	conds = b.promoteKeys(b.factorOr(conds))
 	for _, q := range conds {
 		if sl := q.GetSubLink(); sl != nil && sl.SubLinkType == pg.SubLinkType_ANY_SUBLINK {
 			if err := b.semiJoin(sl, in, env); err != nil {
