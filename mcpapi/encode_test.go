@@ -221,3 +221,27 @@ func TestServeStdioToolCalls(t *testing.T) {
 	}
 	waitStdioEOF(t, done)
 }
+
+// TestStdioCallOfferedBeforeStop: a tool call offered before the stdio
+// server stopped is answered even when the stop (EOF on input) comes before
+// the call's goroutine runs; it once picked at random between "session
+// started" and "stopped" and dropped about half of such calls unanswered.
+func TestStdioCallOfferedBeforeStop(t *testing.T) {
+	s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	for i := range 50 {
+		var out strings.Builder
+		c := newStdioCalls(s, &lockedWriter{w: &out}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		c.start(context.Background())
+		c.mu.Lock()
+		c.stopped = true
+		close(c.done)
+		c.mu.Unlock()
+		c.run([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`), json.RawMessage("7"))
+		if !strings.Contains(out.String(), `"id":7`) {
+			t.Fatalf("run %d: the call was not answered (%q)", i, out.String())
+		}
+	}
+}

@@ -75,10 +75,17 @@ func (c *stdioCalls) offer(line []byte) bool {
 
 // run serves one call once the session has started.
 func (c *stdioCalls) run(line []byte, id json.RawMessage) {
+	// A call offered before stop runs once the session has started, even
+	// when stop has come since (ready and done both closed: a two-way
+	// select would pick either at random and drop the call unanswered).
 	select {
 	case <-c.ready:
-	case <-c.done:
-		return // the server stopped before the session started
+	default:
+		select {
+		case <-c.ready:
+		case <-c.done:
+			return // the server stopped before the session started
+		}
 	}
 	c.slots <- struct{}{}
 	defer func() { <-c.slots }()
