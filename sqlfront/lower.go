@@ -278,7 +278,7 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 			if alias == "" {
 				alias = rv.Relname
 			}
-			return c.subInput(alias, node, rv.Relname, def.Aliascolnames, def.Location)
+			return c.subInput(alias, node, def.Aliascolnames, def.Location)
 		}
 		in, err := c.cat.Input(c.ctx, rv.Relname)
 		if err != nil {
@@ -317,7 +317,7 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 		if rs.Alias != nil {
 			alias, colnames = rs.Alias.Aliasname, rs.Alias.Colnames
 		}
-		return c.subInput(alias, node, alias, colnames, -1)
+		return c.subInput(alias, node, colnames, -1)
 	case *pg.Node_JoinExpr:
 		return planner.Input{}, rel{}, c.errAt(nodeLoc(n), qerr.CodeUnsupportedSQL, "a parenthesized join on the right of a join is not supported").
 			WithHint("write joins left to right: a JOIN b ON ... JOIN c ON ...")
@@ -326,7 +326,7 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 }
 
 // subInput makes a subquery's plan a FROM input.
-func (c *compiler) subInput(alias string, node planner.Node, name string, colnames []*pg.Node, loc int32) (planner.Input, rel, error) {
+func (c *compiler) subInput(alias string, node planner.Node, colnames []*pg.Node, loc int32) (planner.Input, rel, error) {
 	if len(colnames) > 0 {
 		var err error
 		if node, err = c.renameColumns(node, colnames, loc); err != nil {
