@@ -89,6 +89,9 @@ func lexQuoted(s string, i int, q byte) (string, int, bool) {
 }
 
 // quoteString prints a string literal.
+// QuoteString is s as a string literal of the expression language.
+func QuoteString(s string) string { return quoteString(s) }
+
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func (p *parser) isKeyword(w string) bool {

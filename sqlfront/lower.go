@@ -116,8 +116,9 @@ type col struct {
 
 // rel is one FROM item.
 type rel struct {
-	names []string // qualifiers that reach it
-	cols  []col
+	names   []string // qualifiers that reach it
+	cols    []col
+	dataset string // the catalog dataset it reads; "" for subqueries and CTEs
 }
 
 type scope struct {
@@ -296,7 +297,7 @@ func (c *compiler) source(n *pg.Node, env *ctes) (planner.Input, rel, error) {
 		if alias != "" {
 			names = []string{alias}
 		}
-		r := rel{names: names}
+		r := rel{names: names, dataset: in.Dataset}
 		for _, f := range in.Schema.Fields() {
 			r.cols = append(r.cols, col{name: f.Name, internal: f.Name, typ: f.Type})
 		}

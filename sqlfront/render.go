@@ -494,6 +494,10 @@ func (r *renderer) funcCall(fc *pg.FuncCall) (string, error) {
 	if fc.AggDistinct || fc.AggStar || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return "", r.errAt(fc.Location, qerr.CodeUnsupportedSQL, "%s is not an aggregate; DISTINCT, *, FILTER and ORDER BY apply to aggregates only", name)
 	}
+	if isFilterToken(fc) {
+		return "", r.errAt(fc.Location, qerr.CodeUnsupportedSQL, "filter_token(...) stands alone as a condition of WHERE, joined to the others by AND").
+			WithHint("WHERE filter_token($1) AND year = 2024, with params: [\"<token from pattern_filter>\"]")
+	}
 	switch name {
 	case "extract", "date_part":
 		if len(fc.Args) == 2 {

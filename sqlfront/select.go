@@ -179,6 +179,14 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 			}
 			continue
 		}
+		if fc := q.GetFuncCall(); fc != nil && isFilterToken(fc) {
+			f, err := b.tokenFilter(fc)
+			if err != nil {
+				return err
+			}
+			b.spec.Filters = append(b.spec.Filters, f)
+			continue
+		}
 		fs, err := b.c.filters(q, b.pre, b.preCol)
 		if err != nil {
 			return err

@@ -103,7 +103,7 @@ type PatternFilterResponse struct {
 	Notes      []string           `json:"notes,omitempty"`
 	NextCall   *PatternNextCall   `json:"next_call,omitempty" jsonschema:"needs_confirmation: the pattern_filter call that confirms the proposed include list; move values between include and exclude as the user decides."`
 	// FilterToken is the signed confirmed filter.
-	FilterToken string                  `json:"filter_token,omitempty" jsonschema:"Pass as filters: [{\"filter_token\": \"...\"}] to query_data, aggregate, estimate_query or distinct_values on the datasets listed in diagnostics.datasets: it keeps exactly the confirmed values' rows."`
+	FilterToken string                  `json:"filter_token,omitempty" jsonschema:"Pass as filters: [{\"filter_token\": \"...\"}] to query_data, aggregate, estimate_query or distinct_values on the datasets listed in diagnostics.datasets (query_data with datasets: [...] for their union), or WHERE filter_token($1) in advanced_query: it keeps exactly the confirmed values' rows."`
 	Filter      *PatternFilterExplained `json:"filter,omitempty" jsonschema:"What the token stands for (for inspection)."`
 	ExpiresAt   string                  `json:"expires_at,omitempty" jsonschema:"When the token stops being accepted (RFC 3339)."`
 	Diagnostics PatternDiagnostics      `json:"diagnostics"`

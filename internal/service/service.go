@@ -551,6 +551,12 @@ func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*Qu
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "unknown explain mode %q", req.Explain).With("field", "explain").
 			WithHint(`explain takes "analyze" (run the query and return per-operator statistics); estimate_query shows the plan without running it`)
 	}
+	if len(req.Datasets) > 0 {
+		if req.Dataset != "" && !slices.Contains(req.Datasets, req.Dataset) {
+			req.Datasets = append([]string{req.Dataset}, req.Datasets...)
+		}
+		return s.queryUnion(ctx, req, tool)
+	}
 	return onDataset(ctx, s, req.Dataset, func(d *catalog.Dataset) (*QueryResponse, error) {
 		return s.queryOn(ctx, d, req, tool)
 	})

@@ -166,3 +166,13 @@ func (s *Service) estimateSQL(ctx context.Context, sql string, params []any) (*E
 	}
 	return s.estimatePrepared(ctx, d, q)
 }
+
+// FilterToken implements sqlfront.TokenResolver: pattern_filter's tokens
+// in advanced_query (WHERE filter_token($1)).
+func (c *sqlCatalog) FilterToken(token string) ([]string, planner.FilterSpec, error) {
+	cl, err := c.s.filterKeys.verify(token, time.Now())
+	if err != nil {
+		return nil, planner.FilterSpec{}, err
+	}
+	return cl.Datasets, cl.filter(), nil
+}
