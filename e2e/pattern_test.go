@@ -215,6 +215,21 @@ func TestPatternFilterLoop(t *testing.T) {
 	same("query_data", map[string]any{"dataset": budgetDataset, "columns": []string{"program", "amount"}, "limit": 50,
 		"order_by": []map[string]any{{"col": "amount"}, {"col": "program"}}})
 	same("distinct_values", map[string]any{"dataset": budgetDataset, "column": "ministry"})
+	// advanced_query: WHERE filter_token($1) against the same IN list.
+	list := make([]string, len(ok.Filter.Value))
+	for i, v := range ok.Filter.Value {
+		list[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	sqlTok := fmt.Sprintf(`SELECT program, count(*) AS n, sum(amount) AS total FROM %q WHERE filter_token($1) GROUP BY program ORDER BY program`, budgetDataset)
+	sqlIn := fmt.Sprintf(`SELECT program, count(*) AS n, sum(amount) AS total FROM %q WHERE program IN (%s) GROUP BY program ORDER BY program`, budgetDataset, strings.Join(list, ", "))
+	a := text(call(t, c, "advanced_query", map[string]any{"sql": sqlTok, "params": []any{ok.FilterToken}}, nil))
+	if b := text(call(t, c, "advanced_query", map[string]any{"sql": sqlIn}, nil)); a != b || !strings.Contains(a, pScience) {
+		t.Errorf("advanced_query: token and IN list differ:\n%s\n%s", a, b)
+	}
+	if e := callErr(t, c, "advanced_query", map[string]any{"sql": fmt.Sprintf(`SELECT * FROM %q WHERE filter_token($1)`, budget2023),
+		"params": []any{ok.FilterToken}}); e.Code != "invalid_filter_token" {
+		t.Errorf("advanced_query on a foreign dataset: %+v", e)
+	}
 	var agg queryResult
 	call(t, c, "aggregate", map[string]any{"dataset": budgetDataset, "filters": token, "group_by": []string{"year"},
 		"aggs": []map[string]any{{"col": "*", "fn": "count"}}}, &agg)
@@ -281,6 +296,23 @@ func TestPatternFilterAcrossDatasets(t *testing.T) {
 	}
 	if total != ok.Diagnostics.Matched || total == 0 {
 		t.Errorf("rows over both years %d, token says %d", total, ok.Diagnostics.Matched)
+	}
+	// query_data over both years at once: the union of the matching rows
+	// with _dataset, per-dataset counts equal to the per-dataset queries.
+	var union queryResult
+	call(t, c, "query_data", map[string]any{"dataset": budgetDataset, "datasets": []string{budget2023},
+		"filters": []map[string]any{{"filter_token": ok.FilterToken}}, "group_by": []string{"_dataset"},
+		"aggs": []map[string]any{{"col": "*", "fn": "count"}}, "order_by": []map[string]any{{"col": "_dataset"}}}, &union)
+	var unionTotal int64
+	for _, r := range union.Data {
+		var n int64
+		if _, err := fmt.Sscan(fmt.Sprint(r["count_all"]), &n); err != nil {
+			t.Fatal(err)
+		}
+		unionTotal += n
+	}
+	if len(union.Data) != 2 || union.Data[0]["_dataset"] != budget2023 || unionTotal != total {
+		t.Errorf("union over both years: %+v, want %d rows in 2 datasets", union.Data, total)
 	}
 }
 

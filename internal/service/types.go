@@ -130,7 +130,7 @@ type QueryRequest struct {
 	EstimateRequest
 	// Datasets, when set, runs the spec over the union of these datasets'
 	// rows (see queryUnion).
-	Datasets []string `json:"datasets,omitempty" jsonschema:"Query the union of several datasets' rows instead of one (e.g. one per year; dataset may then be omitted): the columns they all share plus _dataset naming each row's dataset. filters run in each dataset (a pattern_filter token must cover each); the rest runs over the union."`
+	Datasets []string `json:"datasets,omitempty" jsonschema:"Query the union of dataset's rows and these datasets' (e.g. one per year): the columns they all share plus _dataset naming each row's dataset. filters run in each dataset (a pattern_filter token must cover each); the rest runs over the union."`
 	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
 	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow (Arrow IPC, only if the server enables it) write a file resource. Small results always come back inline."`
 	// MaxRows lowers the inline row cap for this call.
