@@ -1,17 +1,14 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,11 +30,6 @@ type duckdbOut struct {
 	Rows [][]*string `json:"rows"`
 }
 
-var duckdbInstall struct {
-	once sync.Once
-	err  error
-	dir  string
-}
 
 // duckdbCheck runs interop/duckdb/check.js on a Parquet file.
 func duckdbCheck(t *testing.T, file string) duckdbOut {
@@ -51,48 +43,10 @@ func duckdbCheck(t *testing.T, file string) duckdbOut {
 }
 
 // duckdbScript runs a script of interop/duckdb with args and returns its
-// standard output. The first call installs the pinned @duckdb/node-api into interop/duckdb/node_modules
-// (npm ci, once; later runs reuse it). Node.js 20+ and npm are
-// required: CI has them, so their absence fails the test.
+// standard output (see nodeScript).
 func duckdbScript(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
-	node, nodeErr := exec.LookPath("node")
-	npm, npmErr := exec.LookPath("npm")
-	if nodeErr != nil || npmErr != nil {
-		t.Fatalf("the DuckDB interop test needs Node.js 20+ and npm on PATH (node: %v, npm: %v)", nodeErr, npmErr)
-	}
-	duckdbInstall.once.Do(func() {
-		dir, err := filepath.Abs(filepath.Join("..", "interop", "duckdb"))
-		if err != nil {
-			duckdbInstall.err = err
-			return
-		}
-		duckdbInstall.dir = dir
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api", "package.json")); err == nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		// npm ci installs exactly package-lock.json and never rewrites it.
-		cmd := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
-		cmd.Env = env()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			duckdbInstall.err = fmt.Errorf("npm ci --prefix %s: %v\n%s", dir, err, out)
-		}
-	})
-	if duckdbInstall.err != nil {
-		t.Fatal(duckdbInstall.err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(duckdbInstall.dir, script)}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node %s %s: %v\n%s", script, strings.Join(args, " "), err, stderr.String())
-	}
-	return out
+	return nodeScript(t, "duckdb", "node_modules/@duckdb/node-api/package.json", script, args...)
 }
 
 // duckCol is one column of the interop table: its Arrow values, the type

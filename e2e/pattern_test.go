@@ -387,3 +387,16 @@ func TestPatternFilterElicitation(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternFilterTypeScriptSDK runs interop/mcp-sdk/pattern.mjs: the
+// official TypeScript SDK client goes through the needs_confirmation loop,
+// the elicitation form (accepted, declined, cancelled) and the token in
+// query_data, aggregate and advanced_query against the IN list.
+func TestPatternFilterTypeScriptSDK(t *testing.T) {
+	out := nodeScript(t, "mcp-sdk", "node_modules/@modelcontextprotocol/sdk/package.json", "pattern.mjs",
+		"--bin", binary, "--data", budgetRoot(t), "--dataset", budgetDataset, "--extra", pProfessions)
+	if !strings.Contains(string(out), "pattern: OK") {
+		t.Fatalf("pattern.mjs:\n%s", out)
+	}
+	t.Logf("pattern.mjs:\n%s", out)
+}
