@@ -8,7 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 // TestExactArguments: tool arguments are bound from the raw JSON with

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/materialize"
+	"github.com/quarrydb/quarry/service"
 )
 
 func TestOutputCheck(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 // Resource templates of one dataset. The dataset id is percent-encoded in

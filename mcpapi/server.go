@@ -12,8 +12,8 @@ import (
 
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/materialize"
+	"github.com/quarrydb/quarry/service"
 )
 
 // Options configures NewServer.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/internal/app"
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/mcpapi"
+	"github.com/quarrydb/quarry/service"
 )
 
 var (

@@ -9,8 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/quarrydb/quarry/internal/obs"
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/materialize"
+	"github.com/quarrydb/quarry/service"
 )
 
 // notice is one message for the user, sent as notifications/message.

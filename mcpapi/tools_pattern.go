@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 // NewPatternFilterTool builds pattern_filter. A needs_confirmation answer

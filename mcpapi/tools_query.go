@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 // NewQueryDataTool builds query_data.

@@ -21,9 +21,9 @@ import (
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/colcache"
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/mcpapi"
+	"github.com/quarrydb/quarry/service"
 )
 
 // Config is every setting of a Quarry server. The zero value of a field

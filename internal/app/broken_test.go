@@ -25,7 +25,7 @@ import (
 
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 var updateBroken = flag.Bool("update", false, "regenerate testdata/broken (the broken-file corpus)")

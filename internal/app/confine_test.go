@@ -17,7 +17,7 @@ import (
 	"github.com/quarrydb/quarry/internal/h5"
 	"github.com/quarrydb/quarry/internal/h5/h5write"
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 func must(t *testing.T, err error) {
