@@ -262,7 +262,7 @@ func withRequest(ctx context.Context, base *slog.Logger, id string) context.Cont
 	if obs.RequestID(ctx) != "" {
 		return ctx
 	}
-	if !ValidRequestID(id) {
+	if !obs.ValidRequestID(id) {
 		id = obs.NewRequestID()
 	}
 	return obs.WithRequest(ctx, base, id)

@@ -21,7 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/quarrydb/quarry/internal/app"
-	"github.com/quarrydb/quarry/mcpapi"
+	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -140,7 +140,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	cfg.register(fs)
 	transport := fs.String("transport", "stdio", "MCP transport: stdio or http (Streamable HTTP at /mcp)")
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address for --transport http (not loopback: bearer tokens required)")
-	var httpFlags mcpapi.HTTPFlags
+	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -149,7 +149,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "quarry serve: --transport must be stdio or http, got %q\n", *transport)
 		return errUsage
 	}
-	var httpOpts mcpapi.HTTPOptions
+	var httpOpts mcptransport.HTTPOptions
 	if *transport == "http" {
 		// Validate (tokens, origins, loopback-or-auth) before opening the data.
 		var err error
@@ -166,11 +166,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
 		"artifact_dir", a.Artifacts.Dir(), "catalog", "scanning in the background")
 	if *transport == "stdio" {
-		return mcpapi.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
+		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
 	httpOpts.Ready = func(ln net.Addr) { printBanner(stderr, ln.String(), a) }
-	return mcpapi.ServeHTTP(ctx, a.MCP, httpOpts)
+	return mcptransport.ServeHTTP(ctx, a.MCP, httpOpts)
 }
 
 // printBanner tells a person how to connect, on stderr.
@@ -296,7 +296,7 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("--args is not a JSON object: %v", err)
 	}
 	arguments := json.RawMessage(*argJSON) // sent as written: numbers stay exact
-	if err := mcpapi.CheckArgumentNumbers(arguments); err != nil {
+	if err := mcptransport.CheckArgumentNumbers(arguments); err != nil {
 		b, _ := json.Marshal(err)
 		return &toolError{body: string(b)}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/mcpapi"
+	"github.com/quarrydb/quarry/mcpapi/transport"
 )
 
 // TestSoak (make soak; build tag soak) runs a mixed workload for
@@ -69,7 +70,7 @@ func TestSoak(t *testing.T) {
 		HandleMemory: 64 << 20, ServerMemory: 512 << 20, CacheMemory: 64 << 20, Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	defer a.Close()
-	h, err := mcpapi.NewHTTPHandler(a.MCP, mcpapi.HTTPOptions{RateLimit: -1, MaxConcurrent: -1, Logger: slog.New(slog.DiscardHandler)})
+	h, err := transport.NewHTTPHandler(a.MCP, transport.HTTPOptions{RateLimit: -1, MaxConcurrent: -1, Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	ts := httptest.NewServer(h)
 	defer ts.Close()

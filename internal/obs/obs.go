@@ -82,3 +82,19 @@ func NewLogger(w io.Writer, format, level string) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }
+
+// ValidRequestID reports whether an incoming X-Request-Id may be used as
+// is: 1-128 characters of [A-Za-z0-9._-]. Anything else is replaced by a
+// fresh id, so that log lines cannot be forged or bloated through it.
+func ValidRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,4 +1,4 @@
-package mcpapi_test
+package transport_test
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/quarrydb/quarry/internal/app"
-	"github.com/quarrydb/quarry/mcpapi"
+	"github.com/quarrydb/quarry/mcpapi/transport"
 )
 
 // BenchmarkReadDatasetSliceMCP times the whole MCP round trip of
@@ -63,14 +63,14 @@ func BenchmarkReadDatasetSliceMCP(b *testing.B) {
 		// server: what the stdio transport does per request: parse the
 		// JSON-RPC message, run the tool, serialize the response.
 		b.Run(q.name+"/server", func(b *testing.B) {
-			first, err := mcpapi.AppendMessage(nil, a.MCP.HandleMessage(ctx, msg))
+			first, err := transport.AppendMessage(nil, a.MCP.HandleMessage(ctx, msg))
 			if err != nil || !bytes.Contains(first, []byte(`"method":"direct"`)) {
 				b.Fatalf("slice not inline: %v %.300s", err, first)
 			}
 			b.SetBytes(int64(len(first)))
 			var buf []byte
 			for b.Loop() {
-				if buf, err = mcpapi.AppendMessage(buf[:0], a.MCP.HandleMessage(ctx, msg)); err != nil {
+				if buf, err = transport.AppendMessage(buf[:0], a.MCP.HandleMessage(ctx, msg)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -105,13 +105,13 @@ func BenchmarkReadDatasetSliceMCP(b *testing.B) {
 	}
 }
 
-// benchStdio times request/response pairs through mcpapi.ServeStdio.
+// benchStdio times request/response pairs through transport.ServeStdio.
 func benchStdio(b *testing.B, a *app.App, msg []byte) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpapi.ServeStdio(context.Background(), a.MCP, inR, outW, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		done <- transport.ServeStdio(context.Background(), a.MCP, inR, outW, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		outW.Close()
 	}()
 	br := bufio.NewReaderSize(outR, 1<<20)

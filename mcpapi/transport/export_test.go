@@ -1,4 +1,4 @@
-package mcpapi
+package transport
 
 // AppendMessage exposes appendMessage to the external benchmarks.
 var AppendMessage = appendMessage

@@ -1,4 +1,4 @@
-package mcpapi
+package transport
 
 import (
 	"bytes"
@@ -107,7 +107,7 @@ type requestInfo struct {
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := r.Header.Get("X-Request-Id")
-	if !ValidRequestID(id) {
+	if !obs.ValidRequestID(id) {
 		id = obs.NewRequestID()
 	}
 	w.Header().Set("X-Request-Id", id)
@@ -484,22 +484,6 @@ func writeGuardError(w http.ResponseWriter, status, rpcCode int, id json.RawMess
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(rpcErrorBody(id, rpcCode, msg, &guardData{Code: code, HTTPStatus: status}))
-}
-
-// ValidRequestID reports whether an incoming X-Request-Id may be used as
-// is: 1-128 characters of [A-Za-z0-9._-]. Anything else is replaced by a
-// fresh id, so that log lines cannot be forged or bloated through it.
-func ValidRequestID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func clipString(s string, n int) string {

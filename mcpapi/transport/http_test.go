@@ -1,4 +1,4 @@
-package mcpapi
+package transport
 
 import (
 	"bufio"
@@ -161,17 +161,6 @@ func TestOriginPolicy(t *testing.T) {
 	for _, bad := range []string{"example.com", "https://a.com/x", "https://u@a.com", "://x"} {
 		if _, err := newOriginPolicy([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
-func TestValidRequestID(t *testing.T) {
-	for id, want := range map[string]bool{
-		"abc-123": true, "r_0123.x": true, strings.Repeat("a", 128): true,
-		"": false, strings.Repeat("a", 129): false, "a b": false, "a\nb": false, "é": false, "a=b": false, "<x>": false,
-	} {
-		if ValidRequestID(id) != want {
-			t.Errorf("ValidRequestID(%q) != %v", id, want)
 		}
 	}
 }
