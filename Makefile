@@ -84,10 +84,10 @@ asan: setup
 # generates it) when it exists: QUARRY_BENCH_H5 overrides the path.
 QUARRY_BENCH_H5 ?= $(firstword $(wildcard /tmp/peerbench/data/n5000000_s*/sales.h5))
 bench: build
-	QUARRY_BENCH_H5=$(QUARRY_BENCH_H5) $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v -e '/catalog$$' -e '/internal/colcache$$')
+	QUARRY_BENCH_H5=$(QUARRY_BENCH_H5) $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v -e '/catalog/csv$$' -e '/internal/colcache$$')
 	@if [ -n "$(QUARRY_BENCH_H5)" ]; then echo "== h5py on $(QUARRY_BENCH_H5)"; /usr/bin/python3 bench/h5py_roundtrip.py $(QUARRY_BENCH_H5) 40; fi
 	@for p in 1 2; do echo "== GOMAXPROCS=$$p"; \
-	  GOMAXPROCS=$$p $(GO) test -run '^$$' -bench . -benchmem ./catalog ./internal/colcache || exit 1; done
+	  GOMAXPROCS=$$p $(GO) test -run '^$$' -bench . -benchmem ./catalog/csv ./internal/colcache || exit 1; done
 
 # Quarry side by side with DuckDB, Polars and h5py (../shared/bench; the first
 # run installs npm packages and generates ~1.3 GB under /tmp/peerbench).

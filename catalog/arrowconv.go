@@ -113,7 +113,7 @@ func newTypedScan(ctx context.Context, id string, schema *arrow.Schema, opts Sca
 	if err := ctx.Err(); err != nil {
 		return typedScan{}, err
 	}
-	proj, err := projection(id, schema, opts.Columns)
+	proj, err := Projection(id, schema, opts.Columns)
 	if err != nil {
 		return typedScan{}, err
 	}

@@ -46,7 +46,7 @@ type arrowFormat struct{ lim Limits }
 // batches' lengths. Column types are mapped as for Parquet (exposedType);
 // dictionary columns are decoded; union, view and run-end encoded columns
 // are not supported (a diagnostic).
-func NewArrowFormat(lim Limits) Format { return arrowFormat{lim: lim.withDefaults()} }
+func NewArrowFormat(lim Limits) Format { return arrowFormat{lim: lim.WithDefaults()} }
 
 // Kind implements Format.
 func (arrowFormat) Kind() Kind { return KindArrow }
@@ -466,7 +466,7 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 	}
 	fh, fr, capped, lay, err := openArrow(s.file, s.lim, alloc)
 	if err != nil {
-		return nil, sourceOpenError(s.id, asFileError(err))
+		return nil, SourceOpenError(s.id, asFileError(err))
 	}
 	if !fr.Schema().Equal(s.stored) || lay.rows != s.rows {
 		fr.Close()

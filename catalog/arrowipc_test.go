@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -74,28 +75,28 @@ func TestArrowDataset(t *testing.T) {
 	defer a.Release()
 	defer b.Release()
 	root := t.TempDir()
-	writeRaw(t, root, "plain.arrow", string(arrowBytes(t, nil, rec)))
-	writeRaw(t, root, "multi.feather", string(arrowBytes(t, nil, a, b)))
-	writeRaw(t, root, "zstd.ipc", string(arrowBytes(t, []ipc.Option{ipc.WithZstd()}, a, b)))
-	writeRaw(t, root, "lz4.ARROW", string(arrowBytes(t, []ipc.Option{ipc.WithLZ4()}, rec)))
-	c := newCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
+	cattest.WriteRaw(t, root, "plain.arrow", string(arrowBytes(t, nil, rec)))
+	cattest.WriteRaw(t, root, "multi.feather", string(arrowBytes(t, nil, a, b)))
+	cattest.WriteRaw(t, root, "zstd.ipc", string(arrowBytes(t, []ipc.Option{ipc.WithZstd()}, a, b)))
+	cattest.WriteRaw(t, root, "lz4.ARROW", string(arrowBytes(t, []ipc.Option{ipc.WithLZ4()}, rec)))
+	c := cattest.NewCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
 	if d := c.Diagnostics(); len(d) != 0 {
 		t.Fatalf("diagnostics %v", d)
 	}
 	want := []string{"int64", "int32", "float64", "utf8", "bool", "date32", "timestamp[us, tz=UTC]", "float64", "utf8", "utf8", "utf8"}
 	var first [][]any
 	for _, id := range []string{"plain", "multi", "zstd", "lz4"} {
-		ds := lookup(t, c, id)
+		ds := cattest.Lookup(t, c, id)
 		if ds.Kind != catalog.KindArrow || !ds.RowCountExact || ds.RowCount != 10 {
 			t.Fatalf("%s: kind %s rows %d exact %v", id, ds.Kind, ds.RowCount, ds.RowCountExact)
 		}
-		if got := typeNames(ds.Schema); !reflect.DeepEqual(got, want) {
+		if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: types %v, want %v", id, got, want)
 		}
 		if h := ds.ColumnNotes["tags"].Hint; !strings.Contains(h, "JSON text") {
 			t.Errorf("%s: tags hint %q", id, h)
 		}
-		_, cols := scanAll(t, ds, catalog.ScanOptions{BatchSize: 3})
+		_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{BatchSize: 3})
 		if first == nil {
 			first = cols
 			if cols[0][9] != int64(9) || cols[1][4] != "-4" && cols[1][4] != int64(-4) || cols[3][0] != nil || cols[3][1] != "b00501" ||
@@ -109,21 +110,21 @@ func TestArrowDataset(t *testing.T) {
 		}
 	}
 	// Projection in another order, batches sliced below the file's.
-	sc, cols := scanAll(t, lookup(t, c, "multi"), catalog.ScanOptions{Columns: []string{"name", "id"}, BatchSize: 2})
-	if got := fieldNames(sc); !reflect.DeepEqual(got, []string{"name", "id"}) || len(cols[1]) != 10 || cols[1][7] != int64(7) || cols[0][2] != "a00501" {
+	sc, cols := cattest.ScanAll(t, cattest.Lookup(t, c, "multi"), catalog.ScanOptions{Columns: []string{"name", "id"}, BatchSize: 2})
+	if got := cattest.FieldNames(sc); !reflect.DeepEqual(got, []string{"name", "id"}) || len(cols[1]) != 10 || cols[1][7] != int64(7) || cols[0][2] != "a00501" {
 		t.Fatalf("projection: %v %v", got, cols)
 	}
 
 	// A dictionary column is decoded; its nulls stay null.
 	drec := dictRecord(t, mem, 12)
 	defer drec.Release()
-	writeRaw(t, root, "d/dict.arrow", string(arrowBytes(t, nil, drec)))
-	c = newCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
-	ds := lookup(t, c, "d/dict")
-	if got := typeNames(ds.Schema); !reflect.DeepEqual(got, []string{"utf8", "int64"}) {
+	cattest.WriteRaw(t, root, "d/dict.arrow", string(arrowBytes(t, nil, drec)))
+	c = cattest.NewCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
+	ds := cattest.Lookup(t, c, "d/dict")
+	if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, []string{"utf8", "int64"}) {
 		t.Fatalf("dict types %v", got)
 	}
-	_, cols = scanAll(t, ds, catalog.ScanOptions{})
+	_, cols = cattest.ScanAll(t, ds, catalog.ScanOptions{})
 	if cols[0][0] != "north" || cols[0][4] != nil || cols[0][5] != "east" || cols[1][11] != int64(121) {
 		t.Fatalf("dict values %v", cols)
 	}
@@ -158,8 +159,8 @@ func TestArrowBrokenFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeRaw(t, root, "x.arrow", tc.data)
-			c := newCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
+			cattest.WriteRaw(t, root, "x.arrow", tc.data)
+			c := cattest.NewCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
 			d := c.Diagnostics()
 			if len(c.Datasets()) != 0 || len(d) != 1 || !strings.Contains(d[0].Reason, tc.reason) {
 				t.Fatalf("datasets %d diagnostics %v, want %q", len(c.Datasets()), d, tc.reason)

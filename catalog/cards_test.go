@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 func hasDiag(diags []catalog.Diagnostic, path, substr string) bool {
@@ -22,18 +23,18 @@ func hasDiag(diags []catalog.Diagnostic, path, substr string) bool {
 
 func TestCardsMerge(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "budget/2024/expenses.csv", "ministry,program,allocated,actual\nHealth,P1,10,9\n")
-	writeFile(t, root, "budget/2023/expenses.csv", "ministry,allocated\nHealth,10\n")
-	writeRaw(t, root, "_overall.json", `{"tags": {"domain": "public"}}`)
-	writeRaw(t, root, "budget/_overall.json", `{"description": "budgets", "tags": {"domain": "budget", "source_type": "expenses"},
+	cattest.WriteFile(t, root, "budget/2024/expenses.csv", "ministry,program,allocated,actual\nHealth,P1,10,9\n")
+	cattest.WriteFile(t, root, "budget/2023/expenses.csv", "ministry,allocated\nHealth,10\n")
+	cattest.WriteRaw(t, root, "_overall.json", `{"tags": {"domain": "public"}}`)
+	cattest.WriteRaw(t, root, "budget/_overall.json", `{"description": "budgets", "tags": {"domain": "budget", "source_type": "expenses"},
 		"columns": [{"name": "allocated", "role": "allocated", "unit": "AMD"}, {"name": "not_here", "role": "x"}]}`)
-	writeRaw(t, root, "budget/2024/_overall.json", `{"tags": {"year": 2024, "final": true}}`)
-	writeRaw(t, root, "budget/2024/expenses.schema.json", `{"description": "Stem card", "columns": [{"name": "actual", "role": "actual", "description": "stem"}]}`)
-	writeRaw(t, root, "budget/2024/expenses.csv.schema.json", `{"description": "Expenses by program, 2024",
+	cattest.WriteRaw(t, root, "budget/2024/_overall.json", `{"tags": {"year": 2024, "final": true}}`)
+	cattest.WriteRaw(t, root, "budget/2024/expenses.schema.json", `{"description": "Stem card", "columns": [{"name": "actual", "role": "actual", "description": "stem"}]}`)
+	cattest.WriteRaw(t, root, "budget/2024/expenses.csv.schema.json", `{"description": "Expenses by program, 2024",
 		"columns": [{"name": "actual", "type": "int64", "description": "spent", "unit": "AMD"}, {"name": "ministry", "role": "dimension"}]}`)
-	c := newCatalog(t, root)
+	c := cattest.NewCatalog(t, root)
 
-	d := lookup(t, c, "budget/2024/expenses")
+	d := cattest.Lookup(t, c, "budget/2024/expenses")
 	if d.Card == nil {
 		t.Fatal("no card")
 	}
@@ -66,7 +67,7 @@ func TestCardsMerge(t *testing.T) {
 		t.Fatalf("sources %v", d.Card.Sources)
 	}
 
-	old := lookup(t, c, "budget/2023/expenses")
+	old := cattest.Lookup(t, c, "budget/2023/expenses")
 	if old.Card == nil || old.Card.Tags["domain"] != "budget" || old.Card.Tags["year"] != "" || old.Description != "" {
 		t.Fatalf("2023 card: %+v", old.Card)
 	}
@@ -87,25 +88,25 @@ func TestCardsMerge(t *testing.T) {
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if again := lookup(t, c, "budget/2024/expenses"); again != d {
+	if again := cattest.Lookup(t, c, "budget/2024/expenses"); again != d {
 		t.Fatal("refresh without changes re-created the carded dataset")
 	}
 }
 
 func TestCardsValidation(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "a.csv", "x,y\n1,2\n")
-	writeFile(t, root, "b.csv", "x\n1\n")
-	writeFile(t, root, "c.csv", "x\n1\n")
-	writeFile(t, root, "d.csv", "x\n1\n")
-	writeRaw(t, root, "a.csv.schema.json", `{"columns": [{"name": "x", "role": "measure"}, {"name": "zz", "role": "id"}, {"name": "y", "type": "string"}]}`)
-	writeRaw(t, root, "b.schema.json", `{"colums": []}`)
-	writeRaw(t, root, "c.schema.json", `{"columns": [{"name": "x", "role": "Not A Role"}]}`)
-	writeRaw(t, root, "d.schema.json", `not json`)
-	writeRaw(t, root, "orphan.schema.json", `{}`)
-	writeRaw(t, root, "sub/_overall.json", `{"tags": {"k": [1]}}`)
-	writeFile(t, root, "sub/e.csv", "x\n1\n")
-	c := newCatalog(t, root)
+	cattest.WriteFile(t, root, "a.csv", "x,y\n1,2\n")
+	cattest.WriteFile(t, root, "b.csv", "x\n1\n")
+	cattest.WriteFile(t, root, "c.csv", "x\n1\n")
+	cattest.WriteFile(t, root, "d.csv", "x\n1\n")
+	cattest.WriteRaw(t, root, "a.csv.schema.json", `{"columns": [{"name": "x", "role": "measure"}, {"name": "zz", "role": "id"}, {"name": "y", "type": "string"}]}`)
+	cattest.WriteRaw(t, root, "b.schema.json", `{"colums": []}`)
+	cattest.WriteRaw(t, root, "c.schema.json", `{"columns": [{"name": "x", "role": "Not A Role"}]}`)
+	cattest.WriteRaw(t, root, "d.schema.json", `not json`)
+	cattest.WriteRaw(t, root, "orphan.schema.json", `{}`)
+	cattest.WriteRaw(t, root, "sub/_overall.json", `{"tags": {"k": [1]}}`)
+	cattest.WriteFile(t, root, "sub/e.csv", "x\n1\n")
+	c := cattest.NewCatalog(t, root)
 
 	diags := c.Diagnostics()
 	for _, want := range []struct{ path, substr string }{
@@ -122,11 +123,11 @@ func TestCardsValidation(t *testing.T) {
 		}
 	}
 	// The valid parts of a.csv's card still apply; the bad cards do not.
-	if got := lookup(t, c, "a").Card.Column("x"); got.Role != "measure" {
+	if got := cattest.Lookup(t, c, "a").Card.Column("x"); got.Role != "measure" {
 		t.Fatalf("a.x: %+v", got)
 	}
 	for _, id := range []string{"b", "c", "d", "sub/e"} {
-		if d := lookup(t, c, id); d.Card != nil {
+		if d := cattest.Lookup(t, c, id); d.Card != nil {
 			t.Errorf("%s has a card from an invalid sidecar: %+v", id, d.Card)
 		}
 	}
@@ -135,12 +136,12 @@ func TestCardsValidation(t *testing.T) {
 	}
 
 	// Fixing a card is picked up by the next scan, without touching the data.
-	p := writeRaw(t, root, "c.schema.json", `{"columns": [{"name": "x", "role": "id"}]}`)
+	p := cattest.WriteRaw(t, root, "c.schema.json", `{"columns": [{"name": "x", "role": "id"}]}`)
 	touch(t, p, time.Second)
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := lookup(t, c, "c").Card.Column("x"); got.Role != "id" {
+	if got := cattest.Lookup(t, c, "c").Card.Column("x"); got.Role != "id" {
 		t.Fatalf("c.x after fix: %+v", got)
 	}
 	if hasDiag(c.Diagnostics(), "c.schema.json", "") {
@@ -150,10 +151,10 @@ func TestCardsValidation(t *testing.T) {
 
 func TestCardsNeverWritten(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "a.csv", "x\n1\n")
+	cattest.WriteFile(t, root, "a.csv", "x\n1\n")
 	before := listFiles(t, root)
-	c := newCatalog(t, root)
-	_ = catalog.StarterCard(lookup(t, c, "a"))
+	c := cattest.NewCatalog(t, root)
+	_ = catalog.StarterCard(cattest.Lookup(t, c, "a"))
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +177,10 @@ func listFiles(t *testing.T, root string) []string {
 
 func TestStarterCardRoundTrip(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "w.csv", "day,temp,city\n2024-01-01,1.5,Yerevan\n")
-	writeRaw(t, root, "w.schema.json", `{"tags": {"src": "demo"}, "columns": [{"name": "temp", "role": "measure", "unit": "°C"}]}`)
-	c := newCatalog(t, root)
-	cf := catalog.StarterCard(lookup(t, c, "w"))
+	cattest.WriteFile(t, root, "w.csv", "day,temp,city\n2024-01-01,1.5,Yerevan\n")
+	cattest.WriteRaw(t, root, "w.schema.json", `{"tags": {"src": "demo"}, "columns": [{"name": "temp", "role": "measure", "unit": "°C"}]}`)
+	c := cattest.NewCatalog(t, root)
+	cf := catalog.StarterCard(cattest.Lookup(t, c, "w"))
 	if len(cf.Columns) != 3 || cf.Columns[0].Type != "date" || cf.Columns[1].Unit != "°C" || cf.Columns[2].Type != "string" || cf.Tags["src"] != "demo" {
 		t.Fatalf("starter: %+v", cf)
 	}

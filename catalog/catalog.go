@@ -25,8 +25,8 @@ type Options struct {
 	// resolved. Required.
 	Root string
 	// Formats are the file formats to discover, asked in order; the first
-	// whose Match claims a file opens it. Nil or empty means
-	// []Format{NewCSVFormat()}.
+	// whose Match claims a file opens it. Required (CSV is csv.NewFormat()
+	// of catalog/csv).
 	Formats []Format
 	// Logger receives scan warnings (skipped files) and a summary per scan.
 	// Nil means slog.Default().
@@ -159,7 +159,7 @@ func New(ctx context.Context, opts Options) (*Catalog, error) {
 		workers: opts.Workers,
 	}
 	if len(c.formats) == 0 {
-		c.formats = []Format{NewCSVFormat()}
+		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "Options.Formats is empty: name the formats to discover (e.g. csv.NewFormat() of catalog/csv)")
 	}
 	for i, f := range c.formats {
 		if f == nil {

@@ -15,13 +15,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/internal/safeopen"
 )
 
 func TestNewInvalidRoot(t *testing.T) {
 	dir := t.TempDir()
-	file := writeFile(t, dir, "f.csv", "a\n1\n")
+	file := cattest.WriteFile(t, dir, "f.csv", "a\n1\n")
 	tests := []struct{ name, root string }{
 		{"empty", ""},
 		{"missing", filepath.Join(dir, "nope")},
@@ -29,8 +31,8 @@ func TestNewInvalidRoot(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := catalog.New(context.Background(), catalog.Options{Root: tc.root, Logger: quiet})
-			assertCode(t, err, qerr.ErrInvalidArgument, qerr.CodeInvalidArgument)
+			_, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: tc.root, Logger: cattest.Quiet})
+			cattest.AssertCode(t, err, qerr.ErrInvalidArgument, qerr.CodeInvalidArgument)
 		})
 	}
 	t.Run("unreadable", func(t *testing.T) {
@@ -42,25 +44,25 @@ func TestNewInvalidRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.Chmod(locked, 0o755)
-		_, err := catalog.New(context.Background(), catalog.Options{Root: locked, Logger: quiet})
-		assertCode(t, err, qerr.ErrInvalidArgument, qerr.CodeInvalidArgument)
+		_, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: locked, Logger: cattest.Quiet})
+		cattest.AssertCode(t, err, qerr.ErrInvalidArgument, qerr.CodeInvalidArgument)
 	})
 }
 
 func TestRootIsResolved(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real")
-	writeFile(t, real, "a.csv", "a\n1\n")
+	cattest.WriteFile(t, real, "a.csv", "a\n1\n")
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip("symlinks unsupported:", err)
 	}
-	c := newCatalog(t, link)
+	c := cattest.NewCatalog(t, link)
 	want, _ := filepath.EvalSymlinks(real)
 	if c.Root() != want {
 		t.Errorf("Root() = %q, want %q", c.Root(), want)
 	}
-	if ds := lookup(t, c, "a"); ds.AbsPath != filepath.Join(want, "a.csv") || ds.Path != "a.csv" {
+	if ds := cattest.Lookup(t, c, "a"); ds.AbsPath != filepath.Join(want, "a.csv") || ds.Path != "a.csv" {
 		t.Errorf("paths %q %q", ds.AbsPath, ds.Path)
 	}
 }
@@ -80,24 +82,24 @@ func TestIDsAndCollisions(t *testing.T) {
 		".hidden.csv", ".git/config.csv", "sub/.cache/x.csv", // hidden
 	} {
 		if strings.HasSuffix(f, ".h5") {
-			writeRaw(t, root, f, "not really hdf5")
+			cattest.WriteRaw(t, root, f, "not really hdf5")
 			continue
 		}
 		if strings.Contains(strings.ToLower(f), ".tsv") {
-			writeFile(t, root, f, "a\tb\n1\t2\n")
+			cattest.WriteFile(t, root, f, "a\tb\n1\t2\n")
 			continue
 		}
-		writeFile(t, root, f, "a,b\n1,2\n")
+		cattest.WriteFile(t, root, f, "a,b\n1,2\n")
 	}
 	before := listTree(t, root)
-	c := newCatalog(t, root, catalog.NewCSVFormat(), fakeFormat{ext: ".h5"})
+	c := cattest.NewCatalog(t, root, csv.NewFormat(), fakeFormat{ext: ".h5"})
 	defer func() {
 		if err := c.Refresh(context.Background()); err != nil {
 			t.Error(err)
 		}
 		for _, ds := range c.Datasets() {
 			if ds.Kind == catalog.KindCSV {
-				scanAll(t, ds, catalog.ScanOptions{})
+				cattest.ScanAll(t, ds, catalog.ScanOptions{})
 			}
 		}
 		if after := listTree(t, root); !reflect.DeepEqual(before, after) {
@@ -105,13 +107,13 @@ func TestIDsAndCollisions(t *testing.T) {
 		}
 	}()
 	want := []string{"Upper", "a.csv", "a.tsv", "b.csv", "b.h5", "c", "d", "dots.v2", "nested/deep/e", "weather/seattle"}
-	if got := ids(c); !reflect.DeepEqual(got, want) {
+	if got := cattest.IDs(c); !reflect.DeepEqual(got, want) {
 		t.Fatalf("ids\n got %v\nwant %v", got, want)
 	}
 	if d := c.Diagnostics(); len(d) != 0 {
 		t.Errorf("diagnostics %v", d)
 	}
-	ds := lookup(t, c, "nested/deep/e")
+	ds := cattest.Lookup(t, c, "nested/deep/e")
 	if ds.Path != "nested/deep/e.tsv" || !filepath.IsAbs(ds.AbsPath) || ds.SizeBytes == 0 || ds.ModTime.IsZero() {
 		t.Errorf("dataset %+v", ds)
 	}
@@ -140,14 +142,14 @@ func listTree(t *testing.T, root string) []string {
 func TestDuplicateFinalIDs(t *testing.T) {
 	root := t.TempDir()
 	// x.h5 holds tables "x/t" and "x/u"; x/t.csv also wants "x/t".
-	writeRaw(t, root, "x.h5", "h5")
-	writeFile(t, root, "x/t.csv", "a\n1\n")
-	c := newCatalog(t, root, catalog.NewCSVFormat(), fakeFormat{ext: ".h5", suffixes: []string{"t", "u"}})
-	if got, want := ids(c), []string{"x/t", "x/u"}; !reflect.DeepEqual(got, want) {
+	cattest.WriteRaw(t, root, "x.h5", "h5")
+	cattest.WriteFile(t, root, "x/t.csv", "a\n1\n")
+	c := cattest.NewCatalog(t, root, csv.NewFormat(), fakeFormat{ext: ".h5", suffixes: []string{"t", "u"}})
+	if got, want := cattest.IDs(c), []string{"x/t", "x/u"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("ids %v, want %v", got, want)
 	}
 	// x.h5 sorts before x/t.csv, so it wins.
-	if ds := lookup(t, c, "x/t"); ds.Path != "x.h5" {
+	if ds := cattest.Lookup(t, c, "x/t"); ds.Path != "x.h5" {
 		t.Errorf("x/t from %s", ds.Path)
 	}
 	d := c.Diagnostics()
@@ -158,15 +160,15 @@ func TestDuplicateFinalIDs(t *testing.T) {
 
 func TestFormatFailures(t *testing.T) {
 	root := t.TempDir()
-	writeRaw(t, root, "p.boom", "x")
-	writeRaw(t, root, "e.bad", "x")
-	writeRaw(t, root, "n.none", "x")
-	writeFile(t, root, "ok.csv", "a\n1\n")
-	c := newCatalog(t, root, catalog.NewCSVFormat(),
+	cattest.WriteRaw(t, root, "p.boom", "x")
+	cattest.WriteRaw(t, root, "e.bad", "x")
+	cattest.WriteRaw(t, root, "n.none", "x")
+	cattest.WriteFile(t, root, "ok.csv", "a\n1\n")
+	c := cattest.NewCatalog(t, root, csv.NewFormat(),
 		fakeFormat{ext: ".boom", panic: true},
 		fakeFormat{ext: ".bad", err: qerr.Unsupported(qerr.CodeUnsupportedType, "unsupported thing")},
 		fakeFormat{ext: ".none", none: true})
-	if got := ids(c); !reflect.DeepEqual(got, []string{"ok"}) {
+	if got := cattest.IDs(c); !reflect.DeepEqual(got, []string{"ok"}) {
 		t.Fatalf("ids %v", got)
 	}
 	got := map[string]string{}
@@ -182,8 +184,8 @@ func TestSymlinksInScan(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	outside := filepath.Join(dir, "outside")
-	writeFile(t, outside, "secret.csv", "a\n1\n")
-	writeFile(t, root, "data/real.csv", "a\n1\n2\n")
+	cattest.WriteFile(t, outside, "secret.csv", "a\n1\n")
+	cattest.WriteFile(t, root, "data/real.csv", "a\n1\n2\n")
 	links := map[string]string{
 		"alias.csv":       filepath.Join(root, "data", "real.csv"), // file inside: OK
 		"rel.csv":         "data/real.csv",                         // relative target inside: OK
@@ -196,8 +198,8 @@ func TestSymlinksInScan(t *testing.T) {
 		"data/hidden.csv": filepath.Join(root, ".secret", "h.csv"), // hidden target, visible name
 		"pool":            ".pool",                                 // dir symlink to a hidden dir
 	}
-	writeFile(t, root, ".secret/h.csv", "a\n1\n")
-	writeFile(t, root, ".pool/p.csv", "a\n1\n")
+	cattest.WriteFile(t, root, ".secret/h.csv", "a\n1\n")
+	cattest.WriteFile(t, root, ".pool/p.csv", "a\n1\n")
 	for name, target := range links {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.Symlink(target, p); err != nil {
@@ -205,7 +207,7 @@ func TestSymlinksInScan(t *testing.T) {
 		}
 	}
 	done := make(chan *catalog.Catalog)
-	go func() { done <- newCatalog(t, root) }()
+	go func() { done <- cattest.NewCatalog(t, root) }()
 	var c *catalog.Catalog
 	select {
 	case c = <-done:
@@ -216,11 +218,11 @@ func TestSymlinksInScan(t *testing.T) {
 		t.Logf("%s: %s: %s", d.Path, d.Level, d.Reason)
 	}
 	want := []string{"alias", "data/hidden", "data/real", "pool/p", "rel"}
-	if got := ids(c); !reflect.DeepEqual(got, want) {
+	if got := cattest.IDs(c); !reflect.DeepEqual(got, want) {
 		t.Fatalf("ids %v, want %v (diagnostics %v)", got, want, c.Diagnostics())
 	}
 	realRoot, _ := filepath.EvalSymlinks(root)
-	if ds := lookup(t, c, "alias"); ds.AbsPath != filepath.Join(realRoot, "data", "real.csv") || ds.Path != "alias.csv" || ds.RowCount != 2 {
+	if ds := cattest.Lookup(t, c, "alias"); ds.AbsPath != filepath.Join(realRoot, "data", "real.csv") || ds.Path != "alias.csv" || ds.RowCount != 2 {
 		t.Errorf("alias dataset %+v", ds)
 	}
 	diags := map[string]bool{}
@@ -240,8 +242,8 @@ func TestSymlinksInScan(t *testing.T) {
 func TestResolvePath(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
-	writeFile(t, root, "a/b.csv", "x\n1\n")
-	writeFile(t, dir, "outside/s.csv", "x\n1\n")
+	cattest.WriteFile(t, root, "a/b.csv", "x\n1\n")
+	cattest.WriteFile(t, dir, "outside/s.csv", "x\n1\n")
 	symlinks := true
 	for name, target := range map[string]string{
 		"in":       filepath.Join(root, "a"),
@@ -254,7 +256,7 @@ func TestResolvePath(t *testing.T) {
 			symlinks = false
 		}
 	}
-	c := newCatalog(t, root)
+	c := cattest.NewCatalog(t, root)
 	real := c.Root()
 	tests := []struct {
 		in      string
@@ -294,7 +296,7 @@ func TestResolvePath(t *testing.T) {
 			}
 			abs, rel, err := c.ResolvePath(tc.in)
 			if tc.rel == "" {
-				assertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
+				cattest.AssertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
 				return
 			}
 			if err != nil {
@@ -312,16 +314,16 @@ func TestResolvePath(t *testing.T) {
 
 func TestRefreshReusesUnchanged(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "keep.csv", "a\n1\n")
-	p := writeFile(t, root, "change.csv", "a\n1\n")
-	gone := writeFile(t, root, "gone.csv", "a\n1\n")
-	writeFile(t, root, "bad.csv", "a,b\n1\n")
-	cf := &countingFormat{Format: catalog.NewCSVFormat()}
-	c := newCatalog(t, root, cf)
+	cattest.WriteFile(t, root, "keep.csv", "a\n1\n")
+	p := cattest.WriteFile(t, root, "change.csv", "a\n1\n")
+	gone := cattest.WriteFile(t, root, "gone.csv", "a\n1\n")
+	cattest.WriteFile(t, root, "bad.csv", "a,b\n1\n")
+	cf := &countingFormat{Format: csv.NewFormat()}
+	c := cattest.NewCatalog(t, root, cf)
 	if n := cf.opens.Load(); n != 4 {
 		t.Fatalf("opens after New = %d", n)
 	}
-	keep, change := lookup(t, c, "keep"), lookup(t, c, "change")
+	keep, change := cattest.Lookup(t, c, "keep"), cattest.Lookup(t, c, "change")
 
 	// Nothing changed: nothing is re-opened (not even the bad file).
 	if err := c.Refresh(context.Background()); err != nil {
@@ -330,29 +332,29 @@ func TestRefreshReusesUnchanged(t *testing.T) {
 	if n := cf.opens.Load(); n != 4 {
 		t.Fatalf("opens after no-op Refresh = %d", n)
 	}
-	if lookup(t, c, "keep") != keep || lookup(t, c, "change") != change {
+	if cattest.Lookup(t, c, "keep") != keep || cattest.Lookup(t, c, "change") != change {
 		t.Fatal("unchanged datasets were rebuilt")
 	}
 
-	writeFile(t, root, "change.csv", "a,b\n1,x\n2,y\n3,z\n")
+	cattest.WriteFile(t, root, "change.csv", "a,b\n1,x\n2,y\n3,z\n")
 	touch(t, p, time.Second)
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, "new/added.csv", "z\n1\n")
+	cattest.WriteFile(t, root, "new/added.csv", "z\n1\n")
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := cf.opens.Load(); n != 6 { // change.csv and new/added.csv
 		t.Fatalf("opens after Refresh = %d, want 6", n)
 	}
-	if got, want := ids(c), []string{"change", "keep", "new/added"}; !reflect.DeepEqual(got, want) {
+	if got, want := cattest.IDs(c), []string{"change", "keep", "new/added"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("ids %v, want %v", got, want)
 	}
-	if lookup(t, c, "keep") != keep {
+	if cattest.Lookup(t, c, "keep") != keep {
 		t.Error("unchanged dataset was rebuilt")
 	}
-	if ds := lookup(t, c, "change"); ds == change || ds.RowCount != 3 || ds.Schema.NumFields() != 2 {
+	if ds := cattest.Lookup(t, c, "change"); ds == change || ds.RowCount != 3 || ds.Schema.NumFields() != 2 {
 		t.Errorf("changed dataset not re-read: rows %d", ds.RowCount)
 	}
 	if d := c.Diagnostics(); len(d) != 1 || d[0].Path != "bad.csv" {
@@ -360,24 +362,24 @@ func TestRefreshReusesUnchanged(t *testing.T) {
 	}
 
 	// A collision appearing later renames the old dataset (re-opened).
-	writeFile(t, root, "keep.tsv", "a\n1\n")
+	cattest.WriteFile(t, root, "keep.tsv", "a\n1\n")
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := ids(c), []string{"change", "keep.csv", "keep.tsv", "new/added"}; !reflect.DeepEqual(got, want) {
+	if got, want := cattest.IDs(c), []string{"change", "keep.csv", "keep.tsv", "new/added"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("ids %v, want %v", got, want)
 	}
 }
 
 func TestLookup(t *testing.T) {
 	root := t.TempDir()
-	p := writeFile(t, root, "weather/seattle.csv", "a\n1\n")
-	writeFile(t, root, "weather/yerevan.csv", "a\n1\n")
-	cf := &countingFormat{Format: catalog.NewCSVFormat()}
-	c := newCatalog(t, root, cf)
+	p := cattest.WriteFile(t, root, "weather/seattle.csv", "a\n1\n")
+	cattest.WriteFile(t, root, "weather/yerevan.csv", "a\n1\n")
+	cf := &countingFormat{Format: csv.NewFormat()}
+	c := cattest.NewCatalog(t, root, cf)
 
 	_, err := c.Lookup("weather/seatle")
-	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	cattest.AssertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
 	var qe *qerr.Error
 	errors.As(err, &qe)
 	if s, _ := qe.Diagnostics["suggestions"].([]string); len(s) == 0 || s[0] != "weather/seattle" {
@@ -387,14 +389,14 @@ func TestLookup(t *testing.T) {
 		t.Errorf("hint %q", qe.Hint)
 	}
 
-	old := lookup(t, c, "weather/seattle")
-	if lookup(t, c, "weather/seattle") != old || cf.opens.Load() != 2 {
+	old := cattest.Lookup(t, c, "weather/seattle")
+	if cattest.Lookup(t, c, "weather/seattle") != old || cf.opens.Load() != 2 {
 		t.Fatal("unchanged file re-opened by Lookup")
 	}
 	// Changed on disk, no Refresh: Lookup re-opens just that file.
-	writeFile(t, root, "weather/seattle.csv", "a\n1\n2\n")
+	cattest.WriteFile(t, root, "weather/seattle.csv", "a\n1\n2\n")
 	touch(t, p, 2*time.Second)
-	ds := lookup(t, c, "weather/seattle")
+	ds := cattest.Lookup(t, c, "weather/seattle")
 	if ds == old || ds.RowCount != 2 || cf.opens.Load() != 3 {
 		t.Fatalf("changed file not re-opened: rows %d opens %d", ds.RowCount, cf.opens.Load())
 	}
@@ -405,15 +407,15 @@ func TestLookup(t *testing.T) {
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if lookup(t, c, "weather/seattle") != ds || cf.opens.Load() != 3 {
+	if cattest.Lookup(t, c, "weather/seattle") != ds || cf.opens.Load() != 3 {
 		t.Error("Refresh re-opened a file Lookup had already re-read")
 	}
 
 	// Changed into something unreadable.
-	writeFile(t, root, "weather/seattle.csv", "a,b\n1\n")
+	cattest.WriteFile(t, root, "weather/seattle.csv", "a,b\n1\n")
 	touch(t, p, 4*time.Second)
 	_, err = c.Lookup("weather/seattle")
-	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	cattest.AssertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
 	if d := c.Diagnostics(); len(d) != 1 || d[0].Path != "weather/seattle.csv" {
 		t.Errorf("diagnostics %v", d)
 	}
@@ -423,8 +425,8 @@ func TestLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Lookup("weather/yerevan")
-	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
-	if got := ids(c); len(got) != 0 {
+	cattest.AssertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	if got := cattest.IDs(c); len(got) != 0 {
 		t.Errorf("ids %v", got)
 	}
 }
@@ -432,9 +434,9 @@ func TestLookup(t *testing.T) {
 func TestManySmallFiles(t *testing.T) {
 	root := t.TempDir()
 	for i := range 1000 {
-		writeFile(t, root, fmt.Sprintf("d%02d/f%04d.csv", i%25, i), fmt.Sprintf("id,v,when\n%d,%d.5,2024-01-01\n", i, i))
+		cattest.WriteFile(t, root, fmt.Sprintf("d%02d/f%04d.csv", i%25, i), fmt.Sprintf("id,v,when\n%d,%d.5,2024-01-01\n", i, i))
 	}
-	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: quiet, Workers: 8})
+	c, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: root, Logger: cattest.Quiet, Workers: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,15 +457,15 @@ func TestManySmallFiles(t *testing.T) {
 func TestScanContextCancelled(t *testing.T) {
 	root := t.TempDir()
 	for i := range 50 {
-		writeFile(t, root, fmt.Sprintf("f%d.csv", i), "a\n1\n")
+		cattest.WriteFile(t, root, fmt.Sprintf("f%d.csv", i), "a\n1\n")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := catalog.New(ctx, catalog.Options{Root: root, Logger: quiet})
+	_, err := catalog.New(ctx, catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: root, Logger: cattest.Quiet})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("New(cancelled) = %v", err)
 	}
-	c := newCatalog(t, root)
+	c := cattest.NewCatalog(t, root)
 	if err := c.Refresh(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Refresh(cancelled) = %v", err)
 	}
@@ -475,12 +477,12 @@ func TestScanContextCancelled(t *testing.T) {
 func TestRefreshRootRemoved(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "r")
-	writeFile(t, root, "a.csv", "a\n1\n")
-	c := newCatalog(t, root)
+	cattest.WriteFile(t, root, "a.csv", "a\n1\n")
+	c := cattest.NewCatalog(t, root)
 	if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
-	assertCode(t, c.Refresh(context.Background()), qerr.ErrInvalidArgument, qerr.CodeInvalidArgument)
+	cattest.AssertCode(t, c.Refresh(context.Background()), qerr.ErrInvalidArgument, qerr.CodeInvalidArgument)
 	if len(c.Datasets()) != 1 {
 		t.Error("snapshot dropped")
 	}
@@ -489,9 +491,9 @@ func TestRefreshRootRemoved(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	root := t.TempDir()
 	for i := range 20 {
-		writeFile(t, root, fmt.Sprintf("f%02d.csv", i), "a,b\n1,2\n")
+		cattest.WriteFile(t, root, fmt.Sprintf("f%02d.csv", i), "a,b\n1,2\n")
 	}
-	c := newCatalog(t, root)
+	c := cattest.NewCatalog(t, root)
 	// replace rewrites a file atomically, so readers see whole files only.
 	replace := func(id string, i int) error {
 		p := filepath.Join(root, id+".csv")
@@ -560,13 +562,13 @@ func TestConcurrentUse(t *testing.T) {
 // being listed under an id with U+FFFD that no lookup finds.
 func TestInvalidUTF8Names(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "ok.csv", "a\n1\n")
+	cattest.WriteFile(t, root, "ok.csv", "a\n1\n")
 	if err := os.WriteFile(filepath.Join(root, "bad\xff.csv"), []byte("a\n1\n"), 0o644); err != nil {
 		t.Skip("file system refuses non-UTF-8 names:", err)
 	}
-	writeFile(t, root, "dir\xfe/inner.csv", "a\n1\n")
-	c := newCatalog(t, root)
-	if got := ids(c); !reflect.DeepEqual(got, []string{"ok"}) {
+	cattest.WriteFile(t, root, "dir\xfe/inner.csv", "a\n1\n")
+	c := cattest.NewCatalog(t, root)
+	if got := cattest.IDs(c); !reflect.DeepEqual(got, []string{"ok"}) {
 		t.Fatalf("ids %v", got)
 	}
 	got := map[string]bool{}

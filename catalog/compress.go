@@ -26,9 +26,9 @@ const zstdMaxWindow = 128 << 20
 // compressionSuffixes maps a compression suffix (lower case) to its codec name.
 var compressionSuffixes = map[string]string{".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bzip2"}
 
-// trimCompression splits a lower-cased file name into the name without a
+// TrimCompression splits a lower-cased file name into the name without a
 // compression suffix and the codec name ("" when uncompressed).
-func trimCompression(lower string) (string, string) {
+func TrimCompression(lower string) (string, string) {
 	for ext, codec := range compressionSuffixes {
 		if strings.HasSuffix(lower, ext) {
 			return strings.TrimSuffix(lower, ext), codec
@@ -37,26 +37,26 @@ func trimCompression(lower string) (string, string) {
 	return lower, ""
 }
 
-// codecOf is the codec of a file by its name (RelPath, else AbsPath);
+// CodecOf is the codec of a file by its name (RelPath, else AbsPath);
 // gzip when the name carries no known suffix (callers only ask for
 // compressed files).
-func codecOf(file FileInfo) string {
+func CodecOf(file FileInfo) string {
 	name := file.RelPath
 	if name == "" {
 		name = file.AbsPath
 	}
-	if _, codec := trimCompression(strings.ToLower(name)); codec != "" {
+	if _, codec := TrimCompression(strings.ToLower(name)); codec != "" {
 		return codec
 	}
 	return "gzip"
 }
 
-// decompressing returns the decompressed stream of in (the compressed
+// Decompressing returns the decompressed stream of in (the compressed
 // bytes of file, codec by codecOf), failing with a resource_exhausted
 // error past lim, and the closer of the decompressor (not of in).
-func decompressing(file FileInfo, in io.Reader, lim Limits) (io.Reader, io.Closer, error) {
+func Decompressing(file FileInfo, in io.Reader, lim Limits) (io.Reader, io.Closer, error) {
 	cin := &countingReader{r: in}
-	switch codec := codecOf(file); codec {
+	switch codec := CodecOf(file); codec {
 	case "zstd":
 		zr, err := zstd.NewReader(cin, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow),
 			zstd.WithDecoderLowmem(true))
@@ -80,10 +80,10 @@ type closeFunc func() error
 
 func (f closeFunc) Close() error { return f() }
 
-// openDecompressed opens file for reading (confined: FileInfo.Open) and
+// OpenDecompressed opens file for reading (confined: FileInfo.Open) and
 // returns its bytes, decompressed when gz (codec by codecOf). The closer
 // closes everything.
-func openDecompressed(file FileInfo, gz bool, lim Limits) (io.Reader, io.Closer, error) {
+func OpenDecompressed(file FileInfo, gz bool, lim Limits) (io.Reader, io.Closer, error) {
 	f, err := file.Open()
 	if err != nil {
 		return nil, nil, err
@@ -91,16 +91,16 @@ func openDecompressed(file FileInfo, gz bool, lim Limits) (io.Reader, io.Closer,
 	if !gz {
 		return f, f, nil
 	}
-	zr, zc, err := decompressing(file, bufio.NewReader(f), lim)
+	zr, zc, err := Decompressing(file, bufio.NewReader(f), lim)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	return zr, multiCloser{zc, f}, nil
+	return zr, MultiCloser{zc, f}, nil
 }
 
-// skipBOM drops a UTF-8 byte order mark at the start of br.
-func skipBOM(br *bufio.Reader) {
+// SkipBOM drops a UTF-8 byte order mark at the start of br.
+func SkipBOM(br *bufio.Reader) {
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 	}

@@ -38,8 +38,8 @@ func FuzzDecompress(f *testing.F) {
 	names := []string{"x.csv.gz", "x.csv.zst", "x.csv.bz2"}
 	const limit = 64 << 10
 	f.Fuzz(func(t *testing.T, codec uint8, data []byte) {
-		lim := Limits{MaxDecompressedBytes: limit}.withDefaults()
-		r, c, err := decompressing(FileInfo{RelPath: names[int(codec)%len(names)]}, bytes.NewReader(data), lim)
+		lim := Limits{MaxDecompressedBytes: limit}.WithDefaults()
+		r, c, err := Decompressing(FileInfo{RelPath: names[int(codec)%len(names)]}, bytes.NewReader(data), lim)
 		if err != nil {
 			return
 		}

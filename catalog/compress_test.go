@@ -11,6 +11,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 // compressWith compresses data with a codec named by its suffix (".gz",
@@ -53,20 +55,20 @@ func TestCompressedCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	writeRaw(t, root, "plain.csv", string(plain))
-	writeRaw(t, root, "g.csv.gz", string(compressWith(t, ".gz", plain)))
-	writeRaw(t, root, "z.csv.zst", string(compressWith(t, ".zst", plain)))
-	writeRaw(t, root, "zz.CSV.ZSTD", string(compressWith(t, ".zst", plain)))
-	writeRaw(t, root, "b.csv.bz2", string(bz))
-	c := newCatalog(t, root, catalog.NewCSVFormat())
-	ref := lookup(t, c, "plain")
-	_, want := scanAll(t, ref, catalog.ScanOptions{})
+	cattest.WriteRaw(t, root, "plain.csv", string(plain))
+	cattest.WriteRaw(t, root, "g.csv.gz", string(compressWith(t, ".gz", plain)))
+	cattest.WriteRaw(t, root, "z.csv.zst", string(compressWith(t, ".zst", plain)))
+	cattest.WriteRaw(t, root, "zz.CSV.ZSTD", string(compressWith(t, ".zst", plain)))
+	cattest.WriteRaw(t, root, "b.csv.bz2", string(bz))
+	c := cattest.NewCatalog(t, root, csv.NewFormat())
+	ref := cattest.Lookup(t, c, "plain")
+	_, want := cattest.ScanAll(t, ref, catalog.ScanOptions{})
 	for id, codec := range map[string]string{"g": "gzip", "z": "zstd", "zz": "zstd", "b": "bzip2"} {
-		ds := lookup(t, c, id)
+		ds := cattest.Lookup(t, c, id)
 		if ds.Attributes["compression"] != codec || ds.RowCount != ref.RowCount || !ds.Schema.Equal(ref.Schema) {
 			t.Errorf("%s: attributes %v rows %d schema %v", id, ds.Attributes, ds.RowCount, ds.Schema)
 		}
-		if _, got := scanAll(t, ds, catalog.ScanOptions{}); !reflect.DeepEqual(got, want) {
+		if _, got := cattest.ScanAll(t, ds, catalog.ScanOptions{}); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %v, want %v", id, got, want)
 		}
 	}
@@ -81,14 +83,14 @@ func TestCompressedLimits(t *testing.T) {
 	}
 	big := append([]byte("n\n"), bytes.Repeat([]byte("0\n"), 2<<20)...)
 	root := t.TempDir()
-	writeRaw(t, root, "bz.csv.bz2", string(bomb))
-	writeRaw(t, root, "zs.csv.zst", string(compressWith(t, ".zst", big)))
-	writeRaw(t, root, "gz.csv.gz", string(compressWith(t, ".gz", big)))
-	writeRaw(t, root, "notzstd.csv.zst", "n\n1\n")
-	writeRaw(t, root, "notbz.csv.bz2", "n\n1\n")
-	c := newCatalog(t, root, catalog.NewCSVFormatWith(catalog.CSVOptions{Limits: catalog.Limits{MaxDecompressedBytes: 1 << 20}}))
+	cattest.WriteRaw(t, root, "bz.csv.bz2", string(bomb))
+	cattest.WriteRaw(t, root, "zs.csv.zst", string(compressWith(t, ".zst", big)))
+	cattest.WriteRaw(t, root, "gz.csv.gz", string(compressWith(t, ".gz", big)))
+	cattest.WriteRaw(t, root, "notzstd.csv.zst", "n\n1\n")
+	cattest.WriteRaw(t, root, "notbz.csv.bz2", "n\n1\n")
+	c := cattest.NewCatalog(t, root, csv.NewFormatWith(csv.Options{Limits: catalog.Limits{MaxDecompressedBytes: 1 << 20}}))
 	if len(c.Datasets()) != 0 {
-		t.Fatalf("datasets %v", ids(c))
+		t.Fatalf("datasets %v", cattest.IDs(c))
 	}
 	reasons := map[string]string{}
 	for _, d := range c.Diagnostics() {

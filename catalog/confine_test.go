@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -23,9 +24,9 @@ func outsideDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"small.csv", "big.csv", "g.csv"} {
-		writeRaw(t, dir, name, secretCSV)
+		cattest.WriteRaw(t, dir, name, secretCSV)
 	}
-	writeFile(t, dir, "g.csv.gz", secretCSV)
+	cattest.WriteFile(t, dir, "g.csv.gz", secretCSV)
 	return dir
 }
 
@@ -96,10 +97,10 @@ func TestSwappedFileRefused(t *testing.T) {
 		for _, sw := range swaps {
 			t.Run(f.rel+"/"+sw.name, func(t *testing.T) {
 				root, out := t.TempDir(), outsideDir(t)
-				writeFile(t, root, f.rel, f.content)
-				c := newCatalog(t, root)
+				cattest.WriteFile(t, root, f.rel, f.content)
+				c := cattest.NewCatalog(t, root)
 				id := strings.TrimSuffix(strings.TrimSuffix(f.rel, ".gz"), ".csv")
-				ds := lookup(t, c, id)
+				ds := cattest.Lookup(t, c, id)
 				if got, err := readAll(ds); err != nil || !strings.Contains(got, "alice") {
 					t.Fatalf("before the swap: %q, %v", got, err)
 				}
@@ -110,10 +111,10 @@ func TestSwappedFileRefused(t *testing.T) {
 				if strings.Contains(got, "SECRET") {
 					t.Fatalf("the source read the outside file: %q", got)
 				}
-				assertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
+				cattest.AssertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
 
 				_, err = c.Lookup(id)
-				assertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
+				cattest.AssertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
 				if strings.Contains(err.Error(), out) {
 					t.Errorf("the error names the outside path: %v", err)
 				}
@@ -145,14 +146,14 @@ func TestSwappedFileRefused(t *testing.T) {
 // that stays inside the root.
 func TestInRootSymlinks(t *testing.T) {
 	root, out := t.TempDir(), outsideDir(t)
-	writeFile(t, root, "data/real.csv", "name,n\nalice,1\n")
-	writeFile(t, root, "data/other.csv", "name,n\ncarol,3\n")
+	cattest.WriteFile(t, root, "data/real.csv", "name,n\nalice,1\n")
+	cattest.WriteFile(t, root, "data/other.csv", "name,n\ncarol,3\n")
 	must(t, os.Symlink("data/real.csv", filepath.Join(root, "link.csv")))
-	writeFile(t, root, ".store/real2.csv", "name,n\nalice,1\n") // hidden: reached only through dirlink
+	cattest.WriteFile(t, root, ".store/real2.csv", "name,n\nalice,1\n") // hidden: reached only through dirlink
 	must(t, os.Symlink(".store", filepath.Join(root, "dirlink")))
-	c := newCatalog(t, root)
+	c := cattest.NewCatalog(t, root)
 	for _, id := range []string{"link", "dirlink/real2", "data/real"} {
-		if got, err := readAll(lookup(t, c, id)); err != nil || !strings.Contains(got, "alice") {
+		if got, err := readAll(cattest.Lookup(t, c, id)); err != nil || !strings.Contains(got, "alice") {
 			t.Fatalf("%s: %q, %v", id, got, err)
 		}
 	}
@@ -164,15 +165,15 @@ func TestInRootSymlinks(t *testing.T) {
 		must(t, os.Rename(tmp, filepath.Join(root, "link.csv")))
 	}
 	relink("data/other.csv")
-	if got, err := readAll(lookup(t, c, "link")); err != nil || !strings.Contains(got, "carol") {
+	if got, err := readAll(cattest.Lookup(t, c, "link")); err != nil || !strings.Contains(got, "carol") {
 		t.Fatalf("re-pointed inside: %q, %v", got, err)
 	}
 
 	// Re-pointed outside: refused.
 	relink(filepath.Join(out, "small.csv"))
 	_, err := c.Lookup("link")
-	assertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
-	if got, err := readAll(lookup(t, c, "data/real")); err != nil || !strings.Contains(got, "alice") {
+	cattest.AssertCode(t, err, qerr.ErrPermission, qerr.CodePathOutsideRoot)
+	if got, err := readAll(cattest.Lookup(t, c, "data/real")); err != nil || !strings.Contains(got, "alice") {
 		t.Fatalf("the other datasets still work: %q, %v", got, err)
 	}
 }

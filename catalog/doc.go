@@ -6,8 +6,10 @@
 // FileInfo.Open (internal/safeopen: below the root, no symlink followed,
 // identity checked on the descriptor), and Lookup re-resolves a dataset's
 // path before every query, refusing one that now leads out of the root.
-// Formats (CSV, JSON, Parquet, Arrow IPC, Excel, HDF5; compressed text through compress.go)
-// plug in through the Format interface; each dataset carries a Source that
+// Formats plug in through the Format interface (Options.Formats names
+// them): JSON, Parquet, Arrow IPC and Excel live here (compressed text
+// through compress.go), CSV/TSV in catalog/csv and HDF5 in catalog/hdf5;
+// the text-type inference CSV, JSON and Excel share is catalog/infer; each dataset carries a Source that
 // streams its rows as Arrow record batches. Reading CSV, JSON and Parquet
 // (and Arrow IPC, validated before arrow-go reads it: arrowipc_check.go)
 // is bounded by Limits: a file beyond them is a diagnostic, a
@@ -16,7 +18,7 @@
 // LookupContext).
 //
 // A Source's batches have exactly the dataset schema's types. The one
-// exception is a CSV format with a ColumnKeeper (NewCSVFormatWith): the
+// exception is a CSV format with a ColumnKeeper (csv.NewFormatWith): the
 // columns it hands to the keeper while opening a file may have
 // low-cardinality string columns dictionary-encoded (dictionary<int16,
 // utf8>), so a column cache keeps them small and the engine can filter and

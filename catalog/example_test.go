@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 )
 
 func ExampleNew() {
@@ -21,7 +22,7 @@ func ExampleNew() {
 		[]byte("station_id,name,elevation_m,opened\nAM01,Երևան,990,1890-01-01\nAM02,Գյումրի,,1891-06-15\n"), 0o644)
 	_ = os.WriteFile(filepath.Join(root, "notes.txt"), []byte("not data"), 0o644)
 
-	c, err := catalog.New(context.Background(), catalog.Options{
+	c, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()},
 		Root:   root,
 		Logger: slog.New(slog.DiscardHandler),
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 // FuzzCSV checks that opening any file never panics and that whatever the
@@ -44,7 +45,7 @@ func fuzzOpenAndScan(t *testing.T, name string, data []byte, scanMayFail bool, f
 	if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: quiet, Workers: 1, Formats: formats})
+	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: cattest.Quiet, Workers: 1, Formats: formats})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -90,7 +92,7 @@ func diagFor(t testing.TB, c *catalog.Catalog, rel string) catalog.Diagnostic {
 			return d
 		}
 	}
-	t.Fatalf("no diagnostic for %s; diagnostics: %v; datasets: %v", rel, c.Diagnostics(), ids(c))
+	t.Fatalf("no diagnostic for %s; diagnostics: %v; datasets: %v", rel, c.Diagnostics(), cattest.IDs(c))
 	return catalog.Diagnostic{}
 }
 
@@ -191,16 +193,16 @@ func TestHostileFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeFile(t, root, "good.csv", "x\n1\n")
+			cattest.WriteFile(t, root, "good.csv", "x\n1\n")
 			p := filepath.Join(root, tc.rel)
 			tc.write(t, p)
-			f := catalog.NewCSVFormatWith(catalog.CSVOptions{Limits: tc.lim})
+			f := csv.NewFormatWith(csv.Options{Limits: tc.lim})
 			start := time.Now()
 			var c *catalog.Catalog
-			total, peak := memDelta(func() { c = newCatalog(t, root, f) })
+			total, peak := memDelta(func() { c = cattest.NewCatalog(t, root, f) })
 			took := time.Since(start)
 			t.Logf("allocated %d MiB, peak heap %d MiB, %v", total>>20, peak>>20, took)
-			if got := ids(c); len(got) != 1 || got[0] != "good" {
+			if got := cattest.IDs(c); len(got) != 1 || got[0] != "good" {
 				t.Fatalf("datasets = %v, want [good]", got)
 			}
 			d := diagFor(t, c, tc.rel)
@@ -279,9 +281,9 @@ func writeWide(t testing.TB, p string, ncols, rows int) {
 func TestWideFileScanMemory(t *testing.T) {
 	root := t.TempDir()
 	writeWide(t, filepath.Join(root, "wide.csv"), 100_000, 3)
-	f := catalog.NewCSVFormatWith(catalog.CSVOptions{Limits: catalog.Limits{MaxColumns: 200_000}})
-	c := newCatalog(t, root, f)
-	ds := lookup(t, c, "wide")
+	f := csv.NewFormatWith(csv.Options{Limits: catalog.Limits{MaxColumns: 200_000}})
+	c := cattest.NewCatalog(t, root, f)
+	ds := cattest.Lookup(t, c, "wide")
 	if n := ds.Schema.NumFields(); n != 100_000 || ds.RowCount != 3 {
 		t.Fatalf("shape %d x %d, want 3 x 100000", ds.RowCount, n)
 	}
@@ -319,10 +321,10 @@ func TestWideFileScanMemory(t *testing.T) {
 func TestLongColumnNames(t *testing.T) {
 	root := t.TempDir()
 	long := strings.Repeat("é", 600) // 1200 bytes
-	writeFile(t, root, "names.csv", long+"x,"+long+"y,b\n1,2,3\n")
-	c := newCatalog(t, root, catalog.NewCSVFormat())
-	ds := lookup(t, c, "names")
-	names := fieldNames(ds.Schema)
+	cattest.WriteFile(t, root, "names.csv", long+"x,"+long+"y,b\n1,2,3\n")
+	c := cattest.NewCatalog(t, root, csv.NewFormat())
+	ds := cattest.Lookup(t, c, "names")
+	names := cattest.FieldNames(ds.Schema)
 	want := []string{strings.Repeat("é", 512), strings.Repeat("é", 512) + "_2", "b"}
 	if strings.Join(names, "|") != strings.Join(want, "|") {
 		t.Errorf("names = %.40q, want %.40q", names, want)
@@ -330,7 +332,7 @@ func TestLongColumnNames(t *testing.T) {
 	if got := ds.Attributes["truncated_column_names"]; got != 2 {
 		t.Errorf("truncated_column_names = %v, want 2", got)
 	}
-	if _, cols := scanAll(t, ds, catalog.ScanOptions{}); len(cols) != 3 || len(cols[0]) != 1 {
+	if _, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{}); len(cols) != 3 || len(cols[0]) != 1 {
 		t.Errorf("columns = %v", cols)
 	}
 }
@@ -359,8 +361,8 @@ func (f gateFormat) Open(ctx context.Context, fi catalog.FileInfo) ([]*catalog.D
 // context), and the final snapshot holds every file.
 func TestBackgroundScan(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "fast.fk", "x")
-	writeFile(t, root, "slow.fk", "x")
+	cattest.WriteFile(t, root, "fast.fk", "x")
+	cattest.WriteFile(t, root, "slow.fk", "x")
 	gate := make(chan struct{})
 	f := gateFormat{fakeFormat: fakeFormat{ext: ".fk"}, gate: gate}
 	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{f}, Workers: 2, Background: true})
@@ -379,7 +381,7 @@ func TestBackgroundScan(t *testing.T) {
 	if !st.Scanning || st.PendingFiles != 1 {
 		t.Errorf("ScanStatus = %+v, want scanning with 1 pending file", st)
 	}
-	if got := ids(c); len(got) != 1 || got[0] != "fast" {
+	if got := cattest.IDs(c); len(got) != 1 || got[0] != "fast" {
 		t.Errorf("datasets during the scan = %v, want [fast]", got)
 	}
 	if err := c.Refresh(context.Background()); err != nil {
@@ -391,14 +393,14 @@ func TestBackgroundScan(t *testing.T) {
 	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	_, err = c.LookupContext(short, "slow")
 	cancelShort()
-	assertCode(t, err, qerr.ErrLimitExceeded, qerr.CodeTimeout)
+	cattest.AssertCode(t, err, qerr.ErrLimitExceeded, qerr.CodeTimeout)
 	if qe := qerr.As(err); qe == nil || qe.Diagnostics["scanning"] != true {
 		t.Errorf("lookup during the scan: %v, want a scanning mark", err)
 	}
 	gone, cancelGone := context.WithCancel(context.Background())
 	cancelGone()
 	_, err = c.LookupContext(gone, "slow")
-	assertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
+	cattest.AssertCode(t, err, qerr.ErrNotFound, qerr.CodeDatasetNotFound)
 	if qe := qerr.As(err); qe == nil || qe.Diagnostics["scanning"] != true {
 		t.Errorf("cancelled lookup during the scan: %v, want a scanning mark", err)
 	}
@@ -423,7 +425,7 @@ func TestBackgroundScan(t *testing.T) {
 	if st := c.ScanStatus(); st.Scanning {
 		t.Errorf("ScanStatus after the scan = %+v", st)
 	}
-	if got := ids(c); strings.Join(got, ",") != "fast,slow" {
+	if got := cattest.IDs(c); strings.Join(got, ",") != "fast,slow" {
 		t.Errorf("datasets = %v", got)
 	}
 	// An unknown id after the scan is not found at once.
@@ -435,7 +437,7 @@ func TestBackgroundScan(t *testing.T) {
 // TestBackgroundScanClose: Close stops a running first scan.
 func TestBackgroundScanClose(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "slow.fk", "x")
+	cattest.WriteFile(t, root, "slow.fk", "x")
 	f := gateFormat{fakeFormat: fakeFormat{ext: ".fk"}, gate: make(chan struct{})}
 	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{f}, Background: true})
 	if err != nil {

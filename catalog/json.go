@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quarrydb/quarry/catalog/infer"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -46,7 +47,7 @@ type jsonFormat struct{ lim Limits }
 // Limits: a record longer than MaxRecordBytes, more than MaxColumns
 // distinct columns, a key longer than MaxNameBytes, and the decompression
 // bounds make the file a diagnostic.
-func NewJSONFormat(lim Limits) Format { return jsonFormat{lim: lim.withDefaults()} }
+func NewJSONFormat(lim Limits) Format { return jsonFormat{lim: lim.WithDefaults()} }
 
 // Kind implements Format.
 func (jsonFormat) Kind() Kind { return KindJSON }
@@ -62,7 +63,7 @@ func jsonExt(name string) (gz, ok bool) {
 	if IsCardFile(path.Base(name)) {
 		return false, false
 	}
-	lower, codec := trimCompression(strings.ToLower(name))
+	lower, codec := TrimCompression(strings.ToLower(name))
 	for _, ext := range []string{".json", ".jsonl", ".ndjson"} {
 		if hasExt(lower, ext) {
 			return codec != "", true
@@ -74,12 +75,12 @@ func jsonExt(name string) (gz, ok bool) {
 // openJSON opens a JSON file for reading records (confined:
 // FileInfo.Open), decompressing it and skipping a UTF-8 BOM.
 func openJSON(file FileInfo, gz bool, lim Limits) (*jsonRecords, io.Closer, error) {
-	src, closer, err := openDecompressed(file, gz, lim)
+	src, closer, err := OpenDecompressed(file, gz, lim)
 	if err != nil {
 		return nil, nil, err
 	}
 	br := bufio.NewReaderSize(src, 64<<10)
-	skipBOM(br)
+	SkipBOM(br)
 	recs, err := newJSONRecords(br, lim)
 	if err != nil {
 		closer.Close()
@@ -92,8 +93,8 @@ func openJSON(file FileInfo, gz bool, lim Limits) (*jsonRecords, io.Closer, erro
 type jsonColumn struct {
 	name       string
 	seen       [jNested + 1]bool // JSON kinds met (jNull unused)
-	numK, strK colKind           // join of the numbers / strings met
-	num, str   kindTrace
+	numK, strK infer.Kind        // join of the numbers / strings met
+	num, str   infer.Trace
 	source     string // names the values' format in hints; "" is JSON
 }
 
@@ -102,27 +103,27 @@ func (c *jsonColumn) add(row int64, f *jsonField) {
 	c.seen[f.kind] = true
 	switch f.kind {
 	case jNumber:
-		if nk := widen(c.numK, f.text); nk != c.numK {
+		if nk := infer.Widen(c.numK, f.text); nk != c.numK {
 			c.numK = nk
-			c.num.step(row, f.text, nk)
+			c.num.Step(row, f.text, nk)
 		}
 	case jString:
-		if c.strK == kindString {
+		if c.strK == infer.KindString {
 			return
 		}
-		k := classify(f.text)
-		if !k.isDateLike() {
-			k = kindString
+		k := infer.Classify(f.text)
+		if !k.IsDateLike() {
+			k = infer.KindString
 		}
-		if nk := joinKinds(c.strK, k); nk != c.strK {
+		if nk := infer.JoinKinds(c.strK, k); nk != c.strK {
 			c.strK = nk
-			c.str.step(row, f.text, nk)
+			c.str.Step(row, f.text, nk)
 		}
 	}
 }
 
 // kind is the column's final kind and note.
-func (c *jsonColumn) kind() (colKind, ColumnNote) {
+func (c *jsonColumn) kind() (infer.Kind, ColumnNote) {
 	var kinds []string
 	for k, seen := range c.seen {
 		if seen && jsonKind(k) != jNull {
@@ -131,30 +132,30 @@ func (c *jsonColumn) kind() (colKind, ColumnNote) {
 	}
 	switch {
 	case len(kinds) == 0:
-		return kindString, ColumnNote{}
+		return infer.KindString, ColumnNote{}
 	case len(kinds) > 1:
 		src := cmp.Or(c.source, "JSON")
-		return kindString, ColumnNote{Hint: "mixes " + src + " " + strings.Join(kinds, " and ") + "; kept as text (numbers as written)"}
+		return infer.KindString, ColumnNote{Hint: "mixes " + src + " " + strings.Join(kinds, " and ") + "; kept as text (numbers as written)"}
 	case c.seen[jNumber]:
-		return c.numK, c.num.note()
+		return c.numK, c.num.Note()
 	case c.seen[jString]:
-		return c.strK, c.str.note()
+		return c.strK, c.str.Note()
 	case c.seen[jBool]:
-		return kindBool, ColumnNote{}
+		return infer.KindBool, ColumnNote{}
 	}
-	return kindString, ColumnNote{Hint: "JSON arrays kept as JSON text"}
+	return infer.KindString, ColumnNote{Hint: "JSON arrays kept as JSON text"}
 }
 
 // inferredSchema is the schema of the inferred columns, their kinds and
 // their notes (nil when none).
-func inferredSchema(cols []*jsonColumn) (*arrow.Schema, []colKind, map[string]ColumnNote) {
+func inferredSchema(cols []*jsonColumn) (*arrow.Schema, []infer.Kind, map[string]ColumnNote) {
 	fields := make([]arrow.Field, len(cols))
-	kinds := make([]colKind, len(cols))
+	kinds := make([]infer.Kind, len(cols))
 	var notes map[string]ColumnNote
 	for i, c := range cols {
 		k, note := c.kind()
 		kinds[i] = k
-		fields[i] = arrow.Field{Name: c.name, Type: k.arrowType(), Nullable: true}
+		fields[i] = arrow.Field{Name: c.name, Type: k.ArrowType(), Nullable: true}
 		if note != (ColumnNote{}) {
 			if notes == nil {
 				notes = map[string]ColumnNote{}
@@ -217,7 +218,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		attrs["layout"] = "array of objects"
 	}
 	if gz {
-		attrs["compression"] = codecOf(f)
+		attrs["compression"] = CodecOf(f)
 	}
 	ds := &Dataset{
 		ID:            f.BaseID,
@@ -243,7 +244,7 @@ type jsonSource struct {
 	file   FileInfo
 	gz     bool
 	schema *arrow.Schema
-	kinds  []colKind
+	kinds  []infer.Kind
 	rows   int64
 	lim    Limits
 }
@@ -255,7 +256,7 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	proj, err := projection(s.id, s.schema, opts.Columns)
+	proj, err := Projection(s.id, s.schema, opts.Columns)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +284,7 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	}
 	recs, closer, err := openJSON(s.file, s.gz, s.lim)
 	if err != nil {
-		return nil, sourceOpenError(s.id, err)
+		return nil, SourceOpenError(s.id, err)
 	}
 	textSchema := arrow.NewSchema(textFields, nil)
 	cells := make([]*jsonField, len(proj))
@@ -342,32 +343,32 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 
 // textToKind converts a column of cell texts to kind k's type (the texts
 // were all classified as k by inference).
-func textToKind(mem memory.Allocator, in *array.String, k colKind) (arrow.Array, error) {
+func textToKind(mem memory.Allocator, in *array.String, k infer.Kind) (arrow.Array, error) {
 	switch {
-	case k.textual():
+	case k.Textual():
 		in.Retain()
 		return in, nil
-	case k == kindInt || k == kindIntWide:
+	case k == infer.KindInt || k == infer.KindIntWide:
 		b := array.NewInt64Builder(mem)
-		return convertEach(in, b, func(s string) bool {
+		return infer.ConvertEach(in, b, func(s string) bool {
 			v, err := strconv.ParseInt(s, 10, 64)
 			b.UnsafeAppend(v)
 			return err == nil
 		}, "an int64")
-	case k == kindFloat:
+	case k == infer.KindFloat:
 		b := array.NewFloat64Builder(mem)
-		return convertEach(in, b, func(s string) bool {
+		return infer.ConvertEach(in, b, func(s string) bool {
 			v, err := strconv.ParseFloat(s, 64)
 			b.UnsafeAppend(v)
 			return err == nil
 		}, "a float64")
-	case k == kindDate:
+	case k == infer.KindDate:
 		b := array.NewDate32Builder(mem)
-		return convertEach(in, b, func(s string) bool {
-			d, ok := parseDateBytes([]byte(s))
+		return infer.ConvertEach(in, b, func(s string) bool {
+			d, ok := infer.ParseDateBytes([]byte(s))
 			b.UnsafeAppend(arrow.Date32(d))
 			return ok
 		}, "a YYYY-MM-DD date")
 	}
-	return convertColumn(mem, in, k)
+	return infer.ConvertColumn(mem, in, k)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 // TestJSONDatasets: both layouts, flattening, arrays as JSON text,
@@ -51,17 +52,17 @@ func TestJSONDatasets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeFile(t, root, tc.name, tc.content)
-			c := newCatalog(t, root, catalog.NewJSONFormat(catalog.Limits{}))
+			cattest.WriteFile(t, root, tc.name, tc.content)
+			c := cattest.NewCatalog(t, root, catalog.NewJSONFormat(catalog.Limits{}))
 			id := tc.name[:strings.IndexByte(tc.name, '.')]
-			ds := lookup(t, c, id)
+			ds := cattest.Lookup(t, c, id)
 			if ds.Kind != catalog.KindJSON || ds.RowCount != tc.rows || !ds.RowCountExact {
 				t.Fatalf("kind %s rows %d", ds.Kind, ds.RowCount)
 			}
-			if got := fieldNames(ds.Schema); !reflect.DeepEqual(got, tc.names) {
+			if got := cattest.FieldNames(ds.Schema); !reflect.DeepEqual(got, tc.names) {
 				t.Fatalf("names %v, want %v", got, tc.names)
 			}
-			if got := typeNames(ds.Schema); !reflect.DeepEqual(got, tc.types) {
+			if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, tc.types) {
 				t.Fatalf("types %v, want %v", got, tc.types)
 			}
 			for col, part := range tc.notes {
@@ -70,13 +71,13 @@ func TestJSONDatasets(t *testing.T) {
 					t.Errorf("%s: note %+v, want %q", col, n, part)
 				}
 			}
-			_, cols := scanAll(t, ds, catalog.ScanOptions{BatchSize: 2})
+			_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{BatchSize: 2})
 			if !reflect.DeepEqual(cols, tc.cols) {
 				t.Fatalf("values %v\nwant %v", cols, tc.cols)
 			}
 			// A projection in another order.
 			last := tc.names[len(tc.names)-1]
-			_, pc := scanAll(t, ds, catalog.ScanOptions{Columns: []string{last, tc.names[0]}})
+			_, pc := cattest.ScanAll(t, ds, catalog.ScanOptions{Columns: []string{last, tc.names[0]}})
 			if !reflect.DeepEqual(pc, [][]any{tc.cols[len(tc.cols)-1], tc.cols[0]}) {
 				t.Fatalf("projected %v", pc)
 			}
@@ -104,9 +105,9 @@ func TestJSONRejected(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeFile(t, root, tc.name, tc.content)
-			writeFile(t, root, "x.schema.json", `{"description": "a card"}`)
-			c := newCatalog(t, root, catalog.NewJSONFormat(tc.lim))
+			cattest.WriteFile(t, root, tc.name, tc.content)
+			cattest.WriteFile(t, root, "x.schema.json", `{"description": "a card"}`)
+			c := cattest.NewCatalog(t, root, catalog.NewJSONFormat(tc.lim))
 			var reasons []string
 			for _, d := range c.Diagnostics() {
 				if d.Path == tc.name {
@@ -114,7 +115,7 @@ func TestJSONRejected(t *testing.T) {
 				}
 			}
 			if len(c.Datasets()) != 0 || len(reasons) != 1 || !strings.Contains(reasons[0], tc.reason) {
-				t.Fatalf("datasets %v, diagnostics %+v, want %q", ids(c), c.Diagnostics(), tc.reason)
+				t.Fatalf("datasets %v, diagnostics %+v, want %q", cattest.IDs(c), c.Diagnostics(), tc.reason)
 			}
 		})
 	}

@@ -52,8 +52,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults fills zero (or negative) fields from DefaultLimits.
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills zero (or negative) fields from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxDecompressedBytes <= 0 {
 		l.MaxDecompressedBytes = d.MaxDecompressedBytes
@@ -156,7 +156,7 @@ type recordLimiter struct {
 	fail error
 }
 
-func newRecordLimiter(r io.Reader, max int) *recordLimiter {
+func NewRecordLimiter(r io.Reader, max int) *recordLimiter {
 	return &recordLimiter{r: r, max: max}
 }
 
@@ -178,7 +178,7 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 				break
 			}
 			if l.cur+k > l.max {
-				l.fail = recordTooLong(l.max)
+				l.fail = RecordTooLong(l.max)
 				return 0, l.fail
 			}
 			l.cur, seg = 0, seg[k+1:]
@@ -192,23 +192,23 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 		b = b[q+1:]
 	}
 	if l.cur > l.max {
-		l.fail = recordTooLong(l.max)
+		l.fail = RecordTooLong(l.max)
 		return 0, l.fail
 	}
 	return n, err
 }
 
-func recordTooLong(max int) error {
+func RecordTooLong(max int) error {
 	return limitError("a record (line) is longer than %s (the limit)", sizeString(int64(max)))
 }
 
-func tooManyColumns(n, max int) error {
+func TooManyColumns(n, max int) error {
 	return limitError("the header has %d columns, more than the limit of %d", n, max)
 }
 
-// capNames cuts names longer than max bytes (at a UTF-8 boundary) and
+// CapNames cuts names longer than max bytes (at a UTF-8 boundary) and
 // returns how many it cut; callers make the names unique afterwards.
-func capNames(names []string, max int) int {
+func CapNames(names []string, max int) int {
 	cut := 0
 	for i, n := range names {
 		if len(n) <= max {

@@ -42,7 +42,7 @@ type parquetFormat struct{ lim Limits }
 // A file beyond lim (more than MaxColumns leaf columns, a footer longer
 // than MaxMetadataBytes) or whose footer does not decode is a diagnostic;
 // a decoder failure or panic during a scan is an error naming the dataset.
-func NewParquetFormat(lim Limits) Format { return parquetFormat{lim: lim.withDefaults()} }
+func NewParquetFormat(lim Limits) Format { return parquetFormat{lim: lim.WithDefaults()} }
 
 // Kind implements Format.
 func (parquetFormat) Kind() Kind { return KindParquet }
@@ -266,7 +266,7 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 	}
 	r, err := openParquet(s.file, s.lim)
 	if err != nil {
-		return nil, sourceOpenError(s.id, err)
+		return nil, SourceOpenError(s.id, err)
 	}
 	fr, sc, err := parquetArrow(r, alloc, int64(batch))
 	if err == nil && (!sc.Equal(s.stored) || r.NumRows() != s.rows) {

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 // benchParquetRows is the size of the benchmark file: 4 columns (int64
@@ -73,7 +74,7 @@ func BenchmarkParquet(b *testing.B) {
 	dir := b.TempDir()
 	writeBenchParquet(b, filepath.Join(dir, "bench.parquet"))
 	st, _ := os.Stat(filepath.Join(dir, "bench.parquet"))
-	c, err := catalog.New(context.Background(), catalog.Options{Root: dir, Logger: quiet,
+	c, err := catalog.New(context.Background(), catalog.Options{Root: dir, Logger: cattest.Quiet,
 		Formats: []catalog.Format{catalog.NewParquetFormat(catalog.Limits{})}})
 	if err != nil {
 		b.Fatal(err)

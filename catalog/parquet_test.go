@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -93,9 +94,9 @@ func TestParquetDataset(t *testing.T) {
 	rec := sampleRecord(t, mem)
 	defer rec.Release()
 	root := t.TempDir()
-	writeRaw(t, root, "sub/t.parquet", string(parquetBytes(t, rec, 4)))
-	c := newCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := lookup(t, c, "sub/t")
+	cattest.WriteRaw(t, root, "sub/t.parquet", string(parquetBytes(t, rec, 4)))
+	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
+	ds := cattest.Lookup(t, c, "sub/t")
 	if ds.Kind != catalog.KindParquet || !ds.RowCountExact || ds.RowCount != 10 {
 		t.Fatalf("kind %s rows %d exact %v", ds.Kind, ds.RowCount, ds.RowCountExact)
 	}
@@ -103,7 +104,7 @@ func TestParquetDataset(t *testing.T) {
 		t.Errorf("row_groups %v", got)
 	}
 	want := []string{"int64", "int32", "float64", "utf8", "bool", "date32", "timestamp[us, tz=UTC]", "float64", "utf8", "utf8", "utf8"}
-	if got := typeNames(ds.Schema); !reflect.DeepEqual(got, want) {
+	if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, want) {
 		t.Fatalf("types %v, want %v", got, want)
 	}
 	for col, part := range map[string]string{"price": "read as float64", "big": "kept as text", "tags": "JSON text", "pt": "JSON text"} {
@@ -113,8 +114,8 @@ func TestParquetDataset(t *testing.T) {
 	}
 
 	// Projection in another order than the file's, small batches.
-	sc, cols := scanAll(t, ds, catalog.ScanOptions{Columns: []string{"pt", "name", "id", "big", "price", "tags"}, BatchSize: 3})
-	if got := fieldNames(sc); !reflect.DeepEqual(got, []string{"pt", "name", "id", "big", "price", "tags"}) {
+	sc, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{Columns: []string{"pt", "name", "id", "big", "price", "tags"}, BatchSize: 3})
+	if got := cattest.FieldNames(sc); !reflect.DeepEqual(got, []string{"pt", "name", "id", "big", "price", "tags"}) {
 		t.Fatalf("columns %v", got)
 	}
 	if len(cols[0]) != 10 {
@@ -125,7 +126,7 @@ func TestParquetDataset(t *testing.T) {
 		t.Errorf("values: pt %v name %v id %v big %v price %v tags %v", cols[0][3], cols[1][:2], cols[2][9], cols[3][0], cols[4][2], cols[5][0])
 	}
 	// Every column, whole file: the kept types read back as written.
-	_, all := scanAll(t, ds, catalog.ScanOptions{})
+	_, all := cattest.ScanAll(t, ds, catalog.ScanOptions{})
 	if all[1][4] != "-4" || all[4][1] != false || all[5][2] != "2019-04-16" {
 		t.Errorf("values: small %v ok %v day %v", all[1][4], all[4][1], all[5][2])
 	}
@@ -140,13 +141,13 @@ func TestParquetEmpty(t *testing.T) {
 	defer rec.Release()
 	defer rec.Column(0).Release()
 	root := t.TempDir()
-	writeRaw(t, root, "e.PARQUET", string(parquetBytes(t, rec, 4)))
-	c := newCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := lookup(t, c, "e")
+	cattest.WriteRaw(t, root, "e.PARQUET", string(parquetBytes(t, rec, 4)))
+	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
+	ds := cattest.Lookup(t, c, "e")
 	if ds.RowCount != 0 || !ds.RowCountExact {
 		t.Fatalf("rows %d", ds.RowCount)
 	}
-	if _, cols := scanAll(t, ds, catalog.ScanOptions{}); len(cols[0]) != 0 {
+	if _, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{}); len(cols[0]) != 0 {
 		t.Fatalf("rows %v", cols)
 	}
 }
@@ -184,8 +185,8 @@ func TestParquetHostile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeRaw(t, root, tc.name, tc.data)
-			c := newCatalog(t, root, catalog.NewParquetFormat(tc.lim))
+			cattest.WriteRaw(t, root, tc.name, tc.data)
+			c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(tc.lim))
 			ds := c.Datasets()
 			if tc.name == "corrupt.parquet" && len(ds) == 1 {
 				// The flipped bytes may only hit page data: the scan must fail cleanly then.
@@ -203,7 +204,7 @@ func TestParquetHostile(t *testing.T) {
 			}
 			diags := c.Diagnostics()
 			if len(ds) != 0 || len(diags) != 1 || !strings.Contains(diags[0].Reason, tc.reason) {
-				t.Fatalf("datasets %v, diagnostics %+v, want one with %q", ids(c), diags, tc.reason)
+				t.Fatalf("datasets %v, diagnostics %+v, want one with %q", cattest.IDs(c), diags, tc.reason)
 			}
 		})
 	}
@@ -218,9 +219,9 @@ func TestParquetChangedFile(t *testing.T) {
 	rec := sampleRecord(t, mem)
 	defer rec.Release()
 	root := t.TempDir()
-	writeRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
-	c := newCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := lookup(t, c, "t")
+	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
+	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
+	ds := cattest.Lookup(t, c, "t")
 	other := rec.NewSlice(0, 2)
 	defer other.Release()
 	if err := os.WriteFile(filepath.Join(root, "t.parquet"), parquetBytes(t, other, 4), 0o644); err != nil {
@@ -245,9 +246,9 @@ func TestParquetRowGroupPruning(t *testing.T) {
 	rec := sampleRecord(t, mem) // id 0..9, name null at 0,3,6,9; row groups of 4: [0-3] [4-7] [8-9]
 	defer rec.Release()
 	root := t.TempDir()
-	writeRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
-	c := newCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := lookup(t, c, "t")
+	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
+	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
+	ds := cattest.Lookup(t, c, "t")
 	lit := func(v any) *planner.Literal { return &planner.Literal{Value: v} }
 	for _, tc := range []struct {
 		name string
@@ -265,7 +266,7 @@ func TestParquetRowGroupPruning(t *testing.T) {
 			if !ds.Source.(planner.ZoneFilterer).UsesZoneFilter(tc.pred, arrow.NewSchema([]arrow.Field{ds.Schema.Field(3), ds.Schema.Field(0), ds.Schema.Field(2)}, nil)) {
 				t.Fatal("zone filter not usable")
 			}
-			_, cols := scanAll(t, ds, catalog.ScanOptions{Columns: []string{"name", "id", "x"}, ZoneFilters: []planner.Predicate{tc.pred}})
+			_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{Columns: []string{"name", "id", "x"}, ZoneFilters: []planner.Predicate{tc.pred}})
 			var got []any
 			if len(cols) > 0 {
 				got = cols[1]

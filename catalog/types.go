@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quarrydb/quarry/catalog/infer"
 	"github.com/quarrydb/quarry/internal/safeopen"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -192,3 +193,7 @@ func (f FileInfo) root() string {
 func sameVersion(a, b FileInfo) bool {
 	return a.AbsPath == b.AbsPath && a.Size == b.Size && a.ModTime.Equal(b.ModTime) && a.FileID == b.FileID
 }
+
+// ColumnNote is what type inference tells about a column beyond its type
+// (declared with the inference in catalog/infer).
+type ColumnNote = infer.ColumnNote

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/quarrydb/quarry/catalog/infer"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -49,7 +50,7 @@ type xlsxFormat struct{ lim Limits }
 // size (at least 64 MiB, at most min(MaxDecompressedBytes, 4 GiB)), all
 // in memory (no temporary files); a sheet may have at most MaxColumns
 // columns. Beyond them, or not a readable workbook: a diagnostic.
-func NewXLSXFormat(lim Limits) Format { return xlsxFormat{lim: lim.withDefaults()} }
+func NewXLSXFormat(lim Limits) Format { return xlsxFormat{lim: lim.WithDefaults()} }
 
 // Kind implements Format.
 func (xlsxFormat) Kind() Kind { return KindXLSX }
@@ -327,7 +328,7 @@ func sheetTable(grid [][]jsonField, width int) *xlsxSheet {
 	header := len(grid) > 1
 	for _, j := range keep {
 		c := grid[0][j]
-		if c.kind != jNull && (c.kind != jString || classify(c.text) != kindString) {
+		if c.kind != jNull && (c.kind != jString || infer.Classify(c.text) != infer.KindString) {
 			header = false
 		}
 	}
@@ -431,7 +432,7 @@ type xlsxSource struct {
 	file   FileInfo
 	sheet  string
 	schema *arrow.Schema
-	kinds  []colKind
+	kinds  []infer.Kind
 	rows   int64
 	lim    Limits
 }
@@ -445,7 +446,7 @@ func (s *xlsxSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	}
 	x, err := openXLSX(s.file, s.lim)
 	if err != nil {
-		return nil, sourceOpenError(s.id, asFileError(err))
+		return nil, SourceOpenError(s.id, asFileError(err))
 	}
 	sh, err := newXLSXReader(x, s.lim).sheet(ctx, s.sheet)
 	x.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 // xlsxBytes builds a workbook with fill and returns its bytes.
@@ -82,40 +83,40 @@ func TestXLSXDataset(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	root := t.TempDir()
-	writeRaw(t, root, "book.xlsx", string(sampleWorkbook(t)))
-	writeRaw(t, root, "~$book.xlsx", "lock")
-	c := newCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{}))
+	cattest.WriteRaw(t, root, "book.xlsx", string(sampleWorkbook(t)))
+	cattest.WriteRaw(t, root, "~$book.xlsx", "lock")
+	c := cattest.NewCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{}))
 	if d := c.Diagnostics(); len(d) != 0 {
 		t.Fatalf("diagnostics %v", d)
 	}
 	if n := len(c.Datasets()); n != 2 {
 		t.Fatalf("%d datasets, want 2 (Sales, raw)", n)
 	}
-	ds := lookup(t, c, "book/Sales")
+	ds := cattest.Lookup(t, c, "book/Sales")
 	if ds.Kind != catalog.KindXLSX || ds.RowCount != 4 || !ds.RowCountExact || ds.Attributes["header_row"] != true {
 		t.Fatalf("kind %s rows %d attrs %v", ds.Kind, ds.RowCount, ds.Attributes)
 	}
-	if got := fieldNames(ds.Schema); !reflect.DeepEqual(got, []string{"zip", "n", "x", "ok", "day", "when", "grp", "mixed", "err"}) {
+	if got := cattest.FieldNames(ds.Schema); !reflect.DeepEqual(got, []string{"zip", "n", "x", "ok", "day", "when", "grp", "mixed", "err"}) {
 		t.Fatalf("names %v", got)
 	}
 	want := []string{"utf8", "int64", "float64", "bool", "date32", "timestamp[ms]", "utf8", "utf8", "utf8"}
-	if got := typeNames(ds.Schema); !reflect.DeepEqual(got, want) {
+	if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, want) {
 		t.Fatalf("types %v, want %v", got, want)
 	}
 	if h := ds.ColumnNotes["mixed"].Hint; !strings.Contains(h, "mixes Excel numbers and strings") {
 		t.Errorf("mixed hint %q", h)
 	}
-	_, cols := scanAll(t, ds, catalog.ScanOptions{Alloc: mem, BatchSize: 3})
+	_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{Alloc: mem, BatchSize: 3})
 	if cols[0][0] != "00501" || cols[0][2] != "02134" || cols[1][0] != int64(-1) || cols[2][1] != 0.35 || cols[3][0] != true ||
 		cols[4][1] != "2015-02-01" || cols[5][3] != "2015-01-01T04:30:15.000" || cols[6][1] != "north" || cols[6][2] != "south" ||
 		cols[6][3] != nil || cols[7][1] != "n/a" || cols[7][2] != "2" || cols[8][0] != nil || cols[8][1] != "fine" {
 		t.Fatalf("values %v", cols)
 	}
-	raw := lookup(t, c, "book/raw")
-	if got := fieldNames(raw.Schema); raw.RowCount != 2 || !reflect.DeepEqual(got, []string{"A", "B"}) || raw.Attributes["header_row"] != false {
+	raw := cattest.Lookup(t, c, "book/raw")
+	if got := cattest.FieldNames(raw.Schema); raw.RowCount != 2 || !reflect.DeepEqual(got, []string{"A", "B"}) || raw.Attributes["header_row"] != false {
 		t.Fatalf("raw: rows %d names %v", raw.RowCount, got)
 	}
-	_, cols = scanAll(t, raw, catalog.ScanOptions{Alloc: mem, Columns: []string{"B"}})
+	_, cols = cattest.ScanAll(t, raw, catalog.ScanOptions{Alloc: mem, Columns: []string{"B"}})
 	if cols[0][0] != 2.5 || cols[0][1] != 4.5 {
 		t.Fatalf("raw values %v", cols)
 	}
@@ -131,8 +132,8 @@ func TestXLSXBroken(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeRaw(t, root, "x.xlsx", tc.data)
-			c := newCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{}))
+			cattest.WriteRaw(t, root, "x.xlsx", tc.data)
+			c := cattest.NewCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{}))
 			d := c.Diagnostics()
 			if len(c.Datasets()) != 0 || len(d) != 1 || !strings.Contains(d[0].Reason, tc.reason) {
 				t.Fatalf("datasets %d diagnostics %v", len(c.Datasets()), d)
@@ -160,8 +161,8 @@ func TestXLSXBroken(t *testing.T) {
 		}
 	})
 	root := t.TempDir()
-	writeRaw(t, root, "bomb.xlsx", string(bomb))
-	c := newCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{MaxCompressionRatio: 2, MaxDecompressedBytes: 1 << 20}))
+	cattest.WriteRaw(t, root, "bomb.xlsx", string(bomb))
+	c := cattest.NewCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{MaxCompressionRatio: 2, MaxDecompressedBytes: 1 << 20}))
 	if d := c.Diagnostics(); len(c.Datasets()) != 0 || len(d) != 1 || !strings.Contains(d[0].Reason, "unzips to more than") {
 		t.Fatalf("bomb: datasets %d diagnostics %v", len(c.Datasets()), d)
 	}

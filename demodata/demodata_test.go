@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/demodata"
 )
 
@@ -110,7 +111,7 @@ func TestCatalogOverDemoData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.New(context.Background(), catalog.Options{Root: dir, Logger: slog.New(slog.DiscardHandler)})
+	c, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: dir, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 )
 
 // TestIngestAgainstDuckDB is the property test of CSV type inference:
@@ -124,7 +125,7 @@ func ingestBatch(t *testing.T, r *rand.Rand, first, n int, known map[string]*kno
 	}
 	duck := duckdbCSV(t, listFile)
 
-	c, err := catalog.New(context.Background(), catalog.Options{Root: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

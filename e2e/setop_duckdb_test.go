@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -53,7 +54,7 @@ func TestDuckDBSetOps(t *testing.T) {
 	}
 	gen("l", 60, [3]string{"a", "f", "s"}, true)
 	gen("r", 50, [3]string{"b", "g", "t"}, false)
-	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: root, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -143,7 +144,7 @@ func newTestService(t testing.TB, root string, pause time.Duration, mod func(*Co
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: log,
-		Formats: []catalog.Format{slowFormat{pause: pause}, catalog.NewCSVFormat()}})
+		Formats: []catalog.Format{slowFormat{pause: pause}, csv.NewFormat()}})
 	if err != nil {
 		t.Fatal(err)
 	}

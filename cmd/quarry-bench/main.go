@@ -48,6 +48,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/materialize"
@@ -196,11 +197,11 @@ type runner struct {
 // open builds a catalog over the root and returns the dataset. With a
 // cache, opening the CSV also parses its columns into the cache.
 func (r *runner) open(ctx context.Context) (*catalog.Dataset, error) {
-	var keeper catalog.ColumnKeeper
+	var keeper csv.ColumnKeeper
 	if r.cache.Enabled() {
 		keeper = r.cache
 	}
-	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: keeper})},
+	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper})},
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/catalog/hdf5"
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/handles"
@@ -193,11 +194,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	h5 := hdf5.NewFormat(hdf5.WithRoot(root))
 	cache := colcache.New(colcache.Options{Budget: cacheBudget(cfg.CacheMemory)})
-	var keeper catalog.ColumnKeeper // cataloging a CSV file fills the cache
+	var keeper csv.ColumnKeeper // cataloging a CSV file fills the cache
 	if cache.Enabled() {
 		keeper = cache
 	}
-	formats := []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: keeper, Limits: cfg.InputLimits}),
+	formats := []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper, Limits: cfg.InputLimits}),
 		catalog.NewParquetFormat(cfg.InputLimits), catalog.NewJSONFormat(cfg.InputLimits), catalog.NewArrowFormat(cfg.InputLimits), catalog.NewXLSXFormat(cfg.InputLimits), h5}
 	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger, Background: cfg.BackgroundScan})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 )
 
 // BenchmarkCacheScan reads every cached column of a 1M-row dataset through
@@ -27,7 +28,7 @@ func BenchmarkCacheScan(b *testing.B) {
 	}
 	c := New(Options{Budget: 1 << 30})
 	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: slog.New(slog.DiscardHandler),
-		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
+		Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: c})}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 )
 
 // countingSource counts the scans that reach the file.
@@ -47,7 +48,7 @@ func fixture(t *testing.T, name string, n int) (*catalog.Dataset, *countingSourc
 	if err := os.WriteFile(filepath.Join(root, name+".csv"), []byte(sb.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: slog.New(slog.DiscardHandler)})
+	c, err := catalog.New(context.Background(), catalog.Options{Formats: []catalog.Format{csv.NewFormat()}, Root: root, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -131,7 +132,7 @@ func openCachedCSV(t *testing.T, name, content string, budget int64) (*Cache, *c
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	c := New(Options{Budget: budget, Alloc: mem})
 	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: slog.New(slog.DiscardHandler),
-		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
+		Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: c})}})
 	if err != nil {
 		t.Fatal(err)
 	}

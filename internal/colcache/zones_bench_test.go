@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -51,7 +52,7 @@ func BenchmarkZoneMaps(b *testing.B) {
 	c := New(Options{Budget: 4 << 30})
 	defer c.Purge()
 	cat, err := catalog.New(context.Background(), catalog.Options{Root: filepath.Dir(path), Logger: slog.New(slog.DiscardHandler),
-		Formats: []catalog.Format{catalog.NewCSVFormatWith(catalog.CSVOptions{Keeper: c})}})
+		Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: c})}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,18 @@
+package csv
+
+//go:noescape
+func structMaskSSE2(b []byte, pat *[48]byte, out, nq, hi []uint64)
+
+// structMask sets, for each 64-byte block k of b (len(b) a multiple of 64;
+// out, nq and hi at least len(b)/64 long), out[k] to the mask of its
+// structural bytes (delimiter, '\n', '"'), nq[k] to the mask of its '\n'
+// and '"' bytes and hi[k] to the mask of its non-ASCII bytes.
+func structMask(b []byte, pat *[48]byte, out, nq, hi []uint64) {
+	if len(b) < 64 {
+		return
+	}
+	_ = out[len(b)/64-1]
+	_ = nq[len(b)/64-1]
+	_ = hi[len(b)/64-1]
+	structMaskSSE2(b, pat, out, nq, hi)
+}
