@@ -15,6 +15,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/engine"
+	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/internal/obs"
@@ -102,10 +103,10 @@ func New(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("service: Catalog, Materializer and Artifacts are required")
 	}
 	if cfg.QueryMemory <= 0 {
-		cfg.QueryMemory = 1 << 30
+		cfg.QueryMemory = DefaultQueryMemory
 	}
 	if cfg.QueryTimeout <= 0 {
-		cfg.QueryTimeout = 60 * time.Second
+		cfg.QueryTimeout = DefaultQueryTimeout
 	}
 	if cfg.ExactEstimateBytes <= 0 {
 		cfg.ExactEstimateBytes = 256 << 20
@@ -120,28 +121,28 @@ func New(cfg Config) (*Service, error) {
 		cfg.Alloc = memory.DefaultAllocator
 	}
 	if cfg.ConfirmRows == 0 {
-		cfg.ConfirmRows = 1_000_000
+		cfg.ConfirmRows = DefaultConfirmRows
 	}
 	if cfg.ConfirmBytes == 0 {
-		cfg.ConfirmBytes = 256 << 20
+		cfg.ConfirmBytes = DefaultConfirmBytes
 	}
 	if cfg.DistinctCacheEntries <= 0 {
 		cfg.DistinctCacheEntries = 256
 	}
 	if cfg.HandleTTL <= 0 {
-		cfg.HandleTTL = 15 * time.Minute
+		cfg.HandleTTL = handles.DefaultTTL
 	}
 	if cfg.MaxHandles <= 0 {
-		cfg.MaxHandles = 256
+		cfg.MaxHandles = handles.DefaultMaxEntries
 	}
 	if cfg.ArtifactTTL <= 0 {
-		cfg.ArtifactTTL = time.Hour
+		cfg.ArtifactTTL = artifacts.DefaultTTL
 	}
 	if cfg.ArtifactQuota <= 0 {
-		cfg.ArtifactQuota = 2 << 30
+		cfg.ArtifactQuota = artifacts.DefaultQuota
 	}
 	if cfg.ServerMemoryWait <= 0 {
-		cfg.ServerMemoryWait = 2 * time.Second
+		cfg.ServerMemoryWait = DefaultServerMemoryWait
 	}
 	s := &Service{cfg: cfg, pool: engine.NewPool(cfg.ServerMemory, cfg.ServerMemoryWait)}
 	var err error

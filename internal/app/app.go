@@ -109,23 +109,23 @@ type Config struct {
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Data, "data", "", "data root to serve (default: the bundled demo data)")
 	fs.StringVar(&c.ArtifactDir, "artifact-dir", "", "where result files are written (default: <user cache dir>/quarry/artifacts; never inside --data)")
-	fs.DurationVar(&c.ArtifactTTL, "artifact-ttl", time.Hour, "how long result files are kept")
-	fs.Int64Var(&c.ArtifactQuota, "artifact-quota", 2<<30, "bytes of result files kept on disk; oldest evicted first")
-	fs.Int64Var(&c.MaxRows, "max-rows", 200, "hard cap: rows returned inline (per-call max_rows may only lower it)")
-	fs.Int64Var(&c.MaxBytes, "max-bytes", 64<<10, "hard cap: bytes of inline JSON data (per-call max_bytes may only lower it)")
-	fs.Int64Var(&c.MaxCells, "max-cells", 10_000, "hard cap: rows x columns returned inline")
-	fs.Int64Var(&c.PageRows, "page-rows", 200, "rows per result-handle page")
-	fs.DurationVar(&c.HandleTTL, "handle-ttl", 15*time.Minute, "idle lifetime of a result handle")
-	fs.IntVar(&c.MaxHandles, "max-handles", 256, "result handles kept at once (least recently used evicted)")
-	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", 2000, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
+	fs.DurationVar(&c.ArtifactTTL, "artifact-ttl", artifacts.DefaultTTL, "how long result files are kept")
+	fs.Int64Var(&c.ArtifactQuota, "artifact-quota", artifacts.DefaultQuota, "bytes of result files kept on disk; oldest evicted first")
+	fs.Int64Var(&c.MaxRows, "max-rows", materialize.DefaultMaxRows, "hard cap: rows returned inline (per-call max_rows may only lower it)")
+	fs.Int64Var(&c.MaxBytes, "max-bytes", materialize.DefaultMaxBytes, "hard cap: bytes of inline JSON data (per-call max_bytes may only lower it)")
+	fs.Int64Var(&c.MaxCells, "max-cells", materialize.DefaultMaxCells, "hard cap: rows x columns returned inline")
+	fs.Int64Var(&c.PageRows, "page-rows", materialize.DefaultPageRows, "rows per result-handle page")
+	fs.DurationVar(&c.HandleTTL, "handle-ttl", handles.DefaultTTL, "idle lifetime of a result handle")
+	fs.IntVar(&c.MaxHandles, "max-handles", handles.DefaultMaxEntries, "result handles kept at once (least recently used evicted)")
+	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", materialize.DefaultMaxCellChars, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
 	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
 	fs.Var(negBool{&c.NoSQL}, "sql", "offer the advanced_query tool (read-only SQL over catalog datasets); --sql=false serves knobs only")
 	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
 	fs.BoolVar(&c.ExposeFilePaths, "expose-file-paths", false, "include file_path (absolute artifact path) in file results, for clients on this machine")
-	fs.Int64Var(&c.HandleMemory, "handle-memory", 512<<20, "bytes of in-memory results kept behind result handles (least recently used evicted; negative: unlimited)")
-	fs.Int64Var(&c.SpillRows, "spill-rows", 1_000_000, "results with more rows are spilled to a Parquet file and paged from disk (negative: never)")
-	fs.Int64Var(&c.SpillBytes, "spill-bytes", 256<<20, "results holding more bytes of Arrow memory are spilled to disk (negative: never)")
-	fs.Int64Var(&c.QueryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes")
+	fs.Int64Var(&c.HandleMemory, "handle-memory", DefaultHandleMemory, "bytes of in-memory results kept behind result handles (least recently used evicted; negative: unlimited)")
+	fs.Int64Var(&c.SpillRows, "spill-rows", materialize.DefaultSpillRows, "results with more rows are spilled to a Parquet file and paged from disk (negative: never)")
+	fs.Int64Var(&c.SpillBytes, "spill-bytes", materialize.DefaultSpillBytes, "results holding more bytes of Arrow memory are spilled to disk (negative: never)")
+	fs.Int64Var(&c.QueryMemory, "query-memory", service.DefaultQueryMemory, "Arrow memory budget of one query, bytes")
 	fs.Int64Var(&c.ServerMemory, "server-memory", 0, "memory budget shared by all running queries, bytes; a query that cannot get memory waits up to 2 s, then fails with resource_exhausted (default 0: half of RAM, at least --query-memory; negative: no cap)")
 	fs.Func("cache-memory", fmt.Sprintf("bytes of parsed columns kept in memory across queries; 0 disables the cache (default 25%% of RAM: %d)", colcache.DefaultBudget()),
 		func(v string) error {
@@ -139,15 +139,19 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 			}
 			return nil
 		})
-	fs.DurationVar(&c.QueryTimeout, "query-timeout", 60*time.Second, "time limit of one query")
-	fs.Int64Var(&c.ConfirmRows, "confirm-rows", 1_000_000, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
-	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", 256<<20, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
+	fs.DurationVar(&c.QueryTimeout, "query-timeout", service.DefaultQueryTimeout, "time limit of one query")
+	fs.Int64Var(&c.ConfirmRows, "confirm-rows", service.DefaultConfirmRows, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
+	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", service.DefaultConfirmBytes, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
 	lim := catalog.DefaultLimits()
 	fs.IntVar(&c.InputLimits.MaxColumns, "max-csv-columns", lim.MaxColumns, "CSV files with more columns are not cataloged (a diagnostic)")
 	fs.IntVar(&c.InputLimits.MaxRecordBytes, "max-csv-record-bytes", lim.MaxRecordBytes, "CSV files with a longer record (line) are not cataloged; a query meeting one fails with resource_exhausted")
 	fs.Int64Var(&c.InputLimits.MaxDecompressedBytes, "max-gz-bytes", lim.MaxDecompressedBytes, "bytes a compressed (.gz, .zst, .bz2) text file may decompress to")
 	fs.Float64Var(&c.InputLimits.MaxCompressionRatio, "max-gz-ratio", lim.MaxCompressionRatio, "how many times its compressed size a compressed text file may decompress to (checked after 32 MiB; stops compression bombs)")
 }
+
+// DefaultHandleMemory is the bytes of in-memory results kept behind result
+// handles when Config.HandleMemory is 0 (--handle-memory).
+const DefaultHandleMemory int64 = 512 << 20
 
 // App is a fully wired Quarry.
 type App struct {
@@ -214,7 +218,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	handleMem := cfg.HandleMemory
 	switch {
 	case handleMem == 0:
-		handleMem = 512 << 20
+		handleMem = DefaultHandleMemory
 	case handleMem < 0:
 		handleMem = 0 // unlimited
 	}
@@ -258,7 +262,7 @@ func serverMemory(cfg Config) int64 {
 	}
 	q := cfg.QueryMemory
 	if q <= 0 {
-		q = 1 << 30
+		q = service.DefaultQueryMemory
 	}
 	return max(2*colcache.DefaultBudget(), q)
 }
