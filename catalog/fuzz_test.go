@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
@@ -30,12 +31,12 @@ func FuzzCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzOpenAndScan(t, "f.csv", data, false)
+		fuzzOpenAndScan(t, "f.csv", data, false, csv.NewFormat())
 	})
 }
 
 // fuzzOpenAndScan writes data as root/name, catalogs it with formats
-// (nil: the default) and checks that the file is either a dataset or a
+// and checks that the file is either a dataset or a
 // diagnostic, and that a scan of the dataset reads its schema and row
 // count leaking nothing. With scanMayFail, a scan may end in an error
 // instead (binary formats catalog from metadata and meet corrupt pages
