@@ -68,6 +68,15 @@ func copyDemo(t *testing.T, ids ...string) (string, map[string]string) {
 func TestSQLAgainstDuckDB(t *testing.T) {
 	cases := readSQLCorpus(t)
 	root, files := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
+	compareSQLWithDuckDB(t, root, files, cases, func(i int) string { return cases[i].sql })
+}
+
+// compareSQLWithDuckDB runs cases through DuckDB (interop/duckdb/sqlcorpus.js,
+// tables: view name -> CSV file) and through advanced_query over the data
+// root (a real MCP client over stdio), and compares the rows; name labels
+// case i in messages.
+func compareSQLWithDuckDB(t *testing.T, root string, tables map[string]string, cases []sqlCase, name func(i int) string) [][][]*string {
+	t.Helper()
 	queries := make([]string, len(cases))
 	for i, c := range cases {
 		queries[i] = c.sql
@@ -79,20 +88,22 @@ func TestSQLAgainstDuckDB(t *testing.T) {
 			Error string      `json:"error"`
 		} `json:"results"`
 	}
-	out := duckdbScript(t, "sqlcorpus.js", writeSpec(t, map[string]any{"tables": files, "queries": queries}))
+	out := duckdbScript(t, "sqlcorpus.js", writeSpec(t, map[string]any{"tables": tables, "queries": queries}))
 	if err := json.Unmarshal(out, &duck); err != nil || len(duck.Results) != len(cases) {
 		t.Fatalf("sqlcorpus.js output (%v): %s", err, out)
 	}
 	c := startStdio(t, "--data", root, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000")
+	wants := make([][][]*string, len(cases))
 	for i, tc := range cases {
 		want := duck.Results[i]
+		wants[i] = want.Rows
 		if want.Error != "" {
-			t.Errorf("DuckDB refused %s: %s", tc.sql, want.Error)
+			t.Errorf("DuckDB refused %s: %s", name(i), want.Error)
 			continue
 		}
 		res := callRaw(t, c, "advanced_query", map[string]any{"sql": tc.sql})
 		if res.IsError {
-			t.Errorf("%s: %s", tc.sql, text(res))
+			t.Errorf("%s: %s", name(i), text(res))
 			continue
 		}
 		var r struct {
@@ -101,14 +112,15 @@ func TestSQLAgainstDuckDB(t *testing.T) {
 		// The text content keeps the record keys in column order (the
 		// structured content is decoded into maps).
 		if err := json.Unmarshal([]byte(text(res)), &r); err != nil {
-			t.Fatalf("%s: %v: %s", tc.sql, err, text(res))
+			t.Fatalf("%s: %v: %s", name(i), err, text(res))
 		}
 		got := make([][]*string, len(r.Data))
 		for k, raw := range r.Data {
 			got[k] = rowValues(t, raw)
 		}
-		compareSQLRows(t, tc, got, want.Rows)
+		compareSQLRows(t, sqlCase{sql: name(i), ordered: tc.ordered}, got, want.Rows)
 	}
+	return wants
 }
 
 // rowValues reads one result record's values in column order, as text.

@@ -37,6 +37,9 @@ type block struct {
 	in      *planner.Input
 	env     *ctes
 	scalars map[*pg.SubLink]string
+	// post are the scalar subqueries over the groups (HAVING, the SELECT
+	// list of a grouped block): cross joins above the aggregate.
+	over postJoins
 	// renamed is set when an output name collides with a column of the
 	// rows the SELECT list is evaluated over: the block's plan names
 	// those outputs apart and a projection above renames them.
@@ -102,7 +105,7 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 		if err := b.aggregates(); err != nil {
 			return nil, planner.Spec{}, err
 		}
-		b.post = &renderer{c: c, scope: f.scope, hook: b.postHook}
+		b.post = &renderer{c: c, scope: f.scope, hook: b.postHook, sub: b.postScalar}
 		if sel.HavingClause != nil {
 			if b.spec.Having, err = c.filters(sel.HavingClause, b.post, b.postCol); err != nil {
 				return nil, planner.Spec{}, err
@@ -126,7 +129,7 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 	if b.spec.Offset, err = c.limitValue(sel.LimitOffset, "OFFSET"); err != nil {
 		return nil, planner.Spec{}, err
 	}
-	node, err := planner.Build(b.spec, in)
+	node, err := b.build(in)
 	if err != nil {
 		return nil, planner.Spec{}, err
 	}
@@ -173,8 +176,8 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 	conds = append(conds, b.f.where...)
 	conds = b.promoteKeys(b.factorOr(conds))
 	for _, q := range conds {
-		if sl := q.GetSubLink(); sl != nil && sl.SubLinkType == pg.SubLinkType_ANY_SUBLINK {
-			if err := b.semiJoin(sl, in, env); err != nil {
+		if ok, err := b.subCondition(q); ok || err != nil {
+			if err != nil {
 				return err
 			}
 			continue
@@ -200,38 +203,45 @@ func (b *block) where(in *planner.Input, env *ctes) error {
 // row (an aggregate without GROUP BY, HAVING, LIMIT or OFFSET) to a cross
 // join with its one row, and returns the joined column.
 func (b *block) scalar(sl *pg.SubLink) (string, error) {
-	if name, ok := b.scalars[sl]; ok {
-		return quote(name), nil
+	if text, ok := b.scalars[sl]; ok {
+		return text, nil
 	}
+	if sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+		text, err := b.existsValue(sl)
+		b.scalars[sl] = text
+		return text, err
+	}
+	sel := sl.Subselect.GetSelectStmt()
+	if err := b.oneRow(sl); err != nil {
+		return "", err
+	}
+	if k, err := b.split(sel); err != nil || k.correlated() {
+		if err != nil {
+			return "", err
+		}
+		text, err := b.corrScalar(sl, sel, k)
+		b.scalars[sl] = text
+		return text, err
+	}
+	name, err := b.oneRowJoin(sel, "s", &b.spec.Join, &b.in.Joins)
+	b.scalars[sl] = name
+	return name, err
+}
+
+// oneRow refuses a scalar subquery that may not return exactly one row
+// (only one aggregate column without GROUP BY, HAVING, LIMIT or OFFSET is
+// accepted).
+func (b *block) oneRow(sl *pg.SubLink) error {
 	sel := sl.Subselect.GetSelectStmt()
 	one := sel != nil && len(sel.TargetList) == 1 && len(sel.GroupClause) == 0 && sel.HavingClause == nil &&
 		sel.LimitCount == nil && sel.LimitOffset == nil && len(sel.DistinctClause) == 0 &&
 		!isSetOp(sel)
-	if one {
-		agg := false
-		walk(sel.TargetList[0].GetResTarget().Val, func(x *pg.Node) bool {
-			agg = agg || isAgg(x) != nil
-			return isWindow(x) == nil
-		})
-		one = agg
-	}
+	one = one && hasAgg(sel.TargetList[0].GetResTarget().Val)
 	if !one {
-		return "", b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "only scalar subqueries that aggregate to one row are supported (one aggregate column, no GROUP BY, HAVING or LIMIT)").
+		return b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "only scalar subqueries that aggregate to one row are supported (one aggregate column, no GROUP BY, HAVING or LIMIT)").
 			WithHint("e.g. WHERE x > (SELECT avg(x) FROM t); join other subqueries in FROM")
 	}
-	node, err := inSubquery(b.c, b.f.scope, func() (planner.Node, error) {
-		node, _, err := b.c.selectPlan(sel, b.env)
-		return node, err
-	})
-	if err != nil {
-		return "", err
-	}
-	alias := hiddenName("s", len(b.spec.Join))
-	b.spec.Join = append(b.spec.Join, planner.JoinSpec{Dataset: alias, As: alias, Type: planner.JoinCross})
-	b.in.Joins = append(b.in.Joins, planner.Input{Dataset: alias, Schema: node.Schema(), Node: node, RowCount: 1, RowCountExact: true})
-	name := planner.JoinedName(alias, node.Schema().Field(0).Name)
-	b.scalars[sl] = name
-	return quote(name), nil
+	return nil
 }
 
 // promoteKeys turns cross joins (comma lists, CROSS JOIN) into inner
@@ -259,17 +269,10 @@ func (b *block) promoteKeys(conds []*pg.Node) []*pg.Node {
 	return conds
 }
 
-// semiJoin lowers col IN (SELECT one column ...) to a semi join.
-func (b *block) semiJoin(sl *pg.SubLink, in *planner.Input, env *ctes) error {
-	ref := sl.Testexpr.GetColumnRef()
-	if ref == nil || (len(sl.OperName) > 0 && sl.OperName[0].GetString_().GetSval() != "=") {
-		return b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "only column IN (SELECT ...) is supported").
-			WithHint("compare a column: WHERE id IN (SELECT id FROM ...)")
-	}
-	left, _, err := b.f.scope.column(b.c, ref)
-	if err != nil {
-		return err
-	}
+// semiJoin lowers left IN (SELECT one column ...), uncorrelated, to a
+// semi join (see inSub).
+func (b *block) semiJoin(sl *pg.SubLink, left string) error {
+	in, env := b.in, b.env
 	node, err := inSubquery(b.c, b.f.scope, func() (planner.Node, error) {
 		node, _, err := b.c.selectPlan(sl.Subselect.GetSelectStmt(), env)
 		return node, err
@@ -416,7 +419,7 @@ func (b *block) postHook(n *pg.Node) (string, bool, error) {
 	if name, ok := b.winOf[n]; ok {
 		return quote(name), true, nil
 	}
-	if isWindow(n) != nil {
+	if isWindow(n) != nil || n.GetSubLink() != nil {
 		return "", false, nil
 	}
 	text, err := b.pre.expr(n)
