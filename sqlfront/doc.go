@@ -18,6 +18,13 @@
 // become group_by/aggs/having, window calls become windows, the SELECT
 // list becomes columns, ORDER BY/LIMIT/OFFSET/DISTINCT the same knobs;
 // the non-key ON conditions of an outer join become its join[].where).
+// Subqueries in WHERE and the SELECT list become joins: x IN (SELECT ...)
+// a semi join, a one-row scalar subquery a cross join; correlated ones are
+// decorrelated (decorrelate.go: [NOT] EXISTS and IN to semi/anti joins on
+// the correlation keys with the other correlated conditions as the join's
+// residual, NOT IN with SQL's null rule, scalar aggregates to aggregates
+// grouped by the keys and left joined back); a scalar subquery over the
+// groups is a cross join above the aggregate (postsub.go).
 // UNION/INTERSECT/EXCEPT combine two lowered blocks in a planner.SetOp;
 // VALUES lists and SELECT without FROM read a planner.Values.
 // Expressions are printed in the planner's expression language
