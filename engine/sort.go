@@ -23,6 +23,7 @@ type sortKey interface {
 
 type ordKey[T cmp.Ordered] struct {
 	desc  bool
+	first bool  // nulls first (see nullsFirst)
 	size  int64 // Go bytes per row that load allocates (0: it aliases Arrow memory)
 	load  func(arrow.Array) []T
 	vals  [][]T
@@ -49,7 +50,7 @@ func (k *ordKey[T]) compare(a, b rowRef) int {
 		switch {
 		case an && bn:
 			return 0
-		case an:
+		case an != k.first:
 			return 1
 		}
 		return -1
@@ -146,7 +147,7 @@ func (ex *exec) buildSort(n *planner.Sort, k int64) (op, error) {
 			return nil, qerr.Internal(nil, "sort: key %q index %d out of range for %d input columns", key.Col, key.Index, in.NumFields())
 		}
 		dt := in.Field(key.Index).Type
-		sk := newSortKey(dt, key.Desc)
+		sk := nullsFirst(newSortKey(dt, key.Desc), key.NullsFirst)
 		if sk == nil {
 			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "cannot sort by column %q of type %s", key.Col, dt).
 				WithHint("sort by numeric, string, boolean, date or timestamp columns")

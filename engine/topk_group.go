@@ -62,7 +62,7 @@ func (ex *exec) buildTopNPerGroup(n *planner.TopNPerGroup) (op, error) {
 		if k.Index < 0 || k.Index >= in.NumFields() {
 			return nil, qerr.Internal(nil, "top_n_per_group: key index %d out of range", k.Index)
 		}
-		sk := newSortKey(in.Field(k.Index).Type, k.Desc)
+		sk := nullsFirst(newSortKey(in.Field(k.Index).Type, k.Desc), k.NullsFirst)
 		if sk == nil {
 			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "cannot rank by column %q of type %s", k.Col, in.Field(k.Index).Type)
 		}

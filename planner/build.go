@@ -771,7 +771,7 @@ func (b *builder) sort(input Node, order []OrderSpec, keys []string) (Node, erro
 		if err := b.queryable(s, idx, field); err != nil {
 			return nil, err
 		}
-		st.Keys = append(st.Keys, SortKey{Col: keys[i], Index: idx, Desc: o.Desc})
+		st.Keys = append(st.Keys, SortKey{Col: keys[i], Index: idx, Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	return st, nil
 }

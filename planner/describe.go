@@ -81,6 +81,9 @@ func (s *Sort) Describe() string {
 			dir = "desc"
 		}
 		parts[i] = k.Col + " " + dir
+		if k.NullsFirst {
+			parts[i] += " nulls first"
+		}
 	}
 	return "Sort: " + strings.Join(parts, ", ") + " (nulls last)"
 }

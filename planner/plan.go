@@ -164,11 +164,12 @@ type Compute struct {
 	Exprs []NamedExpr
 }
 
-// SortKey is one resolved sort key. Nulls always sort last; ties keep input order (stable).
+// SortKey is one resolved sort key. Nulls sort last unless NullsFirst; ties keep input order (stable).
 type SortKey struct {
-	Col   string
-	Index int
-	Desc  bool
+	Col        string
+	Index      int
+	Desc       bool
+	NullsFirst bool
 }
 
 // Sort orders rows by Keys (stable).

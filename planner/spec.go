@@ -124,6 +124,9 @@ type OrderSpec struct {
 	Col string `json:"col" jsonschema:"Column or aggregate output name."`
 	// Desc sorts descending.
 	Desc bool `json:"desc,omitempty" jsonschema:"Sort descending."`
+	// NullsFirst sorts nulls before the other values (SQL ORDER BY ...
+	// NULLS FIRST); not a knob yet.
+	NullsFirst bool `json:"-"`
 }
 
 // Op is a filter operator (declared in the function registry, package

@@ -737,7 +737,7 @@ func (b *block) windowSpec(fc *pg.FuncCall) (planner.WindowSpec, error) {
 	}
 	for _, o := range def.OrderClause {
 		sb := o.GetSortBy()
-		if err := b.c.checkNulls(sb); err != nil {
+		if err := b.c.checkNulls(sb, false); err != nil {
 			return ws, err
 		}
 		c, err := b.windowCol(sb.Node)
@@ -784,14 +784,15 @@ func (b *block) windowSpec(fc *pg.FuncCall) (planner.WindowSpec, error) {
 	return ws, nil
 }
 
-// checkNulls refuses NULLS FIRST (Quarry sorts nulls last) and USING.
-func (c *compiler) checkNulls(sb *pg.SortBy) error {
+// checkNulls refuses USING, and NULLS FIRST unless allowFirst (a window's
+// ORDER BY sorts nulls last).
+func (c *compiler) checkNulls(sb *pg.SortBy, allowFirst bool) error {
 	if sb.Location < 0 {
 		sb.Location = nodeLoc(sb.Node)
 	}
-	if sb.SortbyNulls == pg.SortByNulls_SORTBY_NULLS_FIRST {
-		return c.errAt(sb.Location, qerr.CodeUnsupportedSQL, "NULLS FIRST is not supported: Quarry sorts nulls last in both directions").
-			WithHint("drop NULLS FIRST, or sort by (x IS NULL) DESC, x first")
+	if sb.SortbyNulls == pg.SortByNulls_SORTBY_NULLS_FIRST && !allowFirst {
+		return c.errAt(sb.Location, qerr.CodeUnsupportedSQL, "NULLS FIRST is not supported in a window's ORDER BY: windows sort nulls last in both directions").
+			WithHint("drop NULLS FIRST, or order the window by a column computed in a subquery, e.g. coalesce(x, -1e308)")
 	}
 	if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
 		return c.errAt(sb.Location, qerr.CodeUnsupportedSQL, "ORDER BY ... USING is not supported").WithHint("use ASC or DESC")
@@ -903,10 +904,10 @@ func (b *block) orderBy() error {
 	r := b.rowRenderer()
 	for _, s := range b.sel.SortClause {
 		sb := s.GetSortBy()
-		if err := b.c.checkNulls(sb); err != nil {
+		o, err := b.c.orderSpec(sb)
+		if err != nil {
 			return err
 		}
-		o := planner.OrderSpec{Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 		if k, ok := ordinal(sb.Node); ok {
 			if k < 1 || k > len(b.items) {
 				return b.c.errAt(sb.Location, qerr.CodeInvalidArgument, "ORDER BY position %d is not in the SELECT list (1 to %d)", k, len(b.items))

@@ -52,10 +52,10 @@ func (c *compiler) setOpPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plann
 	out := node.Schema()
 	for _, s := range sel.SortClause {
 		sb := s.GetSortBy()
-		if err := c.checkNulls(sb); err != nil {
+		o, err := c.orderSpec(sb)
+		if err != nil {
 			return nil, planner.Spec{}, err
 		}
-		o := planner.OrderSpec{Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 		if k, ok := ordinal(sb.Node); ok {
 			if k < 1 || k > out.NumFields() {
 				return nil, planner.Spec{}, c.errAt(sb.Location, qerr.CodeInvalidArgument, "ORDER BY position %d is not in the SELECT list (1 to %d)", k, out.NumFields())
