@@ -25,6 +25,8 @@
 // residual, NOT IN with SQL's null rule, scalar aggregates to aggregates
 // grouped by the keys and left joined back); a scalar subquery over the
 // groups is a cross join above the aggregate (postsub.go).
+// GROUPING SETS/ROLLUP/CUBE become a UNION ALL of one grouped block per
+// set (groupingsets.go).
 // UNION/INTERSECT/EXCEPT combine two lowered blocks in a planner.SetOp;
 // VALUES lists and SELECT without FROM read a planner.Values.
 // Expressions are printed in the planner's expression language

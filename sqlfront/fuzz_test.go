@@ -23,6 +23,7 @@ func FuzzSQL(f *testing.F) {
 		`SELECT * FROM (VALUES (1, 'a'), (2, NULL)) t(a, b) JOIN orders o ON o.id = t.a`, `SELECT 1 AS x`,
 		`SELECT o.id FROM orders o FULL JOIN customers c ON o.customer = c.id AND o.qty < c.id`,
 		`SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id AND o.qty > c.id)`, `SELECT id FROM customers c WHERE id NOT IN (SELECT customer FROM orders o WHERE o.region = c.country)`, `SELECT id, (SELECT count(*) FROM orders o WHERE o.customer = c.id) AS n FROM customers c`, `SELECT region, sum(qty) FROM orders GROUP BY region HAVING sum(qty) > (SELECT avg(qty) FROM orders)`,
+		`SELECT region, day, grouping(region, day), sum(qty) FROM orders GROUP BY CUBE (region, day) ORDER BY 1 NULLS FIRST`,
 		`COPY orders TO '/tmp/x'`, `SELECT 1; DROP TABLE x`, `SELECT * FROM read_csv('/etc/passwd')`,
 	} {
 		f.Add(s)

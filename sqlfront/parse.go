@@ -209,7 +209,6 @@ var forbiddenFuncs = []string{"read_", "pg_", "lo_", "glob", "dblink", "http", "
 // support yet, with the hint to give.
 var unsupportedMsgs = map[protoreflect.Name]string{
 	"RangeTableSample":      "TABLESAMPLE is not supported; use LIMIT, or estimate_query for the size",
-	"GroupingSet":           "GROUPING SETS, ROLLUP and CUBE are not supported; run one GROUP BY per level",
 	"RowExpr":               "row constructors are not supported",
 	"A_ArrayExpr":           "arrays are not supported",
 	"A_Indirection":         "subscripts and field selection are not supported",
@@ -222,7 +221,6 @@ var unsupportedMsgs = map[protoreflect.Name]string{
 	"RangeTableFunc":        "XMLTABLE is not supported",
 	"RangeTableFuncCol":     "XMLTABLE is not supported",
 	"MultiAssignRef":        "multiple assignment is not supported",
-	"GroupingFunc":          "GROUPING() is not supported",
 	"MergeSupportFunc":      "MERGE is not supported",
 }
 

@@ -57,6 +57,12 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 			env = &ctes{defs: map[string]*pg.CommonTableExpr{cte.Ctename: cte}, parent: env}
 		}
 	}
+	if !isSetOp(sel) && hasGroupingSets(sel) {
+		var err error
+		if sel, err = c.groupingSetsPlan(sel); err != nil {
+			return nil, planner.Spec{}, err
+		}
+	}
 	if isSetOp(sel) {
 		return c.setOpPlan(sel, env)
 	}
