@@ -42,7 +42,7 @@ func (c *compiler) setOpPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plann
 	}
 	node, err := planner.NewSetOp(kind, sel.All, left, right)
 	if err != nil {
-		if qe, ok := err.(*qerr.Error); ok {
+		if qe, ok := err.(*qerr.Error); ok && firstLoc(sel.Rarg) >= 0 {
 			line, col := position(c.sql, int(firstLoc(sel.Rarg)))
 			qe.With("line", line).With("col", col).With("fragment", fragment(c.sql, int(firstLoc(sel.Rarg))))
 		}
