@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean soak
+.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean soak
 
 all: build
 
@@ -34,7 +34,11 @@ lint: setup
 unit: build
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-test: vet lint unit
+test: setup-test vet lint unit
+
+# make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
+setup-test:
+	@QUARRY_NEED_NODE=1 QUARRY_NEED_BROWSER=1 ./scripts/setup.sh
 
 # Short fuzzing pass over every parser (FUZZTIME per target; FUZZPKGS
 # narrows it, e.g. FUZZPKGS=./mcpapi). A crasher is saved under the

@@ -30,7 +30,6 @@ type duckdbOut struct {
 	Rows [][]*string `json:"rows"`
 }
 
-
 // duckdbCheck runs interop/duckdb/check.js on a Parquet file.
 func duckdbCheck(t *testing.T, file string) duckdbOut {
 	t.Helper()

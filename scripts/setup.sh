@@ -16,6 +16,11 @@ if [ "${QUARRY_NEED_NODE:-0}" = 1 ] && ! command -v npm >/dev/null 2>&1; then
   need+=(nodejs npm)
 fi
 
+# The console's browser tests drive Debian's chromium (make test asks for it).
+if [ "${QUARRY_NEED_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  need+=(chromium)
+fi
+
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${need[*]} with apt-get" >&2

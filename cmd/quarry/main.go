@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/quarrydb/quarry/console"
 	"github.com/quarrydb/quarry/internal/app"
 	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
@@ -140,6 +141,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	cfg.register(fs)
 	transport := fs.String("transport", "stdio", "MCP transport: stdio or http (Streamable HTTP at /mcp)")
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address for --transport http (not loopback: bearer tokens required)")
+	consoleOn := fs.Bool("console", true, "with --transport http, serve the web console at / and an instruction page for browsers at /mcp")
 	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
 	if _, err := parse(fs, args); err != nil {
@@ -169,12 +171,18 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
-	httpOpts.Ready = func(ln net.Addr) { printBanner(stderr, ln.String(), a) }
+	if *consoleOn {
+		if httpOpts.Console, err = console.New(console.Options{Version: version, Clients: clientConfigs(a)}); err != nil {
+			return err
+		}
+	}
+	httpOpts.Ready = func(ln net.Addr) { printBanner(stderr, ln.String(), a, *consoleOn) }
 	return mcptransport.ServeHTTP(ctx, a.MCP, httpOpts)
 }
 
-// printBanner tells a person how to connect, on stderr.
-func printBanner(w io.Writer, addr string, a *app.App) {
+// clientConfigs are the client configurations that start this server over
+// stdio (the banner prints them, the console shows them).
+func clientConfigs(a *app.App) []console.ClientConfig {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "quarry"
@@ -187,25 +195,31 @@ func printBanner(w io.Writer, addr string, a *app.App) {
 	server := map[string]any{"command": exe, "args": args}
 	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"quarry": server}}, "", "  ")
 	vscode, _ := json.MarshalIndent(map[string]any{"servers": map[string]any{"quarry": server}}, "", "  ")
+	return []console.ClientConfig{
+		{Client: "Claude Desktop", Where: "claude_desktop_config.json (Settings → Developer → Edit Config)", Text: string(desktop)},
+		{Client: "Claude Code", Where: "run in a shell", Text: "claude mcp add quarry -- " + exe + " " + strings.Join(args, " ")},
+		{Client: "VS Code", Where: ".vscode/mcp.json in the workspace", Text: string(vscode)},
+		{Client: "Cursor", Where: "~/.cursor/mcp.json or .cursor/mcp.json in the project", Text: string(desktop)},
+	}
+}
+
+// printBanner tells a person how to connect, on stderr.
+func printBanner(w io.Writer, addr string, a *app.App, consoleOn bool) {
 	serving := fmt.Sprintf("%d datasets", len(a.Catalog.Datasets()))
 	if a.Catalog.ScanStatus().Scanning {
 		serving = "the datasets (scanning in the background)"
 	}
-	fmt.Fprintf(w, `
-Quarry %s is serving %s from %s
-  MCP endpoint (Streamable HTTP): http://%s/mcp
-  Health check:                   http://%s/healthz
-
-Connect a client over stdio instead:
-  Claude Desktop (claude_desktop_config.json) or Cursor (mcp.json):
-%s
-  VS Code (.vscode/mcp.json):
-%s
-  Claude Code:
-    claude mcp add quarry -- %s %s
-
-Serve your own folder: %s serve --data /path/to/folder   (or: make run DATA=/path/to/folder)
-`, version, serving, rootLabel(a), addr, addr, indent(desktop), indent(vscode), exe, strings.Join(args, " "), exe)
+	fmt.Fprintf(w, "\nQuarry %s is serving %s from %s\n", version, serving, rootLabel(a))
+	fmt.Fprintf(w, "  MCP endpoint (Streamable HTTP): http://%s/mcp\n", addr)
+	if consoleOn {
+		fmt.Fprintf(w, "  Console (browser):              http://%s/\n", addr)
+	}
+	fmt.Fprintf(w, "  Health check:                   http://%s/healthz\n\nConnect a client over stdio instead:\n", addr)
+	for _, c := range clientConfigs(a) {
+		fmt.Fprintf(w, "  %s (%s):\n%s\n", c.Client, c.Where, indent([]byte(c.Text)))
+	}
+	exe, _ := os.Executable()
+	fmt.Fprintf(w, "\nServe your own folder: %s serve --data /path/to/folder   (or: make run DATA=/path/to/folder)\n", exe)
 }
 
 func indent(b []byte) string {

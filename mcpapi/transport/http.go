@@ -16,6 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/quarrydb/quarry/console"
 	"github.com/quarrydb/quarry/internal/obs"
 )
 
@@ -155,6 +156,16 @@ func (h *HTTPHandler) serve(w http.ResponseWriter, r *http.Request, id string, i
 	if applyCORS(w, r) {
 		w.WriteHeader(http.StatusNoContent)
 		return
+	}
+	if c := h.opts.Console; c != nil {
+		if console.Owns(r.URL.Path) {
+			c.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path == MCPPath && console.WantsHTML(r) {
+			c.Instructions(w, r)
+			return
+		}
 	}
 	switch r.URL.Path {
 	case "/healthz":

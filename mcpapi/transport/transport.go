@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/quarrydb/quarry/console"
 )
 
 // ServeStdio serves MCP over in/out (newline-delimited JSON-RPC) until in
@@ -142,6 +144,9 @@ type HTTPOptions struct {
 	// SessionIdleTTL is how long the transport state of an idle legacy
 	// (2025-11-25 era) MCP session is kept; 0 => 30 min.
 	SessionIdleTTL time.Duration
+	// Console, when not nil, serves the web console at / (and its assets)
+	// and the instruction page browsers get for GET /mcp.
+	Console *console.Handler
 	// Readiness reports whether the server can answer queries (nil => always);
 	// /readyz answers 503 while it returns an error.
 	Readiness func() error
