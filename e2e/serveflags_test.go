@@ -91,6 +91,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"confirm-rows":         "TestNeedsConfirmationStdio",
 	"query-timeout":        "TestCancelTimeoutAndConcurrencyStdio",
 	"sql":                  "TestSQLInjectionCorpus",
+	"conformance-fixtures": "TestConformanceSuite",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that
