@@ -66,6 +66,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	comp := &completer{svc: svc}
 	listed := &datasetResources{svc: svc}
 	hooks := &server.Hooks{}
+	watch := watchResources(hooks, svc)
 	var s *server.MCPServer
 	// Per-dataset schema resources and per-file h5:// resources follow the
 	// catalog: re-synced before each resources/list (which, like get_catalog,
@@ -102,6 +103,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		server.WithResourceHandlerMiddleware(resourceMiddleware(opts.Logger)),
 		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),
 	}, conformanceOptions(opts.ConformanceFixtures)...)...)
+	watch.s = s
 	for _, c := range Tools {
 		t, h := c(svc)
 		if opts.NoSQL && t.Name == AdvancedQueryName {
