@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestKillDuringArtifactWrite: bin/quarry killed with SIGKILL while it
+// writes a Parquet result file leaves only a temp file (never a partial
+// artifact); the next server on the same artifact directory deletes it
+// and writes new results normally. (The store-level crash test is
+// internal/artifacts TestCrashedWriterCleanedOnOpen; spills go through the
+// same writer.)
+func TestKillDuringArtifactWrite(t *testing.T) {
+	data := flagData(t, 1_000_000)
+	arts := t.TempDir()
+	args := []string{"--data", data, "--artifact-dir", arts, "--confirm-rows", "-1", "--confirm-bytes", "-1"}
+	list := func() (temps, files []string) {
+		t.Helper()
+		ents, err := os.ReadDir(arts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			switch {
+			case strings.HasPrefix(e.Name(), ".tmp-"):
+				temps = append(temps, e.Name())
+			case !e.IsDir() && !strings.HasPrefix(e.Name(), "."):
+				files = append(files, e.Name())
+			}
+		}
+		return temps, files
+	}
+
+	p := launchHTTP(t, nil, args...)
+	c := connectHTTP(t, p.base, nil, false)
+	go func() { // never answered: the server dies under it
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "query_data"
+		req.Params.Arguments = map[string]any{"dataset": "big", "output_format": "parquet"}
+		_, _ = c.CallTool(context.Background(), req)
+	}()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if temps, _ := list(); len(temps) > 0 {
+			if st, err := os.Stat(filepath.Join(arts, temps[0])); err == nil && st.Size() > 0 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no artifact write started within 2 minutes")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	temps, files := list()
+	if len(temps) == 0 {
+		t.Fatalf("the write finished before the kill (files %v): the test checked nothing; give it more rows", files)
+	}
+	if len(files) != 0 {
+		t.Fatalf("a partial artifact is visible after the kill: %v", files)
+	}
+
+	// The next server (after the orphan age of a temp file) cleans up.
+	time.Sleep(2500 * time.Millisecond)
+	p2 := launchHTTP(t, nil, args...)
+	if temps, files := list(); len(temps) != 0 || len(files) != 0 {
+		t.Fatalf("after restart: temp files %v, artifacts %v; want none", temps, files)
+	}
+	c2 := connectHTTP(t, p2.base, nil, false)
+	var r queryResult
+	call(t, c2, "query_data", map[string]any{"dataset": "big", "columns": []string{"id"}, "limit": 1000, "output_format": "parquet"}, &r)
+	if r.Method != "file" {
+		t.Fatalf("after restart: %+v", r)
+	}
+	if temps, files := list(); len(temps) != 0 || len(files) != 1 {
+		t.Fatalf("after a write on the restarted server: temp files %v, artifacts %v; want one artifact", temps, files)
+	}
+}
