@@ -32,6 +32,7 @@ func TestResourceSubscriptions(t *testing.T) {
 	write("a.csv", "x,y\n1,2\n")
 	p := launchHTTP(t, nil, "--data", root)
 
+	//lint:ignore SA1019 the 2025-11-25 protocol delivers resource updates over the standalone GET stream this option opens
 	tr, err := transport.NewStreamableHTTP(p.base+"/mcp", transport.WithHTTPTimeout(60*time.Second), transport.WithContinuousListening())
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,7 @@ func TestResourceSubscriptions(t *testing.T) {
 	for _, uri := range []string{schema, catalog} {
 		req := mcp.SubscribeRequest{}
 		req.Params.URI = uri
+		//lint:ignore SA1019 resources/subscribe is the 2025-11-25 way, the one Quarry delivers updates for
 		if err := c.Subscribe(ctx, req); err != nil {
 			t.Fatalf("subscribe %s: %v", uri, err)
 		}
@@ -104,6 +106,7 @@ func TestResourceSubscriptions(t *testing.T) {
 
 	req := mcp.UnsubscribeRequest{}
 	req.Params.URI = schema
+	//lint:ignore SA1019 resources/unsubscribe is the 2025-11-25 way
 	if err := c.Unsubscribe(ctx, req); err != nil {
 		t.Fatal(err)
 	}

@@ -200,6 +200,7 @@ func elicitResult(prefix string, r *mcp.ElicitationResult) *mcp.CallToolResult {
 // elicitation by a server-initiated request (protocol 2025-11-25).
 func (f *fixtures) addClientRequestTools() {
 	f.tool("test_sampling", "Asks the client's LLM", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		//lint:ignore SA1019 the suite's 2025-11-25 sampling scenario asks for a server-initiated sampling request
 		res, err := f.s.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
 			Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: text(req.GetString("prompt", ""))}},
 			MaxTokens: 100,
