@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +85,69 @@ func TestKillDuringArtifactWrite(t *testing.T) {
 	}
 	if temps, files := list(); len(temps) != 0 || len(files) != 1 {
 		t.Fatalf("after a write on the restarted server: temp files %v, artifacts %v; want one artifact", temps, files)
+	}
+}
+
+// TestDeliverySourceTruncatedOrDeleted: the source file truncated or
+// deleted between query_data and query_next_page changes nothing in the
+// pages of the handle (in memory and spilled alike); a new query of a
+// deleted file is dataset_not_found, of a truncated one an answer or a
+// structured error, never internal.
+func TestDeliverySourceTruncatedOrDeleted(t *testing.T) {
+	for _, mode := range []string{"truncate", "delete"} {
+		for _, spill := range []string{"-1", "1000"} {
+			t.Run(mode+"/spill-rows="+spill, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "src.csv")
+				writeBigCSV(t, path, 3000, 0.5)
+				c := startStdio(t, "--data", dir, "--artifact-dir", t.TempDir(), "--max-rows", "100", "--page-rows", "100", "--spill-rows", spill)
+				p := callPage(t, c, "query_data", map[string]any{"dataset": "src"})
+				checkNeverSilent(t, p, 3000)
+
+				switch mode {
+				case "truncate":
+					st, err := os.Stat(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Truncate(path, st.Size()/3); err != nil {
+						t.Fatal(err)
+					}
+				case "delete":
+					if err := os.Remove(path); err != nil {
+						t.Fatal(err)
+					}
+				}
+
+				next := p.PageInfo.Offset + int64(len(p.Data))
+				for q := p; q.PageInfo.HasMore; {
+					q = callPage(t, c, "query_next_page", map[string]any{"result_handle": q.ResultHandle, "page_token": q.PageInfo.PageToken})
+					checkNeverSilent(t, q, 3000)
+					for _, r := range q.Data {
+						if r != wantRow(next, 0.5) {
+							t.Fatalf("row %d after the %s: %+v", next, mode, r)
+						}
+						next++
+					}
+				}
+				if next != 3000 {
+					t.Fatalf("walk ended at %d", next)
+				}
+
+				res := callRaw(t, c, "query_data", map[string]any{"dataset": "src"})
+				var e toolErr
+				if res.IsError {
+					if err := json.Unmarshal([]byte(text(res)), &e); err != nil {
+						t.Fatalf("unstructured error: %s", text(res))
+					}
+				}
+				switch {
+				case mode == "delete" && e.Code != "dataset_not_found":
+					t.Fatalf("a new query of the deleted file: %s", text(res))
+				case mode == "truncate" && (e.Code == "internal" || !res.IsError && !strings.Contains(text(res), `"total_rows"`)):
+					t.Fatalf("a new query of the truncated file: %s", text(res))
+				}
+			})
+		}
 	}
 }
