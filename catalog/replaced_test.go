@@ -1,18 +1,21 @@
-package catalog
+package catalog_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/quarrydb/quarry/catalog"
 )
 
 // TestReplacedDuringOpen: a data file renamed over (an atomic replacement)
 // between the stat that described it and the open — during a rescan, and
 // during a lookup that re-reads a changed file — is cataloged in its newest
 // version; the dataset is never missing (it was dataset_not_found until the
-// next scan, seen in make soak).
+// next scan, seen in make soak). With the re-open turned off the rescan
+// loses it: the gap this test guards.
 func TestReplacedDuringOpen(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "r.csv")
@@ -26,7 +29,7 @@ func TestReplacedDuringOpen(t *testing.T) {
 		}
 	}
 	gen("1")
-	c, err := New(context.Background(), Options{Root: root, Formats: []Format{NewCSVFormat()}, Logger: slog.New(slog.DiscardHandler)})
+	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{catalog.NewCSVFormat()}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,38 +37,41 @@ func TestReplacedDuringOpen(t *testing.T) {
 	// replaceOnce renames body over the file the first time r.csv is
 	// opened: after it was stat'ed, before the open.
 	replaceOnce := func(body string) {
-		t.Cleanup(func() { testHookBeforeOpen = nil })
 		done := false
-		testHookBeforeOpen = func(e *fileEntry) {
-			if e.info.RelPath == "r.csv" && !done {
+		t.Cleanup(catalog.SetBeforeOpen(func(rel string) {
+			if rel == "r.csv" && !done {
 				done = true
 				gen(body)
 			}
-		}
+		}))
+	}
+	listed := func() bool {
+		return slices.ContainsFunc(c.Datasets(), func(d *catalog.Dataset) bool { return d.ID == "r" })
 	}
 	check := func(what string, size int64) {
 		t.Helper()
-		if _, err := c.Lookup("r"); err != nil {
+		if !listed() {
+			t.Fatalf("%s: the dataset is not listed", what)
+		}
+		d, err := c.Lookup("r")
+		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if got := c.snapshot().fileOf["r"].info.Size; got != size {
-			t.Fatalf("%s: cataloged a version of %d bytes, want the newest (%d)", what, got, size)
+		if d.SizeBytes != size {
+			t.Fatalf("%s: cataloged a version of %d bytes, want the newest (%d)", what, d.SizeBytes, size)
 		}
 	}
 
-	// Without following the replacement, the rescan loses the dataset:
-	// the gap this test guards.
-	defer func(n int) { maxReopen = n }(maxReopen)
-	maxReopen = 0
+	restore := catalog.SetMaxReopen(0)
 	gen("22")
 	replaceOnce("333")
 	if err := c.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.snapshot().byID["r"]; ok {
+	if listed() {
 		t.Fatal("the replacement during the open did not happen: the test checks nothing")
 	}
-	maxReopen = 8
+	restore()
 
 	gen("22")
 	replaceOnce("333")
