@@ -151,3 +151,62 @@ func TestDeliverySourceTruncatedOrDeleted(t *testing.T) {
 		}
 	}
 }
+
+// TestHDF5ErrorIsolated: a cataloged HDF5 file overwritten with a broken
+// one (the corpus's truncated copy, which libhdf5 fails to open) fails its
+// own queries with a structured error,
+// never internal and never a crash, while an intact copy of the same file
+// keeps answering before, between and after: a libhdf5 error on one file
+// does not poison the library's state for the others.
+func TestHDF5ErrorIsolated(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("../demodata/files/physics/calibration.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := os.ReadFile("../internal/app/testdata/broken/h5/truncated.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"good.h5", "bad.h5"} {
+		if err := os.WriteFile(filepath.Join(dir, name), good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := startStdio(t, "--data", dir)
+	var cat catalogResult
+	call(t, c, "get_catalog", map[string]any{}, &cat)
+	var goodID, badID string
+	for _, d := range cat.Datasets {
+		switch {
+		case goodID == "" && d.Path == "good.h5":
+			goodID = d.ID
+		case badID == "" && d.Path == "bad.h5":
+			badID = d.ID
+		}
+	}
+	if goodID == "" || badID == "" {
+		t.Fatalf("datasets of the two copies: %+v", cat.Datasets)
+	}
+	query := func(id string) *mcp.CallToolResult {
+		return callRaw(t, c, "query_data", map[string]any{"dataset": id, "limit": 5})
+	}
+	if res := query(goodID); res.IsError {
+		t.Fatalf("good before: %s", text(res))
+	}
+	later := time.Now().Add(2 * time.Second)
+	if err := os.WriteFile(filepath.Join(dir, "bad.h5"), broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chtimes(filepath.Join(dir, "bad.h5"), later, later)
+	for range 3 {
+		res := query(badID)
+		var e toolErr
+		if !res.IsError || json.Unmarshal([]byte(text(res)), &e) != nil || e.Code == "" || e.Code == "internal" {
+			t.Fatalf("the broken file: %s", text(res))
+		}
+		if res := query(goodID); res.IsError {
+			t.Fatalf("the intact file after the broken one failed (%s): %s", e.Code, text(res))
+		}
+	}
+}
