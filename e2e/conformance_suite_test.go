@@ -18,36 +18,22 @@ import (
 // included) and every extension scenario. The suite's exit code decides:
 // a check that fails and is not in interop/conformance/expected-failures-*.yml
 // fails the test, and so does a listed one that passes (stale baseline).
-// Node.js 20+ and npm are required (a failure, not a skip: CI has both).
+// Node.js 20+ and npm are required (a failure, not a skip: CI has both);
+// the pinned lockfile is installed once (nodePackage).
 func TestConformanceSuite(t *testing.T) {
-	node, nodeErr := exec.LookPath("node")
-	npm, npmErr := exec.LookPath("npm")
-	if nodeErr != nil || npmErr != nil {
-		t.Fatalf("the conformance suite needs Node.js 20+ and npm on PATH (node: %v, npm: %v)", nodeErr, npmErr)
-	}
+	cli := filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	node, dir := nodePackage(t, "conformance", cli)
 	if out, err := exec.Command(node, "--version").Output(); err != nil || nodeMajor(string(out)) < 20 {
 		t.Fatalf("the conformance suite needs Node.js 20+, found %q (%v)", strings.TrimSpace(string(out)), err)
 	}
-	dir, err := filepath.Abs(filepath.Join("..", "interop", "conformance"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
-	install.Env = env()
-	start := time.Now()
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
 
 	_, base := startHTTP(t, "--conformance-fixtures")
 	results := t.TempDir()
 	suite := func(args ...string) (string, error) {
 		// node20.mjs lets the CLI start on Node.js 20 (see its comment).
-		cmd := exec.CommandContext(ctx, node, append([]string{"--import", "./node20.mjs",
-			filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")}, args...)...)
+		cmd := exec.CommandContext(ctx, node, append([]string{"--import", "./node20.mjs", cli}, args...)...)
 		cmd.Dir, cmd.Env = dir, env()
 		out, err := cmd.CombinedOutput()
 		return string(out), err
