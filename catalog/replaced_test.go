@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/csv"
+	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
 
 // TestReplacedDuringOpen: a data file renamed over (an atomic replacement)
@@ -29,7 +31,7 @@ func TestReplacedDuringOpen(t *testing.T) {
 		}
 	}
 	gen("1")
-	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{catalog.NewCSVFormat()}, Logger: quiet})
+	c, err := catalog.New(context.Background(), catalog.Options{Root: root, Formats: []catalog.Format{csv.NewFormat()}, Logger: cattest.Quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpapi
+package transport
 
 import (
 	"net/http"
