@@ -283,7 +283,7 @@ func (c *Catalog) openOne(ctx context.Context, e *fileEntry) {
 			e.err = qerr.Internal(fmt.Errorf("panic: %v", p), "internal error while reading the file")
 		}
 	}()
-	ds, err := e.format.Open(ctx, e.info)
+	ds, err := c.openVersion(ctx, e)
 	if err == nil && len(ds) == 0 {
 		err = qerr.Unsupported(qerr.CodeUnsupportedFormat, "the file holds no tables")
 	}

@@ -29,6 +29,28 @@ type nodeInstall struct {
 // them, so their absence fails the test.
 func nodeScript(t *testing.T, pkg, installed, script string, args ...string) []byte {
 	t.Helper()
+	node, dir := nodePackage(t, pkg, installed)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
+	cmd.Env = env()
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s %s: %v\n%s\n%s", script, strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out
+}
+
+// nodePackage returns the node binary and the absolute directory of
+// interop/<pkg>, after installing its pinned lockfile (npm ci, once per
+// test binary; skipped when the file installed, relative to the package
+// directory, exists). Node.js 20+ and npm are required: CI has them, so
+// their absence fails the test.
+func nodePackage(t *testing.T, pkg, installed string) (node, dir string) {
+	t.Helper()
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
 	if nodeErr != nil || npmErr != nil {
@@ -56,16 +78,5 @@ func nodeScript(t *testing.T, pkg, installed, script string, args ...string) []b
 	if in.err != nil {
 		t.Fatal(in.err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
-	cmd.Env = env()
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node %s %s: %v\n%s\n%s", script, strings.Join(args, " "), err, out, stderr.String())
-	}
-	return out
+	return node, dir
 }

@@ -92,6 +92,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"query-timeout":        "TestCancelTimeoutAndConcurrencyStdio",
 	"sql":                  "TestSQLInjectionCorpus",
 	"console":              "TestConsoleOff",
+	"conformance-fixtures": "TestConformanceSuite",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

@@ -27,6 +27,10 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSQL leaves the advanced_query tool out (serve --sql=false).
 	NoSQL bool
+	// ConformanceFixtures adds the fixture tools, resources and prompts the
+	// official MCP conformance suite calls (serve --conformance-fixtures;
+	// conformance_fixtures.go).
+	ConformanceFixtures bool
 }
 
 // Instructions is what the server tells clients at initialize: how to use Quarry well.
@@ -62,6 +66,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	comp := &completer{svc: svc}
 	listed := &datasetResources{svc: svc}
 	hooks := &server.Hooks{}
+	watch := watchResources(hooks, svc)
 	var s *server.MCPServer
 	// Per-dataset schema resources and per-file h5:// resources follow the
 	// catalog: re-synced before each resources/list (which, like get_catalog,
@@ -72,12 +77,12 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	})
 	dropNullArguments(hooks)
 	structuredValidationErrors(hooks)
-	s = server.NewMCPServer(opts.Name, opts.Version,
+	s = server.NewMCPServer(opts.Name, opts.Version, append([]server.ServerOption{
 		server.WithTitle("Quarry"),
 		server.WithDescription("Arrow-native query engine over CSV and HDF5 files"),
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(false),
 		server.WithLogging(),
 		server.WithCompletions(),
@@ -97,7 +102,8 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		server.WithToolHandlerMiddleware(toolMiddleware(opts.Logger, meta)),
 		server.WithResourceHandlerMiddleware(resourceMiddleware(opts.Logger)),
 		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),
-	)
+	}, conformanceOptions(opts.ConformanceFixtures)...)...)
+	watch.s = s
 	for _, c := range Tools {
 		t, h := c(svc)
 		if opts.NoSQL && t.Name == AdvancedQueryName {
@@ -109,6 +115,9 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	listed.sync(s)
 	addH5Resources(s, svc)
 	addPrompts(s, svc)
+	if opts.ConformanceFixtures {
+		addConformanceFixtures(s)
+	}
 	return s
 }
 

@@ -99,6 +99,10 @@ type Config struct {
 	// ratio, decompressed size, record length, columns, name length); zero
 	// fields => catalog.DefaultLimits.
 	InputLimits catalog.Limits
+	// ConformanceFixtures adds the fixtures the official MCP conformance
+	// suite calls (test_simple_text, test://static-text, ...) to the MCP
+	// server; for testing only (flag --conformance-fixtures).
+	ConformanceFixtures bool
 	// Version is announced to clients; "" => "dev".
 	Version string
 	// Logger receives all logs (stderr); nil => slog.Default().
@@ -120,6 +124,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", materialize.DefaultMaxCellChars, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
 	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
 	fs.Var(negBool{&c.NoSQL}, "sql", "offer the advanced_query tool (read-only SQL over catalog datasets); --sql=false serves knobs only")
+	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "also serve the fixture tools, resources and prompts of the official MCP conformance suite (testing only)")
 	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
 	fs.BoolVar(&c.ExposeFilePaths, "expose-file-paths", false, "include file_path (absolute artifact path) in file results, for clients on this machine")
 	fs.Int64Var(&c.HandleMemory, "handle-memory", DefaultHandleMemory, "bytes of in-memory results kept behind result handles (least recently used evicted; negative: unlimited)")
@@ -246,7 +251,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
-	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL})
+	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL,
+		ConformanceFixtures: cfg.ConformanceFixtures})
 	return a, nil
 }
 

@@ -61,6 +61,7 @@ type HTTPHandler struct {
 	limits   *principalLimits
 	streams  *streamSlots
 	sessions *sessionTable
+	owners   *sessionOwners
 }
 
 // NewHTTPHandler builds the handler. opts.Addr only matters for the
@@ -82,6 +83,7 @@ func NewHTTPHandler(s *server.MCPServer, opts HTTPOptions) (*HTTPHandler, error)
 		limits:   newPrincipalLimits(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
 		streams:  &streamSlots{max: opts.MaxStreams},
 		sessions: &sessionTable{max: opts.MaxSessions, ttl: opts.SessionIdleTTL},
+		owners:   &sessionOwners{ttl: opts.SessionIdleTTL},
 	}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(MCPPath),
@@ -253,6 +255,9 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 		return
 	}
 	if r.Method != http.MethodPost {
+		if !h.checkSession(w, r, principal, info) {
+			return
+		}
 		// GET (the legacy listening stream), DELETE and HEAD carry no body
 		// and are not counted as in-flight: a listening stream lives for
 		// the whole session. Open streams are capped per principal.
@@ -271,6 +276,7 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 		h.mcp.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {
 			h.sessions.remove(sid)
+			h.owners.end(sid)
 		}
 		return
 	}
@@ -341,11 +347,15 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 			fmt.Sprintf("more than %d live sessions for this principal; end one (DELETE %s with its Mcp-Session-Id) or let it idle out, then retry", h.opts.MaxSessions, MCPPath))
 		return
 	}
+	if !h.checkSession(w, r, principal, info) {
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.mcp.ServeHTTP(w, r)
 	if initialize {
 		h.sessions.add(w.Header().Get(server.HeaderKeySessionID), principal, now)
+		h.owners.bind(w.Header().Get(server.HeaderKeySessionID), principal, now)
 	}
 }
 
