@@ -34,7 +34,7 @@ type PlotRequest struct {
 	// Spec is the query applied before charting (knobs of query_data).
 	Spec planner.Spec `json:"spec,omitempty" jsonschema:"Query knobs as in query_data (filters, join, group_by, aggs, columns, ...), applied first; chart x/y/color/facet name its output columns."`
 	// Chart says what to draw.
-	Chart ChartSpec `json:"chart"`
+	Chart ChartSpec `json:"chart" jsonschema:"What to draw: kind, x, y?, color?, facet?, agg?, bins?, log_x?, log_y?, title?."`
 	// Width and Height are the image size in pixels.
 	Width int `json:"width,omitempty" jsonschema:"Image width in pixels, 200..2000 (default 800)."`
 	// Height is the image height in pixels.
