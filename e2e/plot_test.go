@@ -157,3 +157,7 @@ func runPlot(t *testing.T, c *client.Client) {
 		}
 	})
 }
+
+// TestPlotMCPSDK runs interop/mcp-sdk/plot.mjs: the official TypeScript
+// SDK client calls plot and decodes the PNG image content itself.
+func TestPlotMCPSDK(t *testing.T) { runSDKScript(t, "plot.mjs") }
