@@ -312,7 +312,7 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 | prompt | arguments | what |
 | --- | --- | --- |
 | ` + "`schema_cards_overview`" + ` | ` + "`dataset?`" + ` | the datasets with size, description, tags and every column's type, role and unit, compact |
-| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), string functions, dates (month-over-month lag, INTERVAL arithmetic), a having expression, a join, top 2 per group, an estimate, a page walk, a Parquet export |
+| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), string functions, dates (month-over-month lag, INTERVAL arithmetic), a having expression, a join, top 2 per group, an estimate, a page walk, a Parquet export, and a ` + "`chart_examples`" + ` section of ` + "`plot`" + ` calls (bar, histogram, line over a date, scatter, box, Vega-Lite) |
 | ` + "`size_management_guidelines`" + ` | | when to estimate, page, aggregate or export, with the caps and thresholds in force |
 | ` + "`pattern_disambiguation_guidelines`" + ` | | how to turn the user's words into a confirmed filter with pattern_filter: the modes, asking before including or excluding ambiguous values, an Armenian and an English example |
 

@@ -588,10 +588,13 @@ func TestPrompts(t *testing.T) {
 				f.call(t, "query_next_page", map[string]any{"result_handle": out.ResultHandle, "page_token": out.PageInfo.PageToken}, &next)
 			}
 		}
-		for _, want := range []string{"distinct_values", "query_data", "aggregate", "estimate_query"} {
+		for _, want := range []string{"distinct_values", "query_data", "aggregate", "estimate_query", "plot"} {
 			if !tools[want] {
 				t.Fatalf("examples lack %s: %+v", want, exs)
 			}
+		}
+		if !strings.Contains(text, "\n## chart_examples\n") {
+			t.Fatalf("examples lack the chart_examples section:\n%s", text)
 		}
 		if !strings.Contains(text, `"output_format":"parquet"`) || !strings.Contains(text, "query_next_page") {
 			t.Fatalf("examples lack a Parquet export or a page walk:\n%s", text)
