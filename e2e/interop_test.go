@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -17,18 +15,7 @@ import (
 // -> page -> artifact against the built binary, over stdio and over
 // Streamable HTTP (with a bearer token). It needs Node.js 20+ and npm; their
 // absence is a failure, not a skip, because CI has both.
-func TestInteropMCPSDK(t *testing.T) { runSDKScript(t, "flow.mjs") }
-
-// sdkInstall runs npm ci in interop/mcp-sdk once for all the scripts.
-var (
-	sdkInstall    sync.Once
-	sdkInstallErr error
-)
-
-// runSDKScript installs interop/mcp-sdk with npm ci and runs one of its
-// scripts against the built binary; the script must print "interop: OK".
-func runSDKScript(t *testing.T, script string) {
-	t.Helper()
+func TestInteropMCPSDK(t *testing.T) {
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
 	if nodeErr != nil || npmErr != nil {
@@ -44,30 +31,24 @@ func runSDKScript(t *testing.T, script string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	// npm ci installs exactly package-lock.json, once per test binary.
-	sdkInstall.Do(func() {
-		install := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
-		install.Env = env()
-		start := time.Now()
-		out, err := install.CombinedOutput()
-		if err != nil {
-			sdkInstallErr = fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-		t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
-	})
-	if sdkInstallErr != nil {
-		t.Fatal(sdkInstallErr)
-	}
-
-	run := exec.CommandContext(ctx, node, filepath.Join(dir, script), "--bin", binary)
-	run.Env = env()
-	run.Dir = dir
+	// npm ci installs exactly package-lock.json.
+	install := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
+	install.Env = env()
 	start := time.Now()
-	out, err := run.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "interop: OK") {
-		t.Fatalf("%s: %v\n%s", script, err, out)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
 	}
-	t.Logf("%s (%v):\n%s", script, time.Since(start).Round(time.Millisecond), out)
+	t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
+
+	flow := exec.CommandContext(ctx, node, filepath.Join(dir, "flow.mjs"), "--bin", binary)
+	flow.Env = env()
+	flow.Dir = dir
+	start = time.Now()
+	out, err := flow.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "interop: OK") {
+		t.Fatalf("flow.mjs: %v\n%s", err, out)
+	}
+	t.Logf("flow.mjs (%v):\n%s", time.Since(start).Round(time.Millisecond), out)
 }
 
 // nodeMajor parses "v20.11.1" into 20.

@@ -160,4 +160,10 @@ func runPlot(t *testing.T, c *client.Client) {
 
 // TestPlotMCPSDK runs interop/mcp-sdk/plot.mjs: the official TypeScript
 // SDK client calls plot and decodes the PNG image content itself.
-func TestPlotMCPSDK(t *testing.T) { runSDKScript(t, "plot.mjs") }
+func TestPlotMCPSDK(t *testing.T) {
+	out := nodeScript(t, "mcp-sdk", "node_modules/@modelcontextprotocol/sdk/package.json", "plot.mjs", "--bin", binary)
+	if !strings.Contains(string(out), "interop: OK") {
+		t.Fatalf("plot.mjs:\n%s", out)
+	}
+	t.Logf("plot.mjs:\n%s", out)
+}
