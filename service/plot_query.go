@@ -569,7 +569,10 @@ func (p *plotter) label(col string) string {
 // chartSpec is what internal/chart draws, with the default title.
 func (p *plotter) chartSpec(req PlotRequest) chart.Spec {
 	s := chart.Spec{Kind: p.kind, Title: p.c.Title, XLabel: p.label(p.c.X), YLabel: p.yLabel, ColorLabel: p.c.Color,
-		LogX: p.c.LogX, LogY: p.c.LogY, XTime: p.xTime, Width: req.Width, Height: req.Height}
+		LogX: p.c.LogX, LogY: p.c.LogY, Width: req.Width, Height: req.Height}
+	// Dates are a time axis where x is continuous; bars, boxes and heatmaps
+	// show them as category labels.
+	s.XTime = p.xTime && (p.kind == chart.Line || p.kind == chart.Area || p.kind == chart.Scatter)
 	if p.kind == chart.Heatmap {
 		s.ColorLabel = p.valueLabel
 	}
