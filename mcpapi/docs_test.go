@@ -50,6 +50,8 @@ var examples = []example{
 	{tool: "aggregate", title: "Stations with more than 13 snow days: having filters the groups", args: `{"dataset": "weather/daily", "group_by": ["station_id"], "aggs": [{"col": "*", "fn": "count", "as": "snow_days"}], "filters": [{"col": "snow", "op": "eq", "value": true}], "having": [{"col": "snow_days", "op": "gt", "value": 13}], "order_by": [{"col": "snow_days", "desc": true}]}`},
 	{tool: "aggregate", title: "Histogram of daily highs: group by an expression, 5-degree buckets", args: `{"dataset": "weather/daily", "group_by": [{"expr": "floor(tmax_c / 5) * 5", "as": "bucket"}], "aggs": [{"col": "*", "fn": "count", "as": "days"}], "order_by": [{"col": "bucket"}]}`},
 	{tool: "get_server_info", title: "Limits and features", args: `{}`},
+	{tool: "plot", title: "A histogram of daily highs (the PNG comes as an image content item beside this summary)", args: `{"dataset": "weather/daily", "chart": {"kind": "histogram", "x": "tmax_c", "bins": 10}}`},
+	{tool: "plot", title: "Average high per month and country as a line chart, Vega-Lite instead of PNG (data shortened)", args: `{"dataset": "weather/daily", "spec": {"join": [{"dataset": "weather/stations", "on": [{"left": "station_id", "right": "station_id"}], "columns": ["country"]}], "filters": [{"col": "stations.country", "op": "in", "value": ["Armenia", "Iceland"]}], "group_by": ["month(date) AS month", "stations.country"], "aggs": [{"col": "tmax_c", "fn": "avg", "as": "avg_high"}]}, "chart": {"kind": "line", "x": "month", "y": "avg_high", "color": "stations.country"}, "format": "vega-lite"}`},
 	{tool: "pattern_filter", title: "Ambiguous words: candidates to confirm (the pattern also occurs inside հանրակրթական)", args: `{"dataset": "budget/2024/expenses", "field": "program", "patterns": ["կրթական"], "mode": "balanced"}`},
 	{tool: "pattern_filter", title: "The user's choice confirmed: a filter token", args: `{"dataset": "budget/2024/expenses", "field": "program", "patterns": ["կրթական"], "confirmed": {"include": ["ՏՏ կրթական ծրագրեր (միջոցառում 1091)", "ՏՏ կրթական ծրագրեր, Արագածոտնի մարզ (միջոցառում 1003)"], "exclude": ["Հանրակրթական ծրագրեր (միջոցառում 1077)"]}}`},
 	{tool: "aggregate", title: "A pattern_filter token as a filter", next: func(prev map[string]any) string {
@@ -169,6 +171,13 @@ func shorten(m map[string]any) map[string]any {
 	for _, k := range []string{"data", "preview", "sample_rows", "datasets"} {
 		if xs, ok := m[k].([]any); ok && len(xs) > 3 {
 			m[k] = append(xs[:3:3], fmt.Sprintf("… %d more (shortened for this document)", len(xs)-3))
+		}
+	}
+	if vl, ok := m["vega_lite"].(map[string]any); ok {
+		if data, ok := vl["data"].(map[string]any); ok {
+			if xs, ok := data["values"].([]any); ok && len(xs) > 3 {
+				data["values"] = append(xs[:3:3], fmt.Sprintf("… %d more (shortened for this document)", len(xs)-3))
+			}
 		}
 	}
 	return m
@@ -303,7 +312,7 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 | prompt | arguments | what |
 | --- | --- | --- |
 | ` + "`schema_cards_overview`" + ` | ` + "`dataset?`" + ` | the datasets with size, description, tags and every column's type, role and unit, compact |
-| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), string functions, dates (month-over-month lag, INTERVAL arithmetic), a having expression, a join, top 2 per group, an estimate, a page walk, a Parquet export |
+| ` + "`query_examples`" + ` | ` + "`dataset?`" + `, ` + "`column?`" + ` | small, correct tool calls generated from the live catalog with real column names and values: filter values, a filter, a group-by, per-group statistics with a filtered aggregate, window functions (share of total, rank), string functions, dates (month-over-month lag, INTERVAL arithmetic), a having expression, a join, top 2 per group, an estimate, a page walk, a Parquet export, and a ` + "`chart_examples`" + ` section of ` + "`plot`" + ` calls (bar, histogram, line over a date, scatter, box, Vega-Lite) |
 | ` + "`size_management_guidelines`" + ` | | when to estimate, page, aggregate or export, with the caps and thresholds in force |
 | ` + "`pattern_disambiguation_guidelines`" + ` | | how to turn the user's words into a confirmed filter with pattern_filter: the modes, asking before including or excluding ambiguous values, an Armenian and an English example |
 

@@ -39,7 +39,7 @@ func addPrompts(s *server.MCPServer, svc *service.Service) {
 	s.AddPrompt(mcp.NewPrompt(PromptExamples,
 		mcp.WithPromptTitle("Query examples"),
 		mcp.WithPromptDescription("Small, correct tool calls for this catalog, with real column names and values: finding filter "+
-			"values, a filter, a group-by, a size estimate, a page walk and a Parquet export."),
+			"values, a filter, a group-by, a size estimate, a page walk, a Parquet export, and chart_examples (plot calls)."),
 		mcp.WithArgument("dataset", mcp.ArgumentDescription("Build the examples on this dataset (default: one picked from the catalog).")),
 		mcp.WithArgument("column", mcp.ArgumentDescription("Filter and group by this column (needs dataset; completion available)."))),
 		func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -73,7 +73,12 @@ func addPrompts(s *server.MCPServer, svc *service.Service) {
 func RenderExamples(exs []service.Example) string {
 	var b strings.Builder
 	b.WriteString("Quarry query examples for this catalog. Each is a real tool call; adapt names and values.\n")
+	section := ""
 	for i, ex := range exs {
+		if ex.Section != section {
+			section = ex.Section
+			fmt.Fprintf(&b, "\n## %s\n", section)
+		}
 		args, _ := json.Marshal(ex.Args)
 		fmt.Fprintf(&b, "\n%d. %s\n   %s %s\n", i+1, ex.Title, ex.Tool, args)
 		if ex.Then != "" {

@@ -31,6 +31,7 @@ var Tools = []ToolConstructor{
 	NewAdvancedQueryTool,
 	NewGetServerInfoTool,
 	NewPatternFilterTool,
+	NewPlotTool,
 }
 
 // toolSpec describes one tool for newTool.

@@ -230,6 +230,7 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 		exp.Args["filters"] = []map[string]any{{"col": dim, "op": "in", "value": top[:2]}}
 	}
 	out = append(out, exp)
+	out = append(out, chartExamples(d, prof, dim, measure)...)
 	return out, nil
 }
 

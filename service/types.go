@@ -424,6 +424,9 @@ type Example struct {
 	Args map[string]any `json:"args"`
 	// Then describes a follow-up step, if any ("" when none).
 	Then string `json:"then,omitempty"`
+	// Section groups examples under a heading ("" for the query
+	// examples; SectionCharts for the plot examples).
+	Section string `json:"section,omitempty"`
 }
 
 // AppendJSON appends q's JSON to dst. It shadows the method promoted from

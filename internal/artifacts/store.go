@@ -80,7 +80,8 @@ type Options struct {
 type Artifact struct {
 	// ID is the unguessable artifact id ("a_...").
 	ID string
-	// Ext is the format extension: parquet, csv, arrow or json.
+	// Ext is the format extension: parquet, csv, arrow or json, or png
+	// or svg for charts.
 	Ext string
 	// URI is the resource URI, URIPrefix + ID + "." + Ext.
 	URI string
@@ -131,13 +132,17 @@ func MIMEFor(ext string) string {
 		return "application/vnd.apache.arrow.file"
 	case "json":
 		return "application/json"
+	case "png":
+		return "image/png"
+	case "svg":
+		return "image/svg+xml"
 	}
 	return "application/octet-stream"
 }
 
 func validExt(ext string) bool {
 	switch ext {
-	case "parquet", "csv", "arrow", "json":
+	case "parquet", "csv", "arrow", "json", "png", "svg":
 		return true
 	}
 	return false
@@ -174,7 +179,7 @@ func parseURI(uri string) (id, ext string, err error) {
 	}
 	if !ok {
 		return "", "", qerr.Invalid(qerr.CodeInvalidArgument, "%q is not an artifact URI", clip(uri)).
-			WithHint("artifact URIs look like %sa_<id>.<ext> (ext one of parquet, csv, arrow, json); pass the URI exactly as returned", URIPrefix)
+			WithHint("artifact URIs look like %sa_<id>.<ext> (ext one of parquet, csv, arrow, json, png, svg); pass the URI exactly as returned", URIPrefix)
 	}
 	return id, ext, nil
 }
