@@ -524,13 +524,20 @@ func planSummary(plan planner.Node) string {
 // estimated result is above the confirmation threshold and req.Confirm is
 // false it does not deliver anything and answers needs_confirmation.
 func (s *Service) Query(ctx context.Context, req QueryRequest) (*QueryResponse, error) {
-	return s.query(ctx, req, "query_data")
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
+	r, err := s.query(ctx, req, "query_data")
+	return shapeQuery(r, err, req.Shape)
 }
 
 // Aggregate runs a grouped summary (aggregate): Query with a spec of
 // group_by, aggs, filters, having, top_n, order_by, windows over the groups
 // and post-aggregation columns.
 func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryResponse, error) {
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
 	if len(req.Aggs) == 0 {
 		return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "aggs is empty").With("field", "aggs").
 			WithHint(`pass at least one aggregate, e.g. [{"col": "*", "fn": "count"}]`)
@@ -542,7 +549,8 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 		}},
 		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain,
 	}
-	return s.query(ctx, q, "aggregate")
+	r, err := s.query(ctx, q, "aggregate")
+	return shapeQuery(r, err, req.Shape)
 }
 
 func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
@@ -645,8 +653,14 @@ func (s *Service) NextPage(ctx context.Context, req NextPageRequest) (*materiali
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "result_handle and page_token are required").
 			WithHint("pass result_handle and page_info.page_token from the previous query_data or query_next_page result")
 	}
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
 	res, err := s.cfg.Materializer.NextPage(ctx, req.ResultHandle, req.PageToken, req.Format, obs.Principal(ctx))
 	if err != nil {
+		return nil, err
+	}
+	if err := applyShape(res, req.Shape); err != nil {
 		return nil, err
 	}
 	obs.Logger(ctx).Info("next_page", "handle", req.ResultHandle, "method", res.Method, "rows", res.RowCount, "total_rows", res.TotalRows)

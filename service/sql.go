@@ -24,6 +24,8 @@ type SQLRequest struct {
 	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
 	Confirm      bool   `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
 	Explain      string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics."`
+	// Shape lays out the inline rows, as in query_data.
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"Layout of inline rows, as in query_data: records, columns or csv."`
 }
 
 // sqlCatalog resolves SQL table names against the service's catalog.
@@ -109,6 +111,15 @@ func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*pr
 // SQL runs an advanced_query statement with the delivery, caps and
 // confirmation of query_data.
 func (s *Service) SQL(ctx context.Context, req SQLRequest) (*QueryResponse, error) {
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
+	r, err := s.sql(ctx, req)
+	return shapeQuery(r, err, req.Shape)
+}
+
+// sql is SQL before the rows are shaped.
+func (s *Service) sql(ctx context.Context, req SQLRequest) (*QueryResponse, error) {
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	if strings.TrimSpace(req.SQL) == "" {

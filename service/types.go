@@ -142,6 +142,8 @@ type QueryRequest struct {
 	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
 	// Explain "analyze" runs the query and returns per-operator statistics.
 	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics (rows in/out, batches, time, peak memory) in analyze. To see the plan without running, use estimate_query."`
+	// Shape lays out the inline rows (materialize.Shapes).
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"Layout of inline rows: records (default) [{col: v}], columns {col: [v...]}, or csv (one string: header line, strings double-quoted, null empty); about half the bytes of records."`
 }
 
 // SuggestedCaps are the caps estimate_query recommends for query_data.
@@ -180,6 +182,8 @@ type NextPageRequest struct {
 	PageToken string `json:"page_token" jsonschema:"page_info.page_token from the previous page."`
 	// Format switches the delivery of this page (json, csv, parquet).
 	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"Deliver this page as json records or as a csv/parquet/arrow file resource (arrow only if the server enables it); default: the format of the previous page (json unless switched)."`
+	// Shape lays out this page's rows (as in query_data).
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"Layout of this page's rows, as in query_data (default records)."`
 }
 
 // Query statuses (QueryResponse.Status).
@@ -275,6 +279,8 @@ type AggregateRequest struct {
 	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimate is above the confirmation threshold (after the user agreed)."`
 	// Explain is as in query_data.
 	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"As in query_data: analyze also returns per-operator statistics."`
+	// Shape is as in query_data.
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"As in query_data: records, columns or csv."`
 }
 
 // DistinctRequest is the input of distinct_values.
