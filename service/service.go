@@ -190,8 +190,12 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 				With("field", "kinds").WithHint("kinds are %s", catalog.KindList())
 		}
 	}
-	q := strings.ToLower(strings.TrimSpace(req.Query))
-	out := &CatalogResponse{Datasets: []CatalogEntry{}, Diagnostics: s.cfg.Catalog.Diagnostics()}
+	words := queryWords(req.Query)
+	out := &CatalogResponse{Datasets: []CatalogEntry{}}
+	out.Diagnostics, out.DiagnosticsTotal = filterDiagnostics(s.cfg.Catalog.Diagnostics(), words)
+	if out.DiagnosticsTotal <= len(out.Diagnostics) {
+		out.DiagnosticsTotal = 0
+	}
 	if st := s.cfg.Catalog.ScanStatus(); st.Scanning {
 		out.Scanning, out.PendingFiles = true, st.PendingFiles
 	}
@@ -199,13 +203,16 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 		if len(req.Kinds) > 0 && !slices.Contains(req.Kinds, string(d.Kind)) {
 			continue
 		}
-		if q != "" && !strings.Contains(strings.ToLower(d.ID), q) && !strings.Contains(strings.ToLower(d.Path), q) {
+		if !datasetMatches(d, words) {
 			continue
 		}
 		if !tagsMatch(d, req.Tags) {
 			continue
 		}
 		out.Datasets = append(out.Datasets, entryOf(d))
+	}
+	if err := pageCatalog(out, req); err != nil {
+		return nil, err
 	}
 	out.Total = len(out.Datasets)
 	return out, nil
@@ -781,7 +788,7 @@ func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string,
 		}
 		return b, "application/json", nil
 	case uri == CatalogURI:
-		c, err := s.Catalog(ctx, CatalogRequest{})
+		c, err := s.Catalog(ctx, CatalogRequest{all: true})
 		if err != nil {
 			return nil, "", err
 		}

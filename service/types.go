@@ -11,11 +11,17 @@ import (
 // CatalogRequest is the input of get_catalog.
 type CatalogRequest struct {
 	// Query filters datasets whose id or path contains it (case-insensitive).
-	Query string `json:"query,omitempty" jsonschema:"Case-insensitive substring of the dataset id or path to filter by."`
+	Query string `json:"query,omitempty" jsonschema:"Words (case-insensitive substrings) that must all occur in a dataset's id, path or tags (key=value); filters diagnostics by path and reason too."`
 	// Kinds keeps only datasets of these kinds.
 	Kinds []string `json:"kinds,omitempty" jsonschema:"Keep only these dataset kinds (csv, hdf5, parquet, json, arrow, xlsx)."`
 	// Tags keeps datasets whose schema-card tags include every pair.
 	Tags map[string]string `json:"tags,omitempty" jsonschema:"Keep only datasets whose schema-card tags include all these key/value pairs, e.g. {\"year\": \"2024\"} (values are strings; compared case-insensitively)."`
+	// Cursor continues a listing (CatalogResponse.NextCursor).
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous answer, for the next page."`
+	// Limit is the page size (CatalogDefaultLimit when 0).
+	Limit int `json:"limit,omitempty" jsonschema:"Datasets per page (default: 50 or about 8 KB of entries; at most 500)."`
+	// all lists every matching dataset on one page (the catalog resource).
+	all bool
 }
 
 // CatalogEntry is one dataset in get_catalog's answer (and the
@@ -49,8 +55,14 @@ type CatalogResponse struct {
 	Datasets []CatalogEntry `json:"datasets"`
 	// Total is len(Datasets).
 	Total int `json:"total" jsonschema:"Number of datasets returned."`
+	// Matching is the number of datasets matching the filters, all pages.
+	Matching int `json:"matching" jsonschema:"Datasets matching the filters, on all pages."`
+	// NextCursor is the cursor of the next page; empty on the last one.
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"Pass as cursor for the next page; absent on the last page."`
 	// Diagnostics are files skipped and schema-card problems.
 	Diagnostics []catalog.Diagnostic `json:"diagnostics,omitempty" jsonschema:"Files that could not be read and schema-card problems, with reasons."`
+	// DiagnosticsTotal is how many diagnostics match, when more than listed.
+	DiagnosticsTotal int `json:"diagnostics_total,omitempty" jsonschema:"Diagnostics matching the query when more exist than listed (at most 10, first page only): narrow with query."`
 	// Scanning is true while the server's first scan of the data root
 	// runs: the list holds the files opened so far.
 	Scanning bool `json:"scanning,omitempty" jsonschema:"True while the server is still scanning the data root after start-up: more datasets may appear; call get_catalog again shortly."`
