@@ -138,7 +138,7 @@ func NewGetCatalogTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) 
 	return newTool(toolSpec[service.CatalogRequest, *service.CatalogResponse]{
 		name:        "get_catalog",
 		title:       "List datasets",
-		description: "List the datasets under the data root: id (pass it as dataset to the other tools), kind, path, rows, columns, size, schema-card description and tags. Start here. Paged: follow next_cursor. Filter with query (words), kinds, tags.",
+		description: "Datasets under the data root: id (the dataset argument of other tools), kind, path, rows, columns, size, description, tags. Start here. Paged by next_cursor; filter by query words, kinds, tags.",
 		call:        svc.Catalog,
 		notices:     catalogNotices,
 	})
@@ -149,7 +149,7 @@ func NewGetSchemaTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.SchemaRequest, *service.SchemaResponse]{
 		name:        "get_schema",
 		title:       "Describe a dataset",
-		description: "Columns of one dataset (name, type, nullable; role, unit and description from its schema card; date layouts and hints) and up to 5 sample rows. Call it before filtering so names and value formats are exact.",
+		description: "Columns of a dataset (type, nullable, role, unit, description, date layout, hints) and 5 sample rows. Call it before filtering.",
 		call:        svc.Schema,
 	})
 }
@@ -159,7 +159,7 @@ func NewEstimateQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	return newTool(toolSpec[service.EstimateQueryRequest, *service.EstimateResponse]{
 		name:        "estimate_query",
 		title:       "Estimate a query",
-		description: "Size and plan a query without running it in full: estimated rows and bytes, a 5-row preview, warnings, suggested caps and the plans. Takes query_data's arguments, or sql (as advanced_query, without dataset).",
+		description: "Plan and size a query without delivering it: estimated rows and bytes, preview, warnings, suggested caps, plans. Arguments of query_data, or sql.",
 		call:        svc.EstimateQuery,
 		notices:     estimateNotices,
 		argsAsIn:    "query_data",
@@ -172,7 +172,7 @@ func NewQueryNextPageTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	return newTool(toolSpec[service.NextPageRequest, *materialize.Result]{
 		name:        "query_next_page",
 		title:       "Next page of a result",
-		description: "Next page of a query_data result: pass result_handle and page_info.page_token. has_more is false on the last page; expired handles (handle_expired) mean: run the query again.",
+		description: "Next page of a result handle: pass result_handle and page_info.page_token (has_more false on the last page). handle_expired: run the query again.",
 		call:        svc.NextPage,
 		extra:       resultLinks,
 		notices:     resultNotices,

@@ -14,7 +14,7 @@ func NewDistinctValuesTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFu
 	return newTool(toolSpec[service.DistinctRequest, *service.DistinctResponse]{
 		name:        "distinct_values",
 		title:       "Distinct values of a column",
-		description: "Distinct values of one column with counts, most frequent first; copy them verbatim into filters. filters as in query_data.",
+		description: "Distinct values of a column with counts, most frequent first: copy them verbatim into filters.",
 		call:        svc.DistinctValues,
 		argsAsIn:    "query_data",
 		ownArgs:     []string{"dataset", "column", "limit", "min_count"},
@@ -26,7 +26,7 @@ func NewGetServerInfoTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	return newTool(toolSpec[service.ServerInfoRequest, *service.ServerInfo]{
 		name:        "get_server_info",
 		title:       "Server limits and features",
-		description: "Server name, version, protocol versions, capabilities, every limit in force, data root, dataset count and features.",
+		description: "Server version, protocols, capabilities, limits in force, data root and features.",
 		call: func(ctx context.Context, _ service.ServerInfoRequest) (*service.ServerInfo, error) {
 			info := svc.ServerInfo(ctx)
 			meta := metaFrom(ctx)

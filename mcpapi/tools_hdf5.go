@@ -12,7 +12,7 @@ func NewReadDatasetSliceTool(svc *service.Service) (mcp.Tool, server.ToolHandler
 	return newTool(toolSpec[service.SliceRequest, *service.SliceResponse]{
 		name:        "read_dataset_slice",
 		title:       "Read a slice of an HDF5 array",
-		description: "NumPy-style slice of an HDF5 array: uri h5://<file>?path=<dataset>, slice_str like '0:10, :, 3'. Returns shape, dtype and data as nested lists, or, when big, a paged handle or file of index columns i0..iN and value.",
+		description: "NumPy-style slice of an HDF5 array: shape, dtype and nested-list data, or for big slices a paged handle or file (columns i0..iN, value).",
 		call:        svc.ReadSlice,
 		extra:       func(r *service.SliceResponse) []mcp.Content { return resultLinks(r.Result) },
 	})

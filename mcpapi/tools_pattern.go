@@ -24,7 +24,7 @@ func NewPatternFilterTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	tool, h := newTool(toolSpec[service.PatternFilterRequest, *service.PatternFilterResponse]{
 		name:        "pattern_filter",
 		title:       "Turn the user's words into a confirmed filter",
-		description: "Match the user's words (patterns) against the distinct values of a text field, language-aware (case, Unicode, Armenian, look-alikes). Answers a filter_token for filters: [{\"filter_token\": ...}], or needs_confirmation with candidates and a question: ask the user, then call again with confirmed.include.",
+		description: "Match the user's words against a text field's distinct values, language-aware. Returns a filter_token for filters: [{\"filter_token\": ...}], or needs_confirmation with candidates: ask the user, retry with confirmed.include.",
 		call:        svc.PatternFilter,
 	})
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

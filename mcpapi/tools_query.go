@@ -21,7 +21,7 @@ func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.QueryRequest, *service.QueryResponse]{
 		name:        "query_data",
 		title:       "Query a dataset",
-		description: "Query one dataset: columns, filters, group_by/aggs, order_by, limit. Small results come back inline (method direct); bigger ones as a result handle with the first page (query_next_page) or, with output_format, as a file; never silently cut. needs_confirmation: ask the user, then call again with the option's args. See the query_examples prompt.",
+		description: "Query a dataset. Small results come inline (method direct); big ones as a result handle with the first page (query_next_page) or a file (output_format); never silently cut. needs_confirmation: ask the user, then retry with the option's args. Examples: the query_examples prompt.",
 		call:        svc.Query,
 		extra:       queryLinks,
 		notices:     queryNotices,
@@ -35,10 +35,10 @@ func NewAggregateTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.AggregateRequest, *service.QueryResponse]{
 		name:        "aggregate",
 		title:       "Group and summarize",
-		description: "Grouped summary: group_by keys and aggs (as in query_data); top_n keeps the biggest groups. filters, having, order_by, windows, columns, join and delivery as in query_data.",
+		description: "Grouped summary: group_by keys ([] for totals) and aggs; top_n keeps the biggest groups. Other arguments as in query_data.",
 		call:        svc.Aggregate,
 		argsAsIn:    "query_data",
-		ownArgs:     []string{"dataset", "group_by", "top_n"},
+		ownArgs:     []string{"dataset", "top_n"},
 		extra:       queryLinks,
 		notices:     queryNotices,
 		outSchema:   confirmableSchema,

@@ -15,7 +15,7 @@ func NewAdvancedQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	return newTool(toolSpec[service.SQLRequest, *service.QueryResponse]{
 		name:        AdvancedQueryName,
 		title:       "Query with SQL",
-		description: "One read-only SQL SELECT (PostgreSQL flavour: joins, CTEs, subqueries, window functions, set operations) over datasets: FROM \"weather/stations\". $1, $2 take params. Delivery and confirmation as in query_data; prefer query_data/aggregate for simple questions.",
+		description: "One read-only SQL SELECT (PostgreSQL flavour: joins, CTEs, subqueries, windows, set operations); tables are dataset ids: FROM \"weather/stations\". Delivery as in query_data.",
 		call:        svc.SQL,
 		argsAsIn:    "query_data",
 		ownArgs:     []string{"sql", "params"},

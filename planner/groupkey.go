@@ -90,7 +90,7 @@ func (GroupKeys) ItemSchema() map[string]any {
 				"required": []any{"expr"},
 				"properties": map[string]any{
 					"expr": map[string]any{"type": "string", "description": "Column or expression."},
-					"as":   map[string]any{"type": "string", "description": "Output name."},
+					"as":   map[string]any{"type": "string"},
 				},
 			},
 		},

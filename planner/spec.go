@@ -23,11 +23,11 @@ type Spec struct {
 	// one output row per distinct key.
 	GroupBy GroupKeys `json:"group_by,omitempty" jsonschema:"Group keys (columns or expressions)."`
 	// Aggs computed per group (or over the whole result when GroupBy is empty).
-	Aggs []AggSpec `json:"aggs,omitempty" jsonschema:"Aggregates per group."`
+	Aggs []AggSpec `json:"aggs,omitempty"`
 	// Having filters the groups after aggregation (see having.go).
 	Having []FilterSpec `json:"having,omitempty" jsonschema:"Filters on groups, by aggregate names (count_all, sum_qty)."`
 	// Distinct returns the distinct rows of the projection.
-	Distinct bool `json:"distinct,omitempty" jsonschema:"Distinct rows only."`
+	Distinct bool `json:"distinct,omitempty"`
 	// Deduplicate drops every row whose selected columns equal those of an
 	// earlier row (input order), keeping the first; the result keeps input
 	// order and order_by may still name columns that are not selected.
@@ -35,11 +35,11 @@ type Spec struct {
 	// NullPolicy is NullKeep (default) or NullDrop.
 	NullPolicy string `json:"null_policy,omitempty" jsonschema:"enum=keep,enum=drop" jsonschema_description:"drop: skip rows with nulls."`
 	// OrderBy keys, applied after aggregation; nulls sort last; ties keep input order.
-	OrderBy []OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys."`
+	OrderBy []OrderSpec `json:"order_by,omitempty"`
 	// Limit on the final result; nil means no limit.
-	Limit *int64 `json:"limit,omitempty" jsonschema:"Most rows to return."`
+	Limit *int64 `json:"limit,omitempty"`
 	// Offset skips rows of the final result; nil means 0.
-	Offset *int64 `json:"offset,omitempty" jsonschema:"Rows to skip."`
+	Offset *int64 `json:"offset,omitempty"`
 	// TopN keeps, in an aggregate query, the N best groups ranked by OrderBy
 	// (or, without OrderBy, by the first aggregate descending); Offset and
 	// Limit then apply within them.
@@ -61,10 +61,10 @@ type Spec struct {
 // predicates (FilterCond).
 type FilterSpec struct {
 	// Col is the column name (required unless Any is given).
-	Col string `json:"col,omitempty" jsonschema:"Column."`
+	Col string `json:"col,omitempty"`
 	// Op is a registered filter operator (required unless Any is given);
 	// the tool schemas list the registry's operators as its enum.
-	Op Op `json:"op,omitempty" jsonschema:"Operator."`
+	Op Op `json:"op,omitempty"`
 	// Value is the operand: a scalar; a list for in/not_in; {min,max} for
 	// range; a pattern for regex; absent for is_null/is_not_null. Kept raw so
 	// Build can coerce it to the column type.
@@ -88,13 +88,13 @@ type FilterSpec struct {
 // without further nesting.
 type FilterCond struct {
 	// Col is the column name.
-	Col string `json:"col" jsonschema:"Column."`
+	Col string `json:"col"`
 	// Op is a registered filter operator.
 	Op Op `json:"op"`
 	// Value is the operand, as in FilterSpec.
-	Value json.RawMessage `json:"value,omitempty" jsonschema:"Operand."`
+	Value json.RawMessage `json:"value,omitempty"`
 	// CaseInsensitive is as in FilterSpec.
-	CaseInsensitive bool `json:"case_insensitive,omitempty" jsonschema:"Ignore case."`
+	CaseInsensitive bool `json:"case_insensitive,omitempty"`
 }
 
 // AggSpec is one aggregate {col, fn, q?, as?}.
@@ -123,7 +123,7 @@ type OrderSpec struct {
 	// or (without aggregation) any input column.
 	Col string `json:"col" jsonschema:"Column or output name."`
 	// Desc sorts descending.
-	Desc bool `json:"desc,omitempty" jsonschema:"Descending."`
+	Desc bool `json:"desc,omitempty"`
 }
 
 // Op is a filter operator (declared in the function registry, package

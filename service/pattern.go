@@ -47,14 +47,14 @@ const (
 
 // PatternFilterRequest is the input of pattern_filter.
 type PatternFilterRequest struct {
-	Dataset          string               `json:"dataset,omitempty" jsonschema:"Dataset id; optional with datasets or tag."`
+	Dataset          string               `json:"dataset,omitempty" jsonschema:"Dataset id (or datasets, tag)."`
 	Field            string               `json:"field" jsonschema:"Text column to match."`
-	Patterns         []string             `json:"patterns" jsonschema:"The user's words, e.g. [\"science\"]; a value matching any is a candidate."`
+	Patterns         []string             `json:"patterns" jsonschema:"The user's words."`
 	Mode             string               `json:"mode,omitempty" jsonschema:"enum=strict,enum=balanced,enum=permissive" jsonschema_description:"strict (words), balanced (stems) or permissive (substrings)."`
-	Exclude          []string             `json:"exclude,omitempty" jsonschema:"Words whose values must not be included."`
+	Exclude          []string             `json:"exclude,omitempty" jsonschema:"Words to exclude."`
 	ConfirmThreshold *float64             `json:"confirm_threshold,omitempty" jsonschema:"Share (0..1) above which the user confirms."`
 	Datasets         []string             `json:"datasets,omitempty" jsonschema:"More datasets with the same field."`
-	Tag              string               `json:"tag,omitempty" jsonschema:"Search datasets whose tags have this value or key:value."`
+	Tag              string               `json:"tag,omitempty" jsonschema:"Datasets whose tags have this value or key:value."`
 	Confirmed        *PatternConfirmation `json:"confirmed,omitempty" jsonschema:"After needs_confirmation: the values the user chose."`
 }
 

@@ -15,9 +15,9 @@ import (
 // SQLRequest is the input of advanced_query.
 type SQLRequest struct {
 	// SQL is one SELECT statement (optionally prefixed by EXPLAIN [ANALYZE]).
-	SQL string `json:"sql" jsonschema:"One SELECT; tables are dataset ids, double-quoted when they hold a slash, or the bare last name. EXPLAIN ANALYZE prefix: per-operator statistics."`
+	SQL string `json:"sql" jsonschema:"One SELECT; EXPLAIN ANALYZE prefix for per-operator statistics."`
 	// Params are the values of $1, $2, ...
-	Params []any `json:"params,omitempty" jsonschema:"Values of the positional parameters $1, $2, ... (strings, numbers, booleans, null)."`
+	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ..."`
 	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
 	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow write a file resource."`
 	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`

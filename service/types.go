@@ -11,15 +11,15 @@ import (
 // CatalogRequest is the input of get_catalog.
 type CatalogRequest struct {
 	// Query filters datasets whose id or path contains it (case-insensitive).
-	Query string `json:"query,omitempty" jsonschema:"Words that must all occur in id, path or tags (case-insensitive); filters diagnostics too."`
+	Query string `json:"query,omitempty" jsonschema:"Words all found in id, path or tags; filters diagnostics too."`
 	// Kinds keeps only datasets of these kinds.
-	Kinds []string `json:"kinds,omitempty" jsonschema:"Kinds: csv, hdf5, parquet, json, arrow, xlsx."`
+	Kinds []string `json:"kinds,omitempty" jsonschema:"csv, hdf5, parquet, json, arrow, xlsx."`
 	// Tags keeps datasets whose schema-card tags include every pair.
 	Tags map[string]string `json:"tags,omitempty" jsonschema:"Schema-card tags to match, e.g. {\"year\": \"2024\"}."`
 	// Cursor continues a listing (CatalogResponse.NextCursor).
-	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous answer, for the next page."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
 	// Limit is the page size (CatalogDefaultLimit when 0).
-	Limit int `json:"limit,omitempty" jsonschema:"Datasets per page (default: 50 or about 8 KB of entries; at most 500)."`
+	Limit int `json:"limit,omitempty" jsonschema:"Datasets per page (default about 8 KB, max 500)."`
 	// all lists every matching dataset on one page (the catalog resource).
 	all bool
 }
@@ -193,9 +193,9 @@ type NextPageRequest struct {
 	// PageToken is page_info.page_token of the previous page.
 	PageToken string `json:"page_token" jsonschema:"page_info.page_token from the previous page."`
 	// Format switches the delivery of this page (json, csv, parquet).
-	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"json, or this page as a csv/parquet/arrow file; default: as the previous page."`
+	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"json, or this page as a file."`
 	// Shape lays out this page's rows (as in query_data).
-	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"records, columns or csv, as in query_data."`
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"As in query_data."`
 }
 
 // Query statuses (QueryResponse.Status).
@@ -272,7 +272,7 @@ type AggregateRequest struct {
 	// Having filters the groups after aggregation (planner.Spec.Having).
 	Having []planner.FilterSpec `json:"having,omitempty" jsonschema:"Filters on the groups, applied after aggregation and before order_by/top_n: the language of filters, on group keys and aggregate output names, e.g. [{\"col\": \"count_all\", \"op\": \"gt\", \"value\": 100}] or [{\"expr\": \"sum_qty / count_all > 3\"}]."`
 	// TopN keeps the N best groups by OrderBy (default: first aggregate, descending).
-	TopN *int64 `json:"top_n,omitempty" jsonschema:"Top N groups by order_by (default first aggregate, descending)."`
+	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep the top N groups (default by the first aggregate)."`
 	// Windows are computed over the aggregated rows (planner.Spec.Windows).
 	Windows []planner.WindowSpec `json:"windows,omitempty" jsonschema:"Window functions over the aggregated rows (one per group), as in query_data: rank of groups ({\"fn\": \"rank\", \"order_by\": [{\"col\": \"total\", \"desc\": true}]}), the total over all groups for a share ({\"fn\": \"sum\", \"col\": \"total\", \"as\": \"all\"}), month-over-month lag, running totals."`
 	// Columns are the output columns (planner.Spec.Columns, post-aggregation).
@@ -286,7 +286,7 @@ type AggregateRequest struct {
 	// MaxRows lowers the inline row cap.
 	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call."`
 	// MaxBytes lowers the inline byte cap.
-	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
+	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
 	// Confirm runs even above the confirmation threshold.
 	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimate is above the confirmation threshold (after the user agreed)."`
 	// Explain is as in query_data.
@@ -300,7 +300,7 @@ type DistinctRequest struct {
 	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// Column whose values are counted.
-	Column string `json:"column" jsonschema:"Column whose distinct values to count."`
+	Column string `json:"column" jsonschema:"Column."`
 	// Limit is the most values returned; nil means 50, at most 1000.
 	Limit *int64 `json:"limit,omitempty" jsonschema:"Most values (default 50, max 1000)."`
 	// MinCount drops values seen fewer times.
