@@ -142,7 +142,7 @@ type QueryRequest struct {
 	EstimateRequest
 	// Datasets, when set, runs the spec over the union of these datasets'
 	// rows (see queryUnion).
-	Datasets []string `json:"datasets,omitempty" jsonschema:"Query the union of dataset's rows and these datasets' (e.g. one per year): the columns they all share plus _dataset naming each row's dataset. filters run in each dataset (a pattern_filter token must cover each); the rest runs over the union."`
+	Datasets []string `json:"datasets,omitempty" jsonschema:"More datasets (e.g. one per year): the union of the shared columns plus _dataset; filters run in each."`
 	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
 	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"For results too big for inline: json pages or a file."`
 	// MaxRows lowers the inline row cap for this call.
