@@ -93,7 +93,9 @@ func TestFlowHTTP(t *testing.T) {
 
 // runFlow is the whole query flow an LLM client goes through.
 func runFlow(t *testing.T, c *client.Client) {
-	// 0. Capabilities: every tool is listed with schemas and read-only annotations.
+	// 0. Capabilities: every tool is listed with an input schema and
+	// read-only annotations (output schemas are in docs/TOOLS.md and the
+	// snapshots, not in tools/list: see TestToolsListBytes).
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
@@ -102,8 +104,8 @@ func runFlow(t *testing.T, c *client.Client) {
 	for _, tl := range tools.Tools {
 		if want[tl.Name] {
 			delete(want, tl.Name)
-			if tl.OutputSchema.Type != "object" || tl.Annotations.ReadOnlyHint == nil || !*tl.Annotations.ReadOnlyHint {
-				t.Fatalf("tool %s: output schema %q, annotations %+v", tl.Name, tl.OutputSchema.Type, tl.Annotations)
+			if tl.InputSchema.Type != "object" || tl.Annotations.ReadOnlyHint == nil || !*tl.Annotations.ReadOnlyHint {
+				t.Fatalf("tool %s: input schema %q, annotations %+v", tl.Name, tl.InputSchema.Type, tl.Annotations)
 			}
 		}
 	}

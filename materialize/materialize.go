@@ -250,6 +250,9 @@ type Result struct {
 	// PageInfo describes this page (handle results, and file pages served
 	// by NextPage).
 	PageInfo *PageInfo `json:"page_info,omitempty"`
+	// Shape is the layout of Data and Preview when it is not records
+	// (ShapeColumns, ShapeCSV; see Reshape).
+	Shape string `json:"shape,omitempty"`
 	// Warnings are caveats for the caller (clamped caps, why the result was
 	// not inline, how to get the rest). Never null: [] when empty.
 	Warnings []string `json:"warnings"`

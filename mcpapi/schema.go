@@ -24,6 +24,7 @@ func schemaFor[T any]() json.RawMessage {
 	applyEnums(reflect.TypeFor[T](), node)
 	if m, ok := node.(map[string]any); ok {
 		m["type"] = "object" // MCP requires object schemas; pointer types come out as ["null","object"]
+		shareDefs(reflect.TypeFor[T](), m)
 	}
 	out, err := json.Marshal(node)
 	if err != nil {

@@ -109,7 +109,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		if opts.NoSQL && t.Name == AdvancedQueryName {
 			continue
 		}
-		s.AddTool(t, h)
+		s.AddTool(listedTool(t), h)
 	}
 	addResources(s, svc)
 	listed.sync(s)

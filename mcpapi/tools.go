@@ -45,6 +45,11 @@ type toolSpec[In, Out any] struct {
 	notices func(out Out) []notice
 	// outSchema, when set, rewrites the output schema generated from Out.
 	outSchema func(json.RawMessage) json.RawMessage
+	// argsAsIn names the tool (query_data) whose input schema describes
+	// the arguments this one shares with it: they are listed as {} (any
+	// JSON), except those in ownArgs (sameArgsAs).
+	argsAsIn string
+	ownArgs  []string
 	// confirmable marks tools whose Out is *service.QueryResponse: a
 	// needs_confirmation answer becomes a form elicitation when the client
 	// supports it, and an elicitation answer is applied on the retry.
@@ -62,7 +67,7 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 	t := mcp.NewTool(spec.name,
 		mcp.WithToolTitle(spec.title),
 		mcp.WithDescription(spec.description),
-		mcp.WithRawInputSchema(schemaFor[In]()),
+		mcp.WithRawInputSchema(sameArgsAs(schemaFor[In](), spec.ownArgs, spec.argsAsIn)),
 		mcp.WithRawOutputSchema(out),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
@@ -132,57 +137,46 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 // NewGetCatalogTool builds get_catalog.
 func NewGetCatalogTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.CatalogRequest, *service.CatalogResponse]{
-		name:  "get_catalog",
-		title: "List datasets",
-		description: "List the datasets Quarry can query under its data root: id (pass it as `dataset` to every other tool), kind (csv, hdf5), " +
-			"path, exact row count, column count, file size, last modification time, and the description and tags of its schema card. Start here. " +
-			"Filter with `query` (substring of id or path), `kinds` and `tags` (e.g. {\"year\": \"2024\"}). `diagnostics` lists files that " +
-			"could not be read and schema-card problems.",
-		call:    svc.Catalog,
-		notices: catalogNotices,
+		name:        "get_catalog",
+		title:       "List datasets",
+		description: "Datasets under the data root: id (the dataset argument of other tools), kind, path, rows, columns, size, description, tags. Start here. Paged by next_cursor; filter by query words, kinds, tags.",
+		call:        svc.Catalog,
+		notices:     catalogNotices,
 	})
 }
 
 // NewGetSchemaTool builds get_schema.
 func NewGetSchemaTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.SchemaRequest, *service.SchemaResponse]{
-		name:  "get_schema",
-		title: "Describe a dataset",
-		description: "Columns (name, type, nullable, and role, description and unit from the schema card; the layout a date column was " +
-			"read with, and a hint when a numeric- or date-looking column is kept as text), shape [rows, columns] and up to " +
-			"5 sample rows of one dataset. Call it before filtering so column names and value formats are exact (dates as YYYY-MM-DD, " +
-			"timestamps as ISO-8601); use distinct_values to get valid filter values.",
-		call: svc.Schema,
+		name:        "get_schema",
+		title:       "Describe a dataset",
+		description: "Columns of a dataset (type, nullable, role, unit, description, date layout, hints) and 5 sample rows. Call it before filtering.",
+		call:        svc.Schema,
 	})
 }
 
 // NewEstimateQueryTool builds estimate_query.
 func NewEstimateQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.EstimateQueryRequest, *service.EstimateResponse]{
-		name:  "estimate_query",
-		title: "Estimate a query",
-		description: "Plan a query without returning its data: estimated rows and JSON bytes, whether the estimate is exact or sampled, a " +
-			"5-row preview, warnings (e.g. too big to return inline, or above the confirmation threshold), suggested caps, the optimized " +
-			"plan and the physical plan (the operators the engine runs, fused steps included). Same knobs as query_data: columns, filters [{col, op, value}] (ANDed; ops such as eq, neq, lt, gte, in (list), range " +
-			"({min, max}, inclusive), contains, is_null — the input schema lists them all; {any: [...]} for OR), group_by, aggs [{col, fn, arg?, filter?, as?}] " +
-			"(count accepts col \"*\"), distinct, order_by [{col, desc?}], limit, offset. Use it before a query that may be large. " +
-			"Or pass sql (an advanced_query statement, no dataset) to size and plan a SQL query.",
-		call:    svc.EstimateQuery,
-		notices: estimateNotices,
+		name:        "estimate_query",
+		title:       "Estimate a query",
+		description: "Plan and size a query without delivering it: estimated rows and bytes, preview, warnings, suggested caps, plans. Arguments of query_data, or sql.",
+		call:        svc.EstimateQuery,
+		notices:     estimateNotices,
+		argsAsIn:    "query_data",
+		ownArgs:     []string{"dataset", "sql", "params"},
 	})
 }
 
 // NewQueryNextPageTool builds query_next_page.
 func NewQueryNextPageTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.NextPageRequest, *materialize.Result]{
-		name:  "query_next_page",
-		title: "Next page of a result",
-		description: "Fetch the next page of a result handle from query_data: pass result_handle and page_info.page_token. Pages are " +
-			"deterministic; page_info.has_more is false on the last page. format=csv or parquet returns that page as a file resource. " +
-			"Handles expire after a while of inactivity (error handle_expired): then re-run the query.",
-		call:    svc.NextPage,
-		extra:   resultLinks,
-		notices: resultNotices,
+		name:        "query_next_page",
+		title:       "Next page of a result",
+		description: "Next page of a result handle: pass result_handle and page_info.page_token (has_more false on the last page). handle_expired: run the query again.",
+		call:        svc.NextPage,
+		extra:       resultLinks,
+		notices:     resultNotices,
 	})
 }
 

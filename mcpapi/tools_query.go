@@ -19,16 +19,9 @@ import (
 // NewQueryDataTool builds query_data.
 func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.QueryRequest, *service.QueryResponse]{
-		name:  "query_data",
-		title: "Query a dataset",
-		description: "Run a query (knobs as in estimate_query) and get the rows as records. Results within the inline caps (default 200 rows, " +
-			"64 KiB of JSON, 10,000 cells) come back directly (method=direct). Larger results never come back silently cut: with " +
-			"output_format=json (default) you get method=handle with the first page, total_rows and page_info.page_token for " +
-			"query_next_page; with output_format=parquet or csv you get method=file with a resource_uri (read it with resources/read), " +
-			"a 10-row preview and the column types. A query estimated above the server's confirmation threshold is not run: the user is " +
-			"asked (if the client supports elicitation) or the answer is status=needs_confirmation with options — ask the user, then call " +
-			"again with the chosen option's args (confirm: true ...). Prefer aggregates, filters and limits over paging through raw rows. " +
-			"explain: \"analyze\" also returns per-operator statistics (rows in/out, batches, time, peak memory) in analyze.",
+		name:        "query_data",
+		title:       "Query a dataset",
+		description: "Query a dataset. Small results come inline (method direct); big ones as a result handle with the first page (query_next_page) or a file (output_format); never silently cut. needs_confirmation: ask the user, then retry with the option's args. Examples: the query_examples prompt.",
 		call:        svc.Query,
 		extra:       queryLinks,
 		notices:     queryNotices,
@@ -40,17 +33,12 @@ func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 // NewAggregateTool builds aggregate.
 func NewAggregateTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.AggregateRequest, *service.QueryResponse]{
-		name:  "aggregate",
-		title: "Group and summarize",
-		description: "Shortcut for grouped summaries: group_by columns and aggs [{col, fn, arg?, filter?, as?}] (count with col \"*\", sum, avg, min, max, corr with arg, ... — " +
-			"see the input schema), optional filters (applied first), top_n (keep the N biggest groups by order_by, default the first " +
-			"aggregate descending) and order_by. Output and delivery are exactly those of query_data (inline, result handle or file; " +
-			"confirmation when the estimate is very large). The cheapest way to answer \"how much / how many per X\". group_by keys may be " +
-			"expressions (\"floor(tmax_c / 5) * 5 AS bucket\", or {expr, as}); having filters the groups by keys and aggregate outputs " +
-			"(count_all gt 100, or {\"expr\": \"sum_qty / count_all > 3\"}), like filters. windows run over the groups (rank of groups, " +
-			"a total for shares, lag for month-over-month) and columns may add expressions over keys, aggregates and windows " +
-			"(\"units / all_units AS share\").",
+		name:        "aggregate",
+		title:       "Group and summarize",
+		description: "Grouped summary: group_by keys ([] for totals) and aggs; top_n keeps the biggest groups. Other arguments as in query_data.",
 		call:        svc.Aggregate,
+		argsAsIn:    "query_data",
+		ownArgs:     []string{"dataset", "top_n"},
 		extra:       queryLinks,
 		notices:     queryNotices,
 		outSchema:   confirmableSchema,

@@ -84,14 +84,13 @@ func (g *GroupKeys) UnmarshalJSON(b []byte) error {
 func (GroupKeys) ItemSchema() map[string]any {
 	return map[string]any{
 		"anyOf": []any{
-			map[string]any{"type": "string", "description": "A column name, or an expression with an optional trailing AS name: \"floor(temp_max / 5) * 5 AS bucket\"."},
+			map[string]any{"type": "string", "description": "Column or expression [AS name]."},
 			map[string]any{
-				"type":                 "object",
-				"additionalProperties": false,
-				"required":             []any{"expr"},
+				"type":     "object",
+				"required": []any{"expr"},
 				"properties": map[string]any{
-					"expr": map[string]any{"type": "string", "description": "Column name or expression (as in columns, without AS)."},
-					"as":   map[string]any{"type": "string", "description": "Output name of the key; default the column name or the expression's normalized text."},
+					"expr": map[string]any{"type": "string", "description": "Column or expression."},
+					"as":   map[string]any{"type": "string"},
 				},
 			},
 		},

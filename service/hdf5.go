@@ -28,11 +28,11 @@ type H5Reader interface {
 
 // SliceRequest is the input of read_dataset_slice.
 type SliceRequest struct {
-	URI          string `json:"uri" jsonschema_description:"h5:// URI of a dataset: h5://<file path relative to the data root>?path=<internal path>, e.g. h5://physics/experiment.h5?path=/detector/image."`
-	SliceStr     string `json:"slice_str,omitempty" jsonschema_description:"NumPy-style selection, e.g. '0:10, :, 3' or '...' or '-1'. Integer indexes (negative from the end) drop that dimension; start:stop:step with positive step; '...' once. Omit for the whole dataset."`
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"Delivery when the slice is too large to return inline: json pages (records i0..iN, value) through a result handle; csv, parquet or arrow (when the server enables Arrow IPC) write a file resource. Small slices always come back inline as nested lists."`
-	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline cap on the first dimension for this call."`
-	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
+	URI          string `json:"uri" jsonschema_description:"h5://<file>?path=<dataset>."`
+	SliceStr     string `json:"slice_str,omitempty" jsonschema_description:"NumPy selection: '0:10, :, 3', '...', '-1', '::10'; omit for all."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"For slices too big for inline: json pages or a file."`
+	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
+	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
 }
 
 // SliceResponse is the output of read_dataset_slice: the selection's shape

@@ -47,21 +47,21 @@ const (
 
 // PatternFilterRequest is the input of pattern_filter.
 type PatternFilterRequest struct {
-	Dataset          string               `json:"dataset,omitempty" jsonschema:"Dataset id (from get_catalog). Optional when datasets or tag name the datasets to search."`
-	Field            string               `json:"field" jsonschema:"Text column whose values are matched (the same name in every dataset searched)."`
-	Patterns         []string             `json:"patterns" jsonschema:"The user's words, e.g. [\"գիտություն\", \"science\"]: a value matching any of them is a candidate. Normalized first (case, Unicode forms, Armenian ligatures and punctuation, look-alike letters, dashes, spaces)."`
-	Mode             string               `json:"mode,omitempty" jsonschema:"enum=strict,enum=balanced,enum=permissive" jsonschema_description:"strict: whole words only; balanced (default): words starting with the pattern's stem (inflected forms), a pattern inside a longer word is only a candidate to confirm; permissive: normalized substring (maximal recall)."`
-	Exclude          []string             `json:"exclude,omitempty" jsonschema:"Words whose values must not be included (normalized substring): such values are listed as exclude candidates."`
-	ConfirmThreshold *float64             `json:"confirm_threshold,omitempty" jsonschema:"Share (0..1) of the field's distinct values or rows above which the match is confirmed with the user first (default 0.5)."`
-	Datasets         []string             `json:"datasets,omitempty" jsonschema:"Search the same field in these datasets too (e.g. one per year); the token applies to each."`
-	Tag              string               `json:"tag,omitempty" jsonschema:"Search every dataset whose schema-card tags have this value (\"2024\") or key:value pair (\"year:2024\")."`
-	Confirmed        *PatternConfirmation `json:"confirmed,omitempty" jsonschema:"The user's decision on a needs_confirmation answer: the exact values to include (and those rejected). The answer is then confirmed with a filter_token for exactly the included values."`
+	Dataset          string               `json:"dataset,omitempty" jsonschema:"Dataset id (or datasets, tag)."`
+	Field            string               `json:"field" jsonschema:"Text column to match."`
+	Patterns         []string             `json:"patterns" jsonschema:"The user's words."`
+	Mode             string               `json:"mode,omitempty" jsonschema:"enum=strict,enum=balanced,enum=permissive" jsonschema_description:"strict (words), balanced (stems) or permissive (substrings)."`
+	Exclude          []string             `json:"exclude,omitempty" jsonschema:"Words to exclude."`
+	ConfirmThreshold *float64             `json:"confirm_threshold,omitempty" jsonschema:"Share (0..1) above which the user confirms."`
+	Datasets         []string             `json:"datasets,omitempty" jsonschema:"More datasets with the same field."`
+	Tag              string               `json:"tag,omitempty" jsonschema:"Datasets whose tags have this value or key:value."`
+	Confirmed        *PatternConfirmation `json:"confirmed,omitempty" jsonschema:"After needs_confirmation: the values the user chose."`
 }
 
 // PatternConfirmation is the user's choice among candidates.
 type PatternConfirmation struct {
-	Include []string `json:"include" jsonschema:"Exact values (as listed in candidates) to keep."`
-	Exclude []string `json:"exclude,omitempty" jsonschema:"Exact values the user rejected (recorded, never included)."`
+	Include []string `json:"include" jsonschema:"Exact values to include."`
+	Exclude []string `json:"exclude,omitempty" jsonschema:"Exact values rejected."`
 }
 
 // PatternCandidate is one distinct value of the field.

@@ -190,8 +190,12 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 				With("field", "kinds").WithHint("kinds are %s", catalog.KindList())
 		}
 	}
-	q := strings.ToLower(strings.TrimSpace(req.Query))
-	out := &CatalogResponse{Datasets: []CatalogEntry{}, Diagnostics: s.cfg.Catalog.Diagnostics()}
+	words := queryWords(req.Query)
+	out := &CatalogResponse{Datasets: []CatalogEntry{}}
+	out.Diagnostics, out.DiagnosticsTotal = filterDiagnostics(s.cfg.Catalog.Diagnostics(), words)
+	if out.DiagnosticsTotal <= len(out.Diagnostics) {
+		out.DiagnosticsTotal = 0
+	}
 	if st := s.cfg.Catalog.ScanStatus(); st.Scanning {
 		out.Scanning, out.PendingFiles = true, st.PendingFiles
 	}
@@ -199,13 +203,16 @@ func (s *Service) Catalog(ctx context.Context, req CatalogRequest) (*CatalogResp
 		if len(req.Kinds) > 0 && !slices.Contains(req.Kinds, string(d.Kind)) {
 			continue
 		}
-		if q != "" && !strings.Contains(strings.ToLower(d.ID), q) && !strings.Contains(strings.ToLower(d.Path), q) {
+		if !datasetMatches(d, words) {
 			continue
 		}
 		if !tagsMatch(d, req.Tags) {
 			continue
 		}
 		out.Datasets = append(out.Datasets, entryOf(d))
+	}
+	if err := pageCatalog(out, req); err != nil {
+		return nil, err
 	}
 	out.Total = len(out.Datasets)
 	return out, nil
@@ -524,13 +531,20 @@ func planSummary(plan planner.Node) string {
 // estimated result is above the confirmation threshold and req.Confirm is
 // false it does not deliver anything and answers needs_confirmation.
 func (s *Service) Query(ctx context.Context, req QueryRequest) (*QueryResponse, error) {
-	return s.query(ctx, req, "query_data")
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
+	r, err := s.query(ctx, req, "query_data")
+	return shapeQuery(r, err, req.Shape)
 }
 
 // Aggregate runs a grouped summary (aggregate): Query with a spec of
 // group_by, aggs, filters, having, top_n, order_by, windows over the groups
 // and post-aggregation columns.
 func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryResponse, error) {
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
 	if len(req.Aggs) == 0 {
 		return nil, qerr.Invalid(qerr.CodeInvalidAggregate, "aggs is empty").With("field", "aggs").
 			WithHint(`pass at least one aggregate, e.g. [{"col": "*", "fn": "count"}]`)
@@ -542,7 +556,8 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 		}},
 		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain,
 	}
-	return s.query(ctx, q, "aggregate")
+	r, err := s.query(ctx, q, "aggregate")
+	return shapeQuery(r, err, req.Shape)
 }
 
 func (s *Service) query(ctx context.Context, req QueryRequest, tool string) (*QueryResponse, error) {
@@ -645,8 +660,14 @@ func (s *Service) NextPage(ctx context.Context, req NextPageRequest) (*materiali
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "result_handle and page_token are required").
 			WithHint("pass result_handle and page_info.page_token from the previous query_data or query_next_page result")
 	}
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
 	res, err := s.cfg.Materializer.NextPage(ctx, req.ResultHandle, req.PageToken, req.Format, obs.Principal(ctx))
 	if err != nil {
+		return nil, err
+	}
+	if err := applyShape(res, req.Shape); err != nil {
 		return nil, err
 	}
 	obs.Logger(ctx).Info("next_page", "handle", req.ResultHandle, "method", res.Method, "rows", res.RowCount, "total_rows", res.TotalRows)
@@ -767,7 +788,7 @@ func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string,
 		}
 		return b, "application/json", nil
 	case uri == CatalogURI:
-		c, err := s.Catalog(ctx, CatalogRequest{})
+		c, err := s.Catalog(ctx, CatalogRequest{all: true})
 		if err != nil {
 			return nil, "", err
 		}

@@ -15,15 +15,17 @@ import (
 // SQLRequest is the input of advanced_query.
 type SQLRequest struct {
 	// SQL is one SELECT statement (optionally prefixed by EXPLAIN [ANALYZE]).
-	SQL string `json:"sql" jsonschema:"One PostgreSQL-flavoured SELECT (WITH, JOIN ... ON/USING, WHERE, GROUP BY, HAVING, window functions, UNION/INTERSECT/EXCEPT, VALUES, ORDER BY, LIMIT). Tables are dataset ids from get_catalog, double-quoted when they contain a slash (FROM \"weather/stations\"), or the bare last name when unique. Prefix EXPLAIN to see the plan, EXPLAIN ANALYZE for per-operator statistics."`
+	SQL string `json:"sql" jsonschema:"One SELECT; EXPLAIN ANALYZE prefix for per-operator statistics."`
 	// Params are the values of $1, $2, ...
-	Params []any `json:"params,omitempty" jsonschema:"Values of the positional parameters $1, $2, ... (strings, numbers, booleans, null)."`
+	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ..."`
 	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
 	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow write a file resource."`
-	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
-	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
-	Confirm      bool   `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
+	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
+	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
+	Confirm      bool   `json:"confirm,omitempty" jsonschema:"After needs_confirmation, once the user agreed."`
 	Explain      string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics."`
+	// Shape lays out the inline rows, as in query_data.
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"Layout of inline rows, as in query_data: records, columns or csv."`
 }
 
 // sqlCatalog resolves SQL table names against the service's catalog.
@@ -109,6 +111,15 @@ func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*pr
 // SQL runs an advanced_query statement with the delivery, caps and
 // confirmation of query_data.
 func (s *Service) SQL(ctx context.Context, req SQLRequest) (*QueryResponse, error) {
+	if err := checkShape(req.Shape); err != nil {
+		return nil, err
+	}
+	r, err := s.sql(ctx, req)
+	return shapeQuery(r, err, req.Shape)
+}
+
+// sql is SQL before the rows are shaped.
+func (s *Service) sql(ctx context.Context, req SQLRequest) (*QueryResponse, error) {
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	if strings.TrimSpace(req.SQL) == "" {
@@ -143,7 +154,7 @@ type EstimateQueryRequest struct {
 	// Spec is the knob query.
 	planner.Spec
 	// SQL is an advanced_query statement to estimate instead of the knobs.
-	SQL string `json:"sql,omitempty" jsonschema:"Instead of dataset and knobs: one SELECT statement as advanced_query takes it (then omit dataset)."`
+	SQL string `json:"sql,omitempty" jsonschema:"A SELECT, as advanced_query takes it, instead of dataset and knobs."`
 	// Params are the values of $1, $2, ... of SQL.
 	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ... in sql."`
 }

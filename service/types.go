@@ -11,11 +11,17 @@ import (
 // CatalogRequest is the input of get_catalog.
 type CatalogRequest struct {
 	// Query filters datasets whose id or path contains it (case-insensitive).
-	Query string `json:"query,omitempty" jsonschema:"Case-insensitive substring of the dataset id or path to filter by."`
+	Query string `json:"query,omitempty" jsonschema:"Words all found in id, path or tags; filters diagnostics too."`
 	// Kinds keeps only datasets of these kinds.
-	Kinds []string `json:"kinds,omitempty" jsonschema:"Keep only these dataset kinds (csv, hdf5, parquet, json, arrow, xlsx)."`
+	Kinds []string `json:"kinds,omitempty" jsonschema:"csv, hdf5, parquet, json, arrow, xlsx."`
 	// Tags keeps datasets whose schema-card tags include every pair.
-	Tags map[string]string `json:"tags,omitempty" jsonschema:"Keep only datasets whose schema-card tags include all these key/value pairs, e.g. {\"year\": \"2024\"} (values are strings; compared case-insensitively)."`
+	Tags map[string]string `json:"tags,omitempty" jsonschema:"Schema-card tags to match, e.g. {\"year\": \"2024\"}."`
+	// Cursor continues a listing (CatalogResponse.NextCursor).
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page."`
+	// Limit is the page size (CatalogDefaultLimit when 0).
+	Limit int `json:"limit,omitempty" jsonschema:"Datasets per page (default about 8 KB, max 500)."`
+	// all lists every matching dataset on one page (the catalog resource).
+	all bool
 }
 
 // CatalogEntry is one dataset in get_catalog's answer (and the
@@ -49,8 +55,14 @@ type CatalogResponse struct {
 	Datasets []CatalogEntry `json:"datasets"`
 	// Total is len(Datasets).
 	Total int `json:"total" jsonschema:"Number of datasets returned."`
+	// Matching is the number of datasets matching the filters, all pages.
+	Matching int `json:"matching" jsonschema:"Datasets matching the filters, on all pages."`
+	// NextCursor is the cursor of the next page; empty on the last one.
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"Pass as cursor for the next page; absent on the last page."`
 	// Diagnostics are files skipped and schema-card problems.
 	Diagnostics []catalog.Diagnostic `json:"diagnostics,omitempty" jsonschema:"Files that could not be read and schema-card problems, with reasons."`
+	// DiagnosticsTotal is how many diagnostics match, when more than listed.
+	DiagnosticsTotal int `json:"diagnostics_total,omitempty" jsonschema:"Diagnostics matching the query when more exist than listed (at most 10, first page only): narrow with query."`
 	// Scanning is true while the server's first scan of the data root
 	// runs: the list holds the files opened so far.
 	Scanning bool `json:"scanning,omitempty" jsonschema:"True while the server is still scanning the data root after start-up: more datasets may appear; call get_catalog again shortly."`
@@ -63,7 +75,7 @@ type SchemaRequest struct {
 	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// ColumnOffset is the first column to list (paging of wide datasets).
-	ColumnOffset int `json:"column_offset,omitempty" jsonschema:"First column to list (0-based); pass next_column_offset from a previous answer to page through a dataset with very many columns."`
+	ColumnOffset int `json:"column_offset,omitempty" jsonschema:"next_column_offset of a previous answer (wide datasets)."`
 }
 
 // Column describes one column.
@@ -130,18 +142,20 @@ type QueryRequest struct {
 	EstimateRequest
 	// Datasets, when set, runs the spec over the union of these datasets'
 	// rows (see queryUnion).
-	Datasets []string `json:"datasets,omitempty" jsonschema:"Query the union of dataset's rows and these datasets' (e.g. one per year): the columns they all share plus _dataset naming each row's dataset. filters run in each dataset (a pattern_filter token must cover each); the rest runs over the union."`
+	Datasets []string `json:"datasets,omitempty" jsonschema:"More datasets (e.g. one per year): the union of the shared columns plus _dataset; filters run in each."`
 	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow (Arrow IPC, only if the server enables it) write a file resource. Small results always come back inline."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"For results too big for inline: json pages or a file."`
 	// MaxRows lowers the inline row cap for this call.
-	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
+	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
 	// MaxBytes lowers the inline byte cap for this call.
-	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
+	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
 	// Confirm runs the query even when its estimate is above the
 	// confirmation threshold.
-	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`
+	Confirm bool `json:"confirm,omitempty" jsonschema:"After needs_confirmation, once the user agreed."`
 	// Explain "analyze" runs the query and returns per-operator statistics.
-	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics (rows in/out, batches, time, peak memory) in analyze. To see the plan without running, use estimate_query."`
+	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: add per-operator statistics."`
+	// Shape lays out the inline rows (materialize.Shapes).
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"records (default), columns {col: [values]} or csv: half the bytes."`
 }
 
 // SuggestedCaps are the caps estimate_query recommends for query_data.
@@ -179,7 +193,9 @@ type NextPageRequest struct {
 	// PageToken is page_info.page_token of the previous page.
 	PageToken string `json:"page_token" jsonschema:"page_info.page_token from the previous page."`
 	// Format switches the delivery of this page (json, csv, parquet).
-	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"Deliver this page as json records or as a csv/parquet/arrow file resource (arrow only if the server enables it); default: the format of the previous page (json unless switched)."`
+	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"json, or this page as a file."`
+	// Shape lays out this page's rows (as in query_data).
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"As in query_data."`
 }
 
 // Query statuses (QueryResponse.Status).
@@ -248,7 +264,7 @@ type AggregateRequest struct {
 	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// GroupBy are the group keys; empty means one row over all (filtered) rows.
-	GroupBy planner.GroupKeys `json:"group_by" jsonschema:"Group keys (one output row per distinct combination); [] for totals over all rows. Each is a column name, an expression with optional AS name (\"floor(temp_max / 5) * 5 AS bucket\"), or {\"expr\": \"year(date)\", \"as\": \"year\"}."`
+	GroupBy planner.GroupKeys `json:"group_by" jsonschema:"Group keys, [] for totals: columns or expressions (\"year(date) AS y\")."`
 	// Aggs are the aggregates per group.
 	Aggs []planner.AggSpec `json:"aggs" jsonschema:"Aggregates per group, e.g. [{\"col\": \"*\", \"fn\": \"count\"}, {\"col\": \"amount\", \"fn\": \"sum\", \"as\": \"total\"}]."`
 	// Filters are applied before grouping (ANDed).
@@ -256,7 +272,7 @@ type AggregateRequest struct {
 	// Having filters the groups after aggregation (planner.Spec.Having).
 	Having []planner.FilterSpec `json:"having,omitempty" jsonschema:"Filters on the groups, applied after aggregation and before order_by/top_n: the language of filters, on group keys and aggregate output names, e.g. [{\"col\": \"count_all\", \"op\": \"gt\", \"value\": 100}] or [{\"expr\": \"sum_qty / count_all > 3\"}]."`
 	// TopN keeps the N best groups by OrderBy (default: first aggregate, descending).
-	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep only the top N groups, ranked by order_by (default: the first aggregate, descending)."`
+	TopN *int64 `json:"top_n,omitempty" jsonschema:"Keep the top N groups (default by the first aggregate)."`
 	// Windows are computed over the aggregated rows (planner.Spec.Windows).
 	Windows []planner.WindowSpec `json:"windows,omitempty" jsonschema:"Window functions over the aggregated rows (one per group), as in query_data: rank of groups ({\"fn\": \"rank\", \"order_by\": [{\"col\": \"total\", \"desc\": true}]}), the total over all groups for a share ({\"fn\": \"sum\", \"col\": \"total\", \"as\": \"all\"}), month-over-month lag, running totals."`
 	// Columns are the output columns (planner.Spec.Columns, post-aggregation).
@@ -270,11 +286,13 @@ type AggregateRequest struct {
 	// MaxRows lowers the inline row cap.
 	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call."`
 	// MaxBytes lowers the inline byte cap.
-	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
+	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
 	// Confirm runs even above the confirmation threshold.
 	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimate is above the confirmation threshold (after the user agreed)."`
 	// Explain is as in query_data.
 	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"As in query_data: analyze also returns per-operator statistics."`
+	// Shape is as in query_data.
+	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"As in query_data: records, columns or csv."`
 }
 
 // DistinctRequest is the input of distinct_values.
@@ -282,11 +300,11 @@ type DistinctRequest struct {
 	// Dataset is the dataset id.
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// Column whose values are counted.
-	Column string `json:"column" jsonschema:"Column whose distinct values to count."`
+	Column string `json:"column" jsonschema:"Column."`
 	// Limit is the most values returned; nil means 50, at most 1000.
-	Limit *int64 `json:"limit,omitempty" jsonschema:"Most values to return (default 50, at most 1000)."`
+	Limit *int64 `json:"limit,omitempty" jsonschema:"Most values (default 50, max 1000)."`
 	// MinCount drops values seen fewer times.
-	MinCount int64 `json:"min_count,omitempty" jsonschema:"Only values that occur at least this many times."`
+	MinCount int64 `json:"min_count,omitempty" jsonschema:"Minimum count."`
 	// Filters restrict the rows counted.
 	Filters []planner.FilterSpec `json:"filters,omitempty" jsonschema:"Row filters applied first, as in query_data."`
 }

@@ -58,6 +58,21 @@ async function runFlow(client, label) {
   }
   log(`tools/list: ${tools.length} tools`);
 
+  // tools/list stays small (shared $defs, short descriptions, no output
+  // schemas), and it plus the query_examples prompt is all a client needs:
+  // every example call runs as written.
+  const listBytes = Buffer.byteLength(JSON.stringify({ tools }));
+  assert(listBytes < 16 * 1024, `tools/list is ${listBytes} bytes, want < 16 KB`);
+  const prompt = await client.getPrompt({ name: "query_examples", arguments: {} });
+  const text = prompt.messages.map((m) => m.content.text || "").join("\n");
+  const examples = [...text.matchAll(/^\s+([a-z_]+) (\{.*\})$/gm)];
+  assert(examples.length >= 3, `query_examples has ${examples.length} calls:\n${text}`);
+  for (const [, tool, args] of examples) {
+    assert(names.has(tool), `example tool ${tool} not in tools/list`);
+    await call(client, tool, JSON.parse(args));
+  }
+  log(`tools/list: ${listBytes} bytes; ${examples.length} query_examples calls ran as written`);
+
   const cat = await call(client, "get_catalog", {});
   const ds = cat.datasets.find((d) => d.id === DATASET);
   assert(ds && ds.row_count === 100000 && ds.row_count_exact, `catalog entry ${JSON.stringify(ds)}`);
