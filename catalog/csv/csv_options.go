@@ -38,7 +38,6 @@ type csvPlan struct {
 	dateFmt       *infer.TimeFormat
 	tsFmt         *infer.TimeFormat
 	types         map[string]catalog.TypeOverride
-	described     map[string]any // for get_schema (Attributes["read_options"])
 }
 
 // readError is a problem reading a file under its card.

@@ -160,7 +160,7 @@ func CompileTimeFormat(f string, withTime bool) (TimeFormat, error) {
 			// Go reads a fraction after the seconds by itself; %f only
 			// documents it and must follow %S and a dot.
 			if !seen['S'] || !strings.HasSuffix(b.String(), "05.") {
-				return TimeFormat{}, fmt.Errorf("%q: %%f must follow %%S.", f)
+				return TimeFormat{}, fmt.Errorf("%q: %%f must follow \"%%S.\"", f)
 			}
 			s := strings.TrimSuffix(b.String(), ".")
 			b.Reset()
