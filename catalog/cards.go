@@ -56,15 +56,23 @@ type CardFile struct {
 	Tags map[string]any `json:"tags,omitempty"`
 	// Columns describe columns by name, in any order.
 	Columns []ColumnCard `json:"columns,omitempty"`
+	// Read holds the read options of delimited text files (readopts.go).
+	Read *ReadOptions `json:"read,omitempty"`
 }
 
 // ColumnCard is what a card says about one column.
 type ColumnCard struct {
 	// Name is the column name, exactly as in the file's header.
 	Name string `json:"name"`
-	// Type is informational (written by `quarry schema-card init`); when
-	// given it must match the inferred type or the card is reported.
+	// Type, when it differs from the inferred type, overrides it for CSV
+	// files (any of OverrideTypes; a value that does not parse makes the
+	// file a diagnostic naming row and column). For other formats it must
+	// match the inferred type or the card is reported.
 	Type string `json:"type,omitempty"`
+	// Format is the layout of a date or timestamp Type (strftime style,
+	// "%d.%m.%Y"), or epoch_s / epoch_ms for integer seconds or
+	// milliseconds since the Unix epoch.
+	Format string `json:"format,omitempty"`
 	// Role classifies the column: a lower-case identifier such as id,
 	// dimension, measure, time, text, flag — or a domain word (allocated,
 	// revised, actual).
@@ -142,6 +150,14 @@ func ParseCardFile(b []byte) (*CardFile, error) {
 		seen[c.Name] = true
 		if c.Role != "" && !roleRe.MatchString(c.Role) {
 			return nil, fmt.Errorf("invalid schema card: column %q: role %q must be a lower-case identifier (e.g. id, dimension, measure, time)", c.Name, c.Role)
+		}
+		if err := validateOverride(c); err != nil {
+			return nil, fmt.Errorf("invalid schema card: %v", err)
+		}
+	}
+	if cf.Read != nil {
+		if err := cf.Read.Validate(); err != nil {
+			return nil, fmt.Errorf("invalid schema card: read: %v", err)
 		}
 	}
 	return &cf, nil
@@ -270,42 +286,7 @@ func (idx *cardIndex) applyCards(ds *Dataset, prev, next cardMemo, used map[stri
 	if idx == nil || len(idx.byPath) == 0 {
 		return ds
 	}
-	var chain []*cardEntry
-	dir := path.Dir(ds.Path)
-	// Folder cards from the root down to the dataset's folder.
-	var dirs []string
-	for d := dir; ; d = path.Dir(d) {
-		dirs = append(dirs, d)
-		if d == "." || d == "/" || d == "" {
-			break
-		}
-	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		p := FolderCardName
-		if dirs[i] != "." {
-			p = dirs[i] + "/" + FolderCardName
-		}
-		if e, ok := idx.byPath[p]; ok {
-			used[p] = true
-			if e.err == nil {
-				chain = append(chain, e)
-			}
-		}
-	}
-	nFolder := len(chain)
-	prefix := ""
-	if dir != "." {
-		prefix = dir + "/"
-	}
-	stem, _ := splitExt(path.Base(ds.Path))
-	for _, p := range []string{prefix + stem + CardSuffix, ds.Path + CardSuffix} {
-		if e, ok := idx.byPath[p]; ok {
-			used[p] = true
-			if e.err == nil {
-				chain = append(chain, e)
-			}
-		}
-	}
+	chain, nFolder := idx.chain(ds.Path, used)
 	if len(chain) == 0 {
 		return ds
 	}
@@ -332,6 +313,10 @@ func (idx *cardIndex) applyCards(ds *Dataset, prev, next cardMemo, used map[stri
 			}
 			card.Tags[k] = s
 		}
+		if e.card.Read != nil && ds.Kind != KindCSV && !folder {
+			diags[Diagnostic{Path: e.info.RelPath, Level: "warning",
+				Reason: "schema card has read options, which apply to CSV/TSV files only; " + ds.Path + " is read without them"}] = true
+		}
 		for _, cc := range e.card.Columns {
 			f, ok := fieldByName(ds.Schema, cc.Name)
 			if !ok {
@@ -341,9 +326,9 @@ func (idx *cardIndex) applyCards(ds *Dataset, prev, next cardMemo, used map[stri
 				}
 				continue
 			}
-			if cc.Type != "" && cc.Type != TypeName(f.Type) {
+			if cc.Type != "" && ds.Kind != KindCSV && !SameTypeName(cc.Type, f.Type) {
 				diags[Diagnostic{Path: e.info.RelPath, Level: "warning",
-					Reason: fmt.Sprintf("schema card says column %s is %s but %s infers %s; the card's type is ignored", quote(cc.Name), cc.Type, ds.Path, TypeName(f.Type))}] = true
+					Reason: fmt.Sprintf("schema card says column %s is %s but %s infers %s; the card's type is ignored (type overrides apply to CSV files)", quote(cc.Name), cc.Type, ds.Path, TypeName(f.Type))}] = true
 			}
 			cur := card.Columns[cc.Name]
 			cur.Name = cc.Name
@@ -367,6 +352,63 @@ func (idx *cardIndex) applyCards(ds *Dataset, prev, next cardMemo, used map[stri
 	}
 	next[ds] = memoEntry{sig: sig.String(), out: &out}
 	return &out
+}
+
+// chain lists the valid sidecars that apply to the data file at rel, in
+// merge order, and how many of them are folder cards; used (when not
+// nil) collects every sidecar that matched, valid or not.
+func (idx *cardIndex) chain(rel string, used map[string]bool) ([]*cardEntry, int) {
+	if idx == nil || len(idx.byPath) == 0 {
+		return nil, 0
+	}
+	var chain []*cardEntry
+	dir := path.Dir(rel)
+	// Folder cards from the root down to the dataset's folder.
+	var dirs []string
+	for d := dir; ; d = path.Dir(d) {
+		dirs = append(dirs, d)
+		if d == "." || d == "/" || d == "" {
+			break
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		p := FolderCardName
+		if dirs[i] != "." {
+			p = dirs[i] + "/" + FolderCardName
+		}
+		if e, ok := idx.byPath[p]; ok {
+			if used != nil {
+				used[p] = true
+			}
+			if e.err == nil {
+				chain = append(chain, e)
+			}
+		}
+	}
+	nFolder := len(chain)
+	prefix := ""
+	if dir != "." {
+		prefix = dir + "/"
+	}
+	stem, _ := splitExt(path.Base(rel))
+	for _, p := range []string{prefix + stem + CardSuffix, rel + CardSuffix} {
+		if e, ok := idx.byPath[p]; ok {
+			if used != nil {
+				used[p] = true
+			}
+			if e.err == nil {
+				chain = append(chain, e)
+			}
+		}
+	}
+	return chain, nFolder
+}
+
+// readSpec is the read options and type overrides the sidecars give the
+// data file at rel (nil when none).
+func (idx *cardIndex) readSpec(rel string) *ReadSpec {
+	chain, _ := idx.chain(rel, nil)
+	return readSpecOf(chain)
 }
 
 // diagnostics reports invalid sidecars, sidecars that describe no

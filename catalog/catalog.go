@@ -75,7 +75,7 @@ type fileEntry struct {
 // unchanged reports whether e describes the same file version as f with
 // the same ID base (so its datasets can be reused as they are).
 func (e *fileEntry) unchanged(f FileInfo, fmtIdx int) bool {
-	return e.fmtIdx == fmtIdx && e.info.BaseID == f.BaseID && sameVersion(e.info, f)
+	return e.fmtIdx == fmtIdx && e.info.BaseID == f.BaseID && sameVersion(e.info, f) && e.info.Read.key() == f.Read.key()
 }
 
 // snapshot is an immutable view of the catalog.
@@ -112,6 +112,7 @@ func newSnapshot(files map[string]*fileEntry, walkDiags []Diagnostic, cards *car
 		e := files[rel]
 		if e.err != nil {
 			s.diags = append(s.diags, Diagnostic{Path: rel, Level: "error", Reason: reason(e.err)})
+			cards.chain(rel, usedCards) // its cards match it (they may be why it failed)
 			continue
 		}
 		for _, ds := range e.datasets {
@@ -322,10 +323,12 @@ func (c *Catalog) refresh(ctx context.Context, partial bool) error {
 	if err != nil {
 		return err
 	}
+	cards := c.loadCards(sidecars, prev.cards)
 	files := make(map[string]*fileEntry, len(cands))
 	var todo []*fileEntry
 	reused := 0
 	for _, cand := range cands {
+		cand.info.Read = cards.readSpec(cand.info.RelPath)
 		if old, ok := prev.files[cand.info.RelPath]; ok && old.unchanged(cand.info, cand.fmtIdx) {
 			files[cand.info.RelPath] = old
 			reused++
@@ -335,7 +338,6 @@ func (c *Catalog) refresh(ctx context.Context, partial bool) error {
 		files[cand.info.RelPath] = e
 		todo = append(todo, e)
 	}
-	cards := c.loadCards(sidecars, prev.cards)
 	c.pending.Store(int64(len(todo)))
 	var opened func(*fileEntry)
 	stopPublishing := func() {}

@@ -9,7 +9,9 @@
 // Formats plug in through the Format interface (Options.Formats names
 // them): JSON, Parquet, Arrow IPC and Excel live here (compressed text
 // through compress.go), CSV/TSV in catalog/csv and HDF5 in catalog/hdf5;
-// the text-type inference CSV, JSON and Excel share is catalog/infer; each dataset carries a Source that
+// the text-type inference CSV, JSON and Excel share is catalog/infer; a
+// file's schema cards reach its Format as FileInfo.Read (CSV read options
+// and type overrides, readopts.go); each dataset carries a Source that
 // streams its rows as Arrow record batches. Reading CSV, JSON and Parquet
 // (and Arrow IPC, validated before arrow-go reads it: arrowipc_check.go)
 // is bounded by Limits: a file beyond them is a diagnostic, a

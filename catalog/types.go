@@ -163,6 +163,9 @@ type FileInfo struct {
 	// FileID is the file's identity (device and inode) as the scan saw it;
 	// zero means unknown (not checked).
 	FileID safeopen.Identity
+	// Read is what the file's schema cards say about reading it (read
+	// options, type overrides); nil when nothing. Set by the catalog.
+	Read *ReadSpec
 }
 
 // Open opens the file for reading, confined to Root: AbsPath is opened

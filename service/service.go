@@ -274,6 +274,7 @@ func (s *Service) schemaOf(ctx context.Context, d *catalog.Dataset, req SchemaRe
 	if d.Card != nil && len(d.Card.Tags) > 0 {
 		out.Tags = d.Card.Tags
 	}
+	out.ReadOptions, _ = d.Attributes["read_options"].(map[string]any)
 	fields := d.Schema.Fields()
 	if req.ColumnOffset < 0 || req.ColumnOffset > len(fields) {
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "column_offset %d is out of range: dataset %q has %d columns", req.ColumnOffset, d.ID, len(fields)).

@@ -126,6 +126,8 @@ type SchemaResponse struct {
 	NextColumnOffset int `json:"next_column_offset,omitempty" jsonschema:"column_offset of the next page of columns (with columns_truncated)."`
 	// SampleRowsTruncated: fewer than 5 sample rows fit the 64 KiB cap.
 	SampleRowsTruncated bool `json:"sample_rows_truncated,omitempty" jsonschema:"True when fewer sample rows are shown because they did not fit in 64 KiB."`
+	// ReadOptions are how a delimited text file is read (sniffed, or set by a schema card).
+	ReadOptions map[string]any `json:"read_options,omitempty" jsonschema:"CSV/TSV: how the file is read (delimiter, header, encoding, ...; which were sniffed; the cards that set them)."`
 }
 
 // EstimateRequest is the input of estimate_query: a dataset and a query spec.

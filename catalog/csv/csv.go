@@ -129,6 +129,9 @@ func (cf csvFormat) Open(ctx context.Context, f catalog.FileInfo) ([]*catalog.Da
 	if !ok {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s is not a CSV/TSV file", f.RelPath)
 	}
+	if f.Read.HasOptions() {
+		return cf.openWithOptions(ctx, f, gz, defDelim, f.Read, "", true)
+	}
 	var keep memory.Allocator
 	if cf.keeper != nil {
 		est := f.Size
@@ -143,15 +146,11 @@ func (cf csvFormat) Open(ctx context.Context, f catalog.FileInfo) ([]*catalog.Da
 		}
 	}
 	inf, err := inferCSVFast(ctx, f, gz, defDelim, f.Size, keep, cf.lim)
+	if ds, done, rerr := cf.reopenWithOptions(ctx, f, gz, defDelim, inf, err); done {
+		return ds, rerr
+	}
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		var qe *qerr.Error
-		if errors.As(err, &qe) {
-			return nil, err
-		}
-		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s", err.Error()).Wrap(err)
+		return nil, openFailure(ctx, err)
 	}
 	fields := make([]arrow.Field, len(inf.names))
 	for i, n := range inf.names {
@@ -167,7 +166,7 @@ func (cf csvFormat) Open(ctx context.Context, f catalog.FileInfo) ([]*catalog.Da
 			notes[inf.names[i]] = n
 		}
 	}
-	attrs := map[string]any{"delimiter": string(inf.delim)}
+	attrs := map[string]any{"delimiter": string(inf.delim), "read_options": catalog.ReadOptions{}.Describe(inf.delim, 1, []string{"delimiter", "header"}, nil)}
 	if gz {
 		attrs["compression"] = catalog.CodecOf(f)
 	}

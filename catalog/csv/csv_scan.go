@@ -49,24 +49,13 @@ func (s *csvSource) scanReference(ctx context.Context, opts catalog.ScanOptions)
 }
 
 func (s *csvSource) scan(ctx context.Context, opts catalog.ScanOptions, reference bool) (array.RecordReader, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	proj, err := catalog.Projection(s.id, s.schema, opts.Columns)
+	proj, batch, alloc, err := scanSetup(ctx, s.id, s.schema, opts)
 	if err != nil {
 		return nil, err
-	}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = catalog.DefaultBatchSize
 	}
 	// Do not reserve 64Ki-row buffers for a 10-row file; if the file grew
 	// since it was cataloged, more (smaller) batches are produced.
 	chunk := int(min(int64(batch), max(s.rows, 1)))
-	alloc := opts.Alloc
-	if alloc == nil {
-		alloc = memory.DefaultAllocator
-	}
 
 	outFields := make([]arrow.Field, len(proj))
 	wanted := make([]bool, len(s.kinds))

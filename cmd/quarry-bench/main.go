@@ -201,7 +201,7 @@ func (r *runner) open(ctx context.Context) (*catalog.Dataset, error) {
 	if r.cache.Enabled() {
 		keeper = r.cache
 	}
-	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper})},
+	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper}), catalog.NewParquetFormat(catalog.Limits{})},
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err

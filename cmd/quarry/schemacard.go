@@ -23,7 +23,9 @@ const schemaCardUsage = `Usage:
       to stdout instead, and the exit status is 1) — copy it there yourself.
   quarry schema-card check [--data DIR]
       validate every schema card (<file>.schema.json, <stem>.schema.json, _overall.json) under the
-      data root; print the problems and exit 1 if there are any.
+      data root, and read every CSV file under its card's read options and type overrides (a value
+      that does not parse is reported with its row and column); print the problems and exit 1 if
+      there are any.
 `
 
 // cmdSchemaCard runs `quarry schema-card init|check`.
@@ -136,7 +138,7 @@ func cmdSchemaCardCheck(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 	}
 	for _, d := range a.Catalog.Diagnostics() {
-		if catalog.IsCardFile(filepath.Base(d.Path)) {
+		if catalog.IsCardFile(filepath.Base(d.Path)) || catalog.IsCardReadProblem(d) {
 			problems++
 			fmt.Fprintf(stdout, "%s: %s: %s\n", d.Path, d.Level, d.Reason)
 		}

@@ -76,4 +76,19 @@ func TestSchemaCardInitAndCheck(t *testing.T) {
 	if code, out, _ = runCLI(t, "schema-card", "check", "--data", root); code != 1 || !strings.Contains(out, "w.csv.schema.json") || !strings.Contains(out, "lower-case identifier") {
 		t.Fatalf("check bad card: %d %s", code, out)
 	}
+
+	// A type override a value does not parse under is reported with the
+	// row and the column.
+	if err := os.WriteFile(filepath.Join(root, "p.csv"), []byte("id,amount\n1,10\n2,1.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inRoot, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "p.csv.schema.json"), []byte(`{"columns": [{"name": "amount", "type": "int64"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ = runCLI(t, "schema-card", "check", "--data", root); code != 1 || !strings.Contains(out, `p.csv: error: does not read as its schema card says (p.csv.schema.json): row 2, column "amount": "1.5" does not parse as int64`) || strings.Contains(out, "matches no data file") {
+		t.Fatalf("check override: %d %s", code, out)
+	}
 }
