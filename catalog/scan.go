@@ -285,7 +285,7 @@ func (c *Catalog) openOne(ctx context.Context, e *fileEntry) {
 	}()
 	ds, err := e.format.Open(ctx, e.info)
 	if err == nil && len(ds) == 0 {
-		err = qerr.Unsupported(qerr.CodeUnsupportedFormat, "the file holds no tables")
+		err = qerr.Unsupported(qerr.CodeUnsupportedFormat, "the file holds no tables").Wrap(ErrNoTables)
 	}
 	if err != nil {
 		if ctx.Err() == nil {

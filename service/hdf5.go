@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/hdf5"
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -54,20 +52,14 @@ type H5File struct {
 	Datasets int
 }
 
-// H5Files lists the HDF5 files that hold at least one catalog table,
-// sorted by path.
+// H5Files lists the HDF5 files under the root, those of arrays only
+// (no catalog table) included, sorted by path.
 func (s *Service) H5Files() []H5File {
-	byPath := map[string]int{}
-	for _, d := range s.cfg.Catalog.Datasets() {
-		if d.Kind == catalog.KindHDF5 {
-			byPath[d.Path]++
-		}
+	files := s.h5Files()
+	out := make([]H5File, 0, len(files))
+	for _, f := range files {
+		out = append(out, H5File{URI: hdf5.FormatURI(f.Path, "/"), Path: f.Path, Datasets: f.Datasets})
 	}
-	out := make([]H5File, 0, len(byPath))
-	for p, n := range byPath {
-		out = append(out, H5File{URI: hdf5.FormatURI(p, "/"), Path: p, Datasets: n})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
@@ -87,7 +79,7 @@ func (s *Service) resolveH5(uri string) (abs, rel, internal string, err error) {
 	}
 	if !s.cfg.HDF5.Match(strings.ToLower(abs)) {
 		return "", "", "", qerr.Invalid(qerr.CodeInvalidArgument, "%q is not an HDF5 file (.h5, .hdf5, .he5, .nc)", rel).
-			WithHint("h5:// URIs name HDF5 files; list them with resources/list")
+			WithHint("h5:// URIs name HDF5 files; list them with browse_hdf5 (no file)")
 	}
 	return abs, rel, internal, nil
 }
@@ -95,11 +87,7 @@ func (s *Service) resolveH5(uri string) (abs, rel, internal string, err error) {
 // BrowseH5 describes one HDF5 object (group members, dataset layout, link
 // target) as JSON, for h5:// resources.
 func (s *Service) BrowseH5(ctx context.Context, uri string) ([]byte, error) {
-	abs, _, internal, err := s.resolveH5(uri)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := s.cfg.HDF5.Browse(ctx, abs, internal)
+	obj, err := s.browseH5(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
