@@ -31,6 +31,9 @@ var Tools = []ToolConstructor{
 	NewAdvancedQueryTool,
 	NewGetServerInfoTool,
 	NewPatternFilterTool,
+	NewBrowseHDF5Tool,
+	NewReadResultTool,
+	NewExportTool,
 }
 
 // toolSpec describes one tool for newTool.

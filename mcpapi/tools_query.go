@@ -24,7 +24,7 @@ func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 		description: "Run a query (knobs as in estimate_query) and get the rows as records. Results within the inline caps (default 200 rows, " +
 			"64 KiB of JSON, 10,000 cells) come back directly (method=direct). Larger results never come back silently cut: with " +
 			"output_format=json (default) you get method=handle with the first page, total_rows and page_info.page_token for " +
-			"query_next_page; with output_format=parquet or csv you get method=file with a resource_uri (read it with resources/read), " +
+			"query_next_page; with output_format=parquet or csv you get method=file with a resource_uri (read its rows with read_result), " +
 			"a 10-row preview and the column types. A query estimated above the server's confirmation threshold is not run: the user is " +
 			"asked (if the client supports elicitation) or the answer is status=needs_confirmation with options — ask the user, then call " +
 			"again with the chosen option's args (confirm: true ...). Prefer aggregates, filters and limits over paging through raw rows. " +

@@ -171,3 +171,185 @@ func TestBrowseHDF5Tool(t *testing.T) {
 		}
 	}
 }
+
+type pageOut struct {
+	Method      string           `json:"method"`
+	ResourceURI string           `json:"resource_uri"`
+	Handle      string           `json:"result_handle"`
+	RowCount    int64            `json:"row_count"`
+	TotalRows   int64            `json:"total_rows"`
+	Data        []map[string]any `json:"data"`
+	PageInfo    *struct {
+		PageToken string `json:"page_token"`
+		HasMore   bool   `json:"has_more"`
+		Offset    int64  `json:"offset"`
+	} `json:"page_info"`
+}
+
+// readAll pages through read_result from the first page, following
+// page tokens, and returns the ids read.
+func readAll(t *testing.T, f *fixture, args map[string]any) []int64 {
+	t.Helper()
+	var ids []int64
+	for range 100 {
+		var p pageOut
+		f.call(t, "read_result", args, &p)
+		if p.PageInfo == nil || p.RowCount != int64(len(p.Data)) || p.PageInfo.Offset != int64(len(ids)) {
+			t.Fatalf("page %+v", p)
+		}
+		for _, r := range p.Data {
+			ids = append(ids, int64(r["id"].(float64)))
+		}
+		if !p.PageInfo.HasMore {
+			return ids
+		}
+		delete(args, "page")
+		args["page_token"] = p.PageInfo.PageToken
+	}
+	t.Fatal("no last page")
+	return nil
+}
+
+// TestReadResultTool: file results of every format are read back as rows
+// page by page (a 5-row parquet request is a file too), and handles by
+// page number; misuse gets structured errors.
+func TestReadResultTool(t *testing.T) {
+	f := open(t, app.Config{Data: reachRoot(t), EnableArrowIPC: true})
+	var small pageOut
+	f.call(t, "query_data", map[string]any{"dataset": "rows", "limit": 5, "output_format": "parquet"}, &small)
+	if small.Method != "file" || small.ResourceURI == "" || small.TotalRows != 5 {
+		t.Fatalf("5 rows as parquet: %+v", small)
+	}
+	if ids := readAll(t, f, map[string]any{"resource_uri": small.ResourceURI}); !slices.Equal(ids, []int64{0, 1, 2, 3, 4}) {
+		t.Fatalf("read back %v", ids)
+	}
+	want := make([]int64, 450)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	for _, format := range []string{"parquet", "csv", "arrow"} {
+		var file pageOut
+		f.call(t, "query_data", map[string]any{"dataset": "rows", "output_format": format}, &file)
+		if ids := readAll(t, f, map[string]any{"resource_uri": file.ResourceURI}); !slices.Equal(ids, want) {
+			t.Fatalf("%s: read back %d rows", format, len(ids))
+		}
+		var p2 pageOut
+		f.call(t, "read_result", map[string]any{"resource_uri": file.ResourceURI, "page": 2}, &p2)
+		if p2.PageInfo.Offset != 400 || p2.RowCount != 50 || p2.PageInfo.HasMore {
+			t.Fatalf("%s page 2: %+v", format, p2.PageInfo)
+		}
+	}
+	var h pageOut
+	f.call(t, "query_data", map[string]any{"dataset": "rows"}, &h)
+	if h.Method != "handle" {
+		t.Fatalf("%+v", h)
+	}
+	var p1 pageOut
+	f.call(t, "read_result", map[string]any{"result_handle": h.Handle, "page": 1}, &p1)
+	if p1.PageInfo.Offset != 200 || p1.RowCount != 200 || p1.Data[0]["id"].(float64) != 200 {
+		t.Fatalf("handle page 1: %+v", p1.PageInfo)
+	}
+	if ids := readAll(t, f, map[string]any{"result_handle": h.Handle}); !slices.Equal(ids, want) {
+		t.Fatalf("handle read back %d rows", len(ids))
+	}
+	for _, c := range []struct {
+		args map[string]any
+		code string
+	}{
+		{map[string]any{}, "invalid_argument"},
+		{map[string]any{"resource_uri": small.ResourceURI, "result_handle": h.Handle}, "invalid_argument"},
+		{map[string]any{"resource_uri": small.ResourceURI, "page": 1}, "resource_not_found"},
+		{map[string]any{"resource_uri": small.ResourceURI, "page_token": "x.y"}, "invalid_page_token"},
+		{map[string]any{"resource_uri": "quarry://artifacts/a_aaaaaaaaaaaaaaaaaaaaaaaaaa.parquet"}, "resource_not_found"},
+		{map[string]any{"resource_uri": small.ResourceURI, "format": "csv"}, "invalid_argument"},
+	} {
+		if e := f.callErr(t, "read_result", c.args); e["code"] != c.code {
+			t.Errorf("%v: %v", c.args, e)
+		}
+	}
+}
+
+// TestExportTool: export is refused without an export directory; with one
+// it writes files from a handle, a file result or a query, never over an
+// existing file without overwrite, never outside the directory, and the
+// directory may not overlap the data root.
+func TestExportTool(t *testing.T) {
+	data := reachRoot(t)
+	off := open(t, app.Config{Data: data})
+	if e := off.callErr(t, "export", map[string]any{"path": "x.parquet", "query": map[string]any{"dataset": "rows"}}); e["code"] != "export_disabled" {
+		t.Fatalf("without --export-dir: %v", e)
+	}
+	dir := t.TempDir()
+	f := open(t, app.Config{Data: data, ExportDir: dir})
+	type exportOut struct {
+		Path        string `json:"path"`
+		FilePath    string `json:"file_path"`
+		Format      string `json:"format"`
+		Rows        int64  `json:"rows"`
+		SizeBytes   int64  `json:"size_bytes"`
+		Overwritten bool   `json:"overwritten"`
+	}
+	var h pageOut
+	f.call(t, "query_data", map[string]any{"dataset": "rows"}, &h)
+	var e1 exportOut
+	f.call(t, "export", map[string]any{"result_handle": h.Handle, "path": "out/all.csv"}, &e1)
+	b, err := os.ReadFile(filepath.Join(dir, "out", "all.csv"))
+	if err != nil || e1.Rows != 450 || e1.Format != "csv" || int64(len(b)) != e1.SizeBytes || strings.Count(string(b), "\n") != 451 {
+		t.Fatalf("export of a handle: %+v, %d bytes, %v", e1, len(b), err)
+	}
+	if e1.FilePath != filepath.Join(dir, "out", "all.csv") {
+		t.Errorf("file_path %s", e1.FilePath)
+	}
+	if e := f.callErr(t, "export", map[string]any{"result_handle": h.Handle, "path": "out/all.csv"}); e["code"] != "file_exists" {
+		t.Fatalf("second export: %v", e)
+	}
+	var e2 exportOut
+	f.call(t, "export", map[string]any{"query": map[string]any{"dataset": "rows", "limit": 3}, "path": "out/all.csv", "overwrite": true}, &e2)
+	if b, _ := os.ReadFile(filepath.Join(dir, "out", "all.csv")); !e2.Overwritten || e2.Rows != 3 || strings.Count(string(b), "\n") != 4 {
+		t.Fatalf("overwrite: %+v %q", e2, b)
+	}
+	var file pageOut
+	f.call(t, "query_data", map[string]any{"dataset": "rows", "output_format": "parquet"}, &file)
+	var e3 exportOut
+	f.call(t, "export", map[string]any{"resource_uri": file.ResourceURI, "path": "rows.parquet"}, &e3)
+	var e4 exportOut
+	f.call(t, "export", map[string]any{"resource_uri": file.ResourceURI, "path": "rows.csv", "format": "csv"}, &e4)
+	if e3.Rows != 450 || e4.Rows != 450 || e4.Format != "csv" {
+		t.Fatalf("exports of a file: %+v %+v", e3, e4)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		code string
+	}{
+		{map[string]any{"result_handle": h.Handle, "path": "../x.csv"}, "path_outside_root"},
+		{map[string]any{"result_handle": h.Handle, "path": "escape/x.csv"}, "path_outside_root"},
+		{map[string]any{"result_handle": h.Handle, "path": "/tmp/x.csv"}, "invalid_argument"},
+		{map[string]any{"result_handle": h.Handle, "path": "x.txt"}, "invalid_argument"},
+		{map[string]any{"result_handle": h.Handle, "path": "x.csv", "format": "parquet"}, "invalid_argument"},
+		{map[string]any{"path": "x.csv"}, "invalid_argument"},
+		{map[string]any{"result_handle": h.Handle, "resource_uri": file.ResourceURI, "path": "x.csv"}, "invalid_argument"},
+		{map[string]any{"query": map[string]any{"dataset": "rows", "bogus": 1}, "path": "x.csv"}, "invalid_argument"},
+	} {
+		if e := f.callErr(t, "export", c.args); e["code"] != c.code {
+			t.Errorf("%v: %v", c.args, e)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left a temporary file %s", e.Name())
+		}
+	}
+	for _, bad := range []string{filepath.Join(data, "exports"), filepath.Dir(data)} {
+		if _, err := app.Open(context.Background(), app.Config{Data: data, ExportDir: bad, ArtifactDir: t.TempDir()}); err == nil ||
+			!strings.Contains(err.Error(), "--export-dir") {
+			t.Errorf("export dir %s overlapping the data root: %v", bad, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "exports")); err == nil {
+		t.Error("a refused export directory was created inside the data root")
+	}
+}

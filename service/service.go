@@ -50,8 +50,13 @@ type Config struct {
 	// SampleRows is how many rows a sampled estimate reads; 0 => 100,000.
 	SampleRows int64
 	// ResourceReadLimit is the largest artifact resources/read returns
-	// inline (base64 blob); 0 => 32 MiB.
+	// inline (base64 blob); 0 => what fits a message of MaxMessageBytes.
 	ResourceReadLimit int64
+	// MaxMessageBytes bounds one JSON-RPC message (resource reads and
+	// read_result pages); 0 => DefaultMaxMessageBytes (8 MiB).
+	MaxMessageBytes int64
+	// ExportDir is where export writes files; "" => export is refused.
+	ExportDir string
 	// Alloc allocates query memory; nil => memory.DefaultAllocator.
 	Alloc memory.Allocator
 	// Cache keeps parsed columns in memory; queries read datasets through
@@ -95,6 +100,7 @@ type Service struct {
 	// patterns caches pattern_filter's normalized distinct values.
 	patterns   *lru.Cache[string, *patternDict]
 	filterKeys filterKeys
+	reach      reachState // read_result's open result files
 }
 
 // New validates cfg, fills defaults and returns a Service.
@@ -114,8 +120,11 @@ func New(cfg Config) (*Service, error) {
 	if cfg.SampleRows <= 0 {
 		cfg.SampleRows = 100_000
 	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	if cfg.ResourceReadLimit <= 0 {
-		cfg.ResourceReadLimit = 32 << 20
+		cfg.ResourceReadLimit = resourceReadLimit(cfg.MaxMessageBytes)
 	}
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
