@@ -353,3 +353,24 @@ func TestExportTool(t *testing.T) {
 		t.Error("a refused export directory was created inside the data root")
 	}
 }
+
+// TestSchemaCardThroughTools: get_schema's include_examples and
+// include_summary give what the schema card and summary resources give.
+func TestSchemaCardThroughTools(t *testing.T) {
+	f := open(t, app.Config{Data: reachRoot(t)})
+	var plain, full, card map[string]any
+	f.call(t, "get_schema", map[string]any{"dataset": "rows"}, &plain)
+	f.call(t, "get_schema", map[string]any{"dataset": "rows", "include_examples": true, "include_summary": true}, &full)
+	f.read(t, "quarry://datasets/rows/schema", &card)
+	var summary map[string]any
+	f.read(t, "quarry://datasets/rows/summary", &summary)
+	if plain["summary"] != nil || full["summary"] == nil {
+		t.Fatalf("summary: plain %v, full %v", plain["summary"], full["summary"])
+	}
+	if fmt.Sprint(full["summary"]) != fmt.Sprint(summary) {
+		t.Errorf("summary differs from the resource:\n%v\n%v", full["summary"], summary)
+	}
+	if fmt.Sprint(full["columns"]) != fmt.Sprint(card["columns"]) || fmt.Sprint(plain["columns"]) == fmt.Sprint(card["columns"]) {
+		t.Errorf("columns with examples differ from the schema card:\n%v\n%v", full["columns"], card["columns"])
+	}
+}

@@ -254,7 +254,18 @@ func SchemaURI(dataset string) string { return DatasetURI(dataset, ResourceSchem
 // Schema describes a dataset (get_schema): columns (with their schema-card
 // role, description and unit), shape and up to five sample rows.
 func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaResponse, error) {
-	return s.schema(ctx, req, false)
+	resp, err := s.schema(ctx, req, req.IncludeExamples)
+	if err != nil || !req.IncludeSummary {
+		return resp, err
+	}
+	sum, err := s.Summary(ctx, req.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Summary, err = json.Marshal(sum); err != nil {
+		return nil, qerr.Internal(err, "encoding the summary")
+	}
+	return resp, nil
 }
 
 // schema builds get_schema's answer; examples adds up to 3 example values

@@ -64,6 +64,10 @@ type SchemaRequest struct {
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// ColumnOffset is the first column to list (paging of wide datasets).
 	ColumnOffset int `json:"column_offset,omitempty" jsonschema:"First column to list (0-based); pass next_column_offset from a previous answer to page through a dataset with very many columns."`
+	// IncludeExamples adds example values per column (the schema card resource).
+	IncludeExamples bool `json:"include_examples,omitempty" jsonschema:"Add up to 3 example values per column (the schema card)."`
+	// IncludeSummary adds the per-column profile (the summary resource).
+	IncludeSummary bool `json:"include_summary,omitempty" jsonschema:"Add a per-column profile: null count, min, max, distinct estimate, top values."`
 }
 
 // Column describes one column.
@@ -114,6 +118,8 @@ type SchemaResponse struct {
 	NextColumnOffset int `json:"next_column_offset,omitempty" jsonschema:"column_offset of the next page of columns (with columns_truncated)."`
 	// SampleRowsTruncated: fewer than 5 sample rows fit the 64 KiB cap.
 	SampleRowsTruncated bool `json:"sample_rows_truncated,omitempty" jsonschema:"True when fewer sample rows are shown because they did not fit in 64 KiB."`
+	// Summary is the per-column profile (include_summary).
+	Summary json.RawMessage `json:"summary,omitempty" jsonschema:"include_summary only: the dataset summary (the summary resource's JSON)."`
 }
 
 // EstimateRequest is the input of estimate_query: a dataset and a query spec.
