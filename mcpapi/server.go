@@ -108,6 +108,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	addResources(s, svc)
 	listed.sync(s)
 	addH5Resources(s, svc)
+	addReachResources(s, svc)
 	addPrompts(s, svc)
 	return s
 }

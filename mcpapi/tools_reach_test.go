@@ -1,7 +1,9 @@
 package mcpapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -372,5 +374,48 @@ func TestSchemaCardThroughTools(t *testing.T) {
 	}
 	if fmt.Sprint(full["columns"]) != fmt.Sprint(card["columns"]) || fmt.Sprint(plain["columns"]) == fmt.Sprint(card["columns"]) {
 		t.Errorf("columns with examples differ from the schema card:\n%v\n%v", full["columns"], card["columns"])
+	}
+}
+
+// TestArtifactRanges: an artifact bigger than one message is refused whole
+// with a hint naming ranges, and read in ranges it is the file, byte for byte.
+func TestArtifactRanges(t *testing.T) {
+	f := open(t, app.Config{Data: reachRoot(t), MaxMessageBytes: 70 << 10})
+	limit := f.app.Service.Config().ResourceReadLimit
+	var file pageOut
+	f.call(t, "query_data", map[string]any{"dataset": "rows", "output_format": "csv"}, &file)
+	a, err := f.app.Artifacts.Get(file.ResourceURI, "")
+	if err != nil || a.Size <= limit {
+		t.Fatalf("artifact %+v (limit %d): %v", a, limit, err)
+	}
+	want, _ := os.ReadFile(a.Path)
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = file.ResourceURI
+	if _, err := f.c.ReadResource(context.Background(), req); err == nil || !strings.Contains(err.Error(), "oversize_result") || !strings.Contains(err.Error(), "offset=0") {
+		t.Fatalf("whole read: %v", err)
+	}
+	var got []byte
+	for off := int64(0); off < a.Size; off += limit {
+		req.Params.URI = fmt.Sprintf("%s?offset=%d&length=%d", file.ResourceURI, off, limit)
+		res, err := f.c.ReadResource(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob, ok := res.Contents[0].(mcp.BlobResourceContents)
+		if !ok {
+			t.Fatalf("range is not a blob: %+v", res.Contents[0])
+		}
+		b, err := base64.StdEncoding.DecodeString(blob.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("ranges give %d bytes, the file has %d", len(got), len(want))
+	}
+	req.Params.URI = fmt.Sprintf("%s?offset=0&length=%d", file.ResourceURI, limit+1)
+	if _, err := f.c.ReadResource(context.Background(), req); err == nil || !strings.Contains(err.Error(), "invalid_argument") {
+		t.Fatalf("a range over the limit: %v", err)
 	}
 }

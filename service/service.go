@@ -774,12 +774,8 @@ func ParseDatasetURI(uri string) (dataset, kind string, ok bool) {
 func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string, error) {
 	var v any
 	switch {
-	case strings.HasPrefix(uri, "quarry://artifacts/"):
-		b, a, err := s.cfg.Artifacts.ReadAll(uri, obs.Principal(ctx), s.cfg.ResourceReadLimit)
-		if err != nil {
-			return nil, "", err
-		}
-		return b, a.MIME, nil
+	case artifactURI(uri):
+		return s.readArtifact(ctx, uri)
 	case strings.HasPrefix(uri, ResultsURIPrefix):
 		b, err := s.ReadResultPage(ctx, uri)
 		if err != nil {
