@@ -231,6 +231,9 @@ type Result struct {
 	// ResourceURI is the artifact URI of a file result (read it with
 	// read_result or resources/read).
 	ResourceURI string `json:"resource_uri,omitempty"`
+	// DownloadURL is a signed, expiring HTTP URL of the file (over the HTTP
+	// transport only), with Range support.
+	DownloadURL string `json:"download_url,omitempty"`
 	// FilePath is the artifact's absolute path on the server's machine;
 	// only when the server exposes file paths (Config.ExposeFilePaths).
 	FilePath string `json:"file_path,omitempty"`

@@ -31,6 +31,9 @@ type ReadResultRequest struct {
 type reachState struct {
 	once  sync.Once
 	files *lru.Cache[string, *catalog.Dataset]
+	// key signs download URLs (download.go).
+	keyOnce sync.Once
+	key     []byte
 }
 
 const openResultFiles = 16

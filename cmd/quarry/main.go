@@ -169,6 +169,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
+	httpOpts.Download = mcpapi.NewDownloader(a.Service)
 	httpOpts.Ready = func(ln net.Addr) { printBanner(stderr, ln.String(), a) }
 	return mcptransport.ServeHTTP(ctx, a.MCP, httpOpts)
 }
