@@ -91,6 +91,8 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"confirm-rows":         "TestNeedsConfirmationStdio",
 	"query-timeout":        "TestCancelTimeoutAndConcurrencyStdio",
 	"sql":                  "TestSQLInjectionCorpus",
+	"export-dir":           "TestDesktopSession",
+	"max-message-bytes":    "TestInteropBigArtifact",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that
