@@ -159,6 +159,11 @@ func TestBrowseHDF5Tool(t *testing.T) {
 	if !slices.Equal(sl.Shape, []int64{2}) || !slices.Equal(sl.Data, []float64{15, 19}) {
 		t.Fatalf("slice %+v", sl)
 	}
+	var slFile pageOut
+	f.call(t, "read_dataset_slice", map[string]any{"uri": cube.URI, "slice_str": "1, 0:2, 3", "output_format": "parquet"}, &slFile)
+	if slFile.Method != "file" || slFile.TotalRows != 2 {
+		t.Fatalf("a 2-element slice asked for as parquet: %+v", slFile)
+	}
 	for _, c := range []struct {
 		args map[string]any
 		code string

@@ -10,6 +10,7 @@ import (
 	"github.com/quarrydb/quarry/catalog/hdf5"
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/materialize"
 )
 
 // BrowseH5Request is the input of browse_hdf5.
@@ -136,3 +137,13 @@ func hideInternal(obj *hdf5.Object) int {
 // h5Files lists every HDF5 file under the root that opened, with or
 // without tables.
 func (s *Service) h5Files() []catalog.KindFile { return s.cfg.Catalog.Files(catalog.KindHDF5) }
+
+// fileFormat reports an explicit file output format (csv, parquet, arrow),
+// which always yields a file.
+func fileFormat(f string) bool {
+	switch strings.ToLower(strings.TrimSpace(f)) {
+	case materialize.FormatCSV, materialize.FormatParquet, materialize.FormatArrow:
+		return true
+	}
+	return false
+}

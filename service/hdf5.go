@@ -28,7 +28,7 @@ type H5Reader interface {
 type SliceRequest struct {
 	URI          string `json:"uri" jsonschema_description:"h5:// URI of a dataset: h5://<file path relative to the data root>?path=<internal path>, e.g. h5://physics/experiment.h5?path=/detector/image."`
 	SliceStr     string `json:"slice_str,omitempty" jsonschema_description:"NumPy-style selection, e.g. '0:10, :, 3' or '...' or '-1'. Integer indexes (negative from the end) drop that dimension; start:stop:step with positive step; '...' once. Omit for the whole dataset."`
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"Delivery when the slice is too large to return inline: json pages (records i0..iN, value) through a result handle; csv, parquet or arrow (when the server enables Arrow IPC) write a file resource. Small slices always come back inline as nested lists."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow (when the server enables Arrow IPC): always a file (flattened: i0..iN, value). json or omitted: nested lists inline when small, else json pages through a result handle."`
 	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline cap on the first dimension for this call."`
 	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call."`
 }
@@ -128,7 +128,7 @@ func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceRespon
 	if len(sl.Shape) > 0 {
 		first = sl.Shape[0]
 	}
-	if first <= caps.MaxRows && elems <= caps.MaxCells {
+	if first <= caps.MaxRows && elems <= caps.MaxCells && !fileFormat(req.OutputFormat) {
 		data := sl.AppendNestedJSON(nil)
 		if int64(len(data)) <= caps.MaxBytes {
 			out.Result = &materialize.Result{Method: "direct", Data: data, RowCount: first, TotalRows: first, Format: "json", Warnings: []string{}}
@@ -149,9 +149,13 @@ func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceRespon
 	if err != nil {
 		return nil, err
 	}
+	why := "more than fits inline as nested lists"
+	if fileFormat(req.OutputFormat) {
+		why = "written to a " + strings.ToLower(strings.TrimSpace(req.OutputFormat)) + " file as asked"
+	}
 	res.Warnings = append([]string{fmt.Sprintf(
-		"the slice has %d elements (shape %v), more than fits inline as nested lists; it is delivered flattened: one row per element with its index columns i0..i%d and value",
-		elems, sl.Shape, max(len(sl.Shape)-1, 0))}, res.Warnings...)
+		"the slice has %d elements (shape %v), %s; it is delivered flattened: one row per element with its index columns i0..i%d and value",
+		elems, sl.Shape, why, max(len(sl.Shape)-1, 0))}, res.Warnings...)
 	out.Result = res
 	obs.Logger(ctx).Info("read_slice", "uri", req.URI, "slice", slice, "shape", fmt.Sprint(sl.Shape), "method", res.Method, "rows", res.RowCount)
 	return out, nil

@@ -19,7 +19,7 @@ type SQLRequest struct {
 	// Params are the values of $1, $2, ...
 	Params []any `json:"params,omitempty" jsonschema:"Values of the positional parameters $1, $2, ... (strings, numbers, booleans, null)."`
 	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow write a file resource."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file. json or omitted: inline when small, else pages through a result handle."`
 	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
 	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap for this call (cannot raise the server's cap)."`
 	Confirm      bool   `json:"confirm,omitempty" jsonschema:"Run even if the estimated result is above the server's confirmation threshold. Only set it after a needs_confirmation answer, once the user agreed."`

@@ -138,7 +138,7 @@ type QueryRequest struct {
 	// rows (see queryUnion).
 	Datasets []string `json:"datasets,omitempty" jsonschema:"Query the union of dataset's rows and these datasets' (e.g. one per year): the columns they all share plus _dataset naming each row's dataset. filters run in each dataset (a pattern_filter token must cover each); the rest runs over the union."`
 	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow (Arrow IPC, only if the server enables it) write a file resource. Small results always come back inline."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow (Arrow IPC, only if the server enables it): always a file, however small. json or omitted: inline when small, else pages through a result handle."`
 	// MaxRows lowers the inline row cap for this call.
 	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call (cannot raise the server's cap)."`
 	// MaxBytes lowers the inline byte cap for this call.
@@ -272,7 +272,7 @@ type AggregateRequest struct {
 	// OrderBy sorts the groups; may name group keys and aggregate outputs.
 	OrderBy []planner.OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys: group_by columns or aggregate output names (fn_col, count_all, or as)."`
 	// OutputFormat, MaxRows, MaxBytes and Confirm are as in query_data.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"As in query_data: how to deliver a result too large to return inline."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"As in query_data: csv, parquet or arrow always a file; json inline or paged."`
 	// MaxRows lowers the inline row cap.
 	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call."`
 	// MaxBytes lowers the inline byte cap.
