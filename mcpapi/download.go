@@ -11,32 +11,28 @@ import (
 
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/materialize"
+	"github.com/quarrydb/quarry/service"
 )
 
-// Downloader serves signed artifact downloads over HTTP
+// Downloads serves signed artifact downloads over HTTP
 // (service.DownloadPathPrefix) and puts the base URL of the server in the
-// context of each MCP request, so file results get a download_url.
-type Downloader interface {
-	http.Handler
-	WithBase(ctx context.Context, host string) context.Context
-}
+// context of each MCP request, so file results get a download_url; it is
+// the transport's HTTPOptions.Download.
+type Downloads struct{ svc *service.Service }
 
-// NewDownloader returns the Downloader of svc's artifacts.
-func NewDownloader(svc *service.Service) Downloader { return &downloads{svc: svc} }
-
-type downloads struct{ svc *service.Service }
+// NewDownloader returns the Downloads of svc's artifacts.
+func NewDownloader(svc *service.Service) *Downloads { return &Downloads{svc: svc} }
 
 type downloadBaseKey struct{}
 
 type downloadBase struct {
-	d    *downloads
+	d    *Downloads
 	base string
 }
 
 // WithBase records the scheme and host the client reached the server at.
-func (d *downloads) WithBase(ctx context.Context, host string) context.Context {
+func (d *Downloads) WithBase(ctx context.Context, host string) context.Context {
 	return context.WithValue(ctx, downloadBaseKey{}, downloadBase{d: d, base: "http://" + host})
 }
 
@@ -44,7 +40,7 @@ func (d *downloads) WithBase(ctx context.Context, host string) context.Context {
 // support (http.ServeContent). The signature is the credential, so a
 // browser or curl can fetch the link; it names the principal the file
 // belongs to and expires.
-func (d *downloads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (d *Downloads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -75,8 +71,8 @@ func (d *downloads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", a.Created, f)
 }
 
-// isDownload reports whether an HTTP path is an artifact download.
-func isDownload(p string) bool { return strings.HasPrefix(p, service.DownloadPathPrefix) }
+// Serves reports whether an HTTP path is an artifact download.
+func (d *Downloads) Serves(p string) bool { return strings.HasPrefix(p, service.DownloadPathPrefix) }
 
 // addDownloadURL gives the file result in out a signed download_url when
 // the call came over HTTP with downloads enabled.

@@ -19,8 +19,9 @@ import (
 
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/qerr"
-	"github.com/quarrydb/quarry/internal/service"
 	"github.com/quarrydb/quarry/mcpapi"
+	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
+	"github.com/quarrydb/quarry/service"
 )
 
 // TestDownloadURL: over HTTP a file result carries a signed download_url
@@ -33,8 +34,8 @@ func TestDownloadURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	h, err := mcpapi.NewHTTPHandler(a.MCP, mcpapi.HTTPOptions{Download: mcpapi.NewDownloader(a.Service),
-		Tokens: []mcpapi.Token{{Principal: "alice", Secret: "alice-secret-0123456789"}, {Principal: "bob", Secret: "bob-secret-0123456789"}},
+	h, err := mcptransport.NewHTTPHandler(a.MCP, mcptransport.HTTPOptions{Download: mcpapi.NewDownloader(a.Service),
+		Tokens: []mcptransport.Token{{Principal: "alice", Secret: "alice-secret-0123456789"}, {Principal: "bob", Secret: "bob-secret-0123456789"}},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

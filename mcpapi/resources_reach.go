@@ -4,7 +4,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/quarrydb/quarry/internal/service"
+	"github.com/quarrydb/quarry/service"
 )
 
 // addReachResources registers the ranged read of artifacts, for files

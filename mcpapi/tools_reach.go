@@ -4,8 +4,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/quarrydb/quarry/service"
 	"github.com/quarrydb/quarry/materialize"
+	"github.com/quarrydb/quarry/service"
 )
 
 // The tools below make everything a model needs reachable without

@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/mcpapi"
 	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
 

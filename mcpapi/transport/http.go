@@ -156,7 +156,7 @@ func (h *HTTPHandler) serve(w http.ResponseWriter, r *http.Request, id string, i
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if h.opts.Download != nil && isDownload(r.URL.Path) {
+	if h.opts.Download != nil && h.opts.Download.Serves(r.URL.Path) {
 		h.opts.Download.ServeHTTP(w, r)
 		return
 	}
