@@ -285,7 +285,7 @@ func (c *Catalog) openOne(ctx context.Context, e *fileEntry) {
 	}()
 	ds, err := c.openVersion(ctx, e)
 	if err == nil && len(ds) == 0 {
-		err = qerr.Unsupported(qerr.CodeUnsupportedFormat, "the file holds no tables")
+		err = qerr.Unsupported(qerr.CodeUnsupportedFormat, "the file holds no tables").Wrap(ErrNoTables)
 	}
 	if err != nil {
 		if ctx.Err() == nil {

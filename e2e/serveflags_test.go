@@ -93,6 +93,8 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"sql":                  "TestSQLInjectionCorpus",
 	"console":              "TestConsoleOff",
 	"conformance-fixtures": "TestConformanceSuite",
+	"export-dir":           "TestDesktopSession",
+	"max-message-bytes":    "TestInteropBigArtifact",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

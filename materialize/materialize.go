@@ -229,8 +229,11 @@ type Result struct {
 	// even though earlier pages were delivered by earlier calls.
 	Truncated bool `json:"truncated"`
 	// ResourceURI is the artifact URI of a file result (read it with
-	// resources/read).
+	// read_result or resources/read).
 	ResourceURI string `json:"resource_uri,omitempty"`
+	// DownloadURL is a signed, expiring HTTP URL of the file (over the HTTP
+	// transport only), with Range support.
+	DownloadURL string `json:"download_url,omitempty"`
 	// FilePath is the artifact's absolute path on the server's machine;
 	// only when the server exposes file paths (Config.ExposeFilePaths).
 	FilePath string `json:"file_path,omitempty"`
@@ -343,12 +346,13 @@ func cellsFit(rows, cols, maxCells int64) bool {
 
 // Deliver applies the delivery rule to t and returns the tool output:
 //
-//   - the whole result fits the inline caps (rows ≤ MaxRows, rows × columns
-//     ≤ MaxCells, JSON bytes ≤ MaxBytes): method direct, whatever the format;
-//   - otherwise, format csv, parquet or arrow: method file, an artifact
-//     holding all rows, with a preview, the columns and a warning naming
-//     the URI;
-//   - otherwise (json): method handle, t stored in the handle registry and
+//   - format csv, parquet or arrow (asked for explicitly): method file, an
+//     artifact holding all rows however few, with a preview, the columns and
+//     a warning naming the URI;
+//   - otherwise (json), the whole result fits the inline caps (rows ≤
+//     MaxRows, rows × columns ≤ MaxCells, JSON bytes ≤ MaxBytes): method
+//     direct;
+//   - otherwise: method handle, t stored in the handle registry and
 //     its first page inline, with a page token for the next one.
 //
 // Cell values longer than Caps.MaxCellChars characters are shortened in
@@ -370,6 +374,18 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 	}
 	total, cols := t.NumRows(), t.NumCols()
 
+	if isFileFormat(format) { // the caller asked for a file: a file, however small
+		res, err := m.fileResult(ctx, t, 0, total, format, caps, req.Principal)
+		if err != nil {
+			return nil, err
+		}
+		res.Warnings = append(warnings, fmt.Sprintf("the result (%d rows) was written to %s (%s, %d bytes) as asked; %s",
+			total, res.ResourceURI, format, res.SizeBytes, ReadFileHint))
+		res.Warnings = append(res.Warnings, res.pageWarnings...)
+		res.pageWarnings = nil
+		return &res.Result, nil
+	}
+
 	bytesOver := false
 	if total <= caps.MaxRows && cellsFit(total, cols, caps.MaxCells) {
 		enc, err := encodeRows(ctx, t, 0, total, caps.MaxBytes, int(caps.MaxCellChars))
@@ -377,10 +393,6 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 			return nil, qerr.As(err)
 		}
 		if enc.rows == total {
-			if format != FormatJSON && total > 0 {
-				warnings = append(warnings, fmt.Sprintf(
-					"the result (%d rows) fits the inline caps, so it is returned directly as JSON rather than as a %s file", total, format))
-			}
 			warnings = appendShortened(warnings, enc.shortened, caps.MaxCellChars)
 			return &Result{
 				Method: MethodDirect, Data: enc.data, RowCount: total, TotalRows: total,
@@ -390,19 +402,6 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 		bytesOver = true
 	}
 	reason := overReason(caps, total, cols, bytesOver)
-
-	if isFileFormat(format) {
-		res, err := m.fileResult(ctx, t, 0, total, format, caps, req.Principal)
-		if err != nil {
-			return nil, err
-		}
-		res.Warnings = append(warnings, fmt.Sprintf(
-			"the result had %d rows (%s), so it was written to %s (%s, %d bytes) instead of being returned inline; read it with resources/read",
-			total, reason, res.ResourceURI, format, res.SizeBytes))
-		res.Warnings = append(res.Warnings, res.pageWarnings...)
-		res.pageWarnings = nil
-		return &res.Result, nil
-	}
 
 	if m.handles == nil {
 		return nil, qerr.Internal(errors.New("materialize: no handle registry configured"), "the result is too large to return inline and result handles are not available")
@@ -483,8 +482,8 @@ func (m *Materializer) NextPage(ctx context.Context, handleID, pageToken, format
 		res.ResultHandle = handleID
 		res.PageInfo = &PageInfo{Offset: tok.Offset, Size: n, HasMore: next < total}
 		res.Truncated = next < total
-		msg := fmt.Sprintf("rows %d–%d of %d were written to %s (%s, %d bytes); read it with resources/read",
-			tok.Offset+1, next, total, res.ResourceURI, format, res.SizeBytes)
+		msg := fmt.Sprintf("rows %d–%d of %d were written to %s (%s, %d bytes); %s",
+			tok.Offset+1, next, total, res.ResourceURI, format, res.SizeBytes, ReadFileHint)
 		if next < total {
 			res.PageInfo.PageToken = m.handles.Sign(handles.Token{Handle: handleID, Offset: next, Size: tok.Size, Format: format, MaxBytes: tok.MaxBytes})
 			msg += "; call query_next_page with result_handle and page_info.page_token for the next page"

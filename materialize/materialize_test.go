@@ -45,10 +45,10 @@ func TestDeliverDecision(t *testing.T) {
 		method string
 	}{
 		{"fits/json", 50, Caps{}, "", MethodDirect},
-		{"fits/csv", 50, Caps{}, "csv", MethodDirect},
-		{"fits/parquet", 50, Caps{}, "parquet", MethodDirect},
+		{"fits/csv", 50, Caps{}, "csv", MethodFile},
+		{"fits/parquet", 50, Caps{}, "parquet", MethodFile},
 		{"empty/json", 0, Caps{}, "json", MethodDirect},
-		{"empty/parquet", 0, Caps{}, "parquet", MethodDirect},
+		{"empty/parquet", 0, Caps{}, "parquet", MethodFile},
 		{"rows-exceeded/json", 201, Caps{}, "json", MethodHandle},
 		{"rows-exceeded/csv", 201, Caps{}, "csv", MethodFile},
 		{"rows-exceeded/parquet", 201, Caps{}, "parquet", MethodFile},
@@ -89,11 +89,6 @@ func TestDeliverDecision(t *testing.T) {
 				if int64(len(res.Data)) > caps.MaxBytes {
 					t.Errorf("direct data is %d bytes > %d", len(res.Data), caps.MaxBytes)
 				}
-				if tc.format == "csv" || tc.format == "parquet" {
-					if tc.rows > 0 && len(res.Warnings) == 0 {
-						t.Errorf("no warning that %s was not used", tc.format)
-					}
-				}
 			case MethodFile:
 				if res.RowCount != int64(tc.rows) || res.Truncated || res.Format != tc.format {
 					t.Errorf("file: %+v", res)
@@ -101,11 +96,11 @@ func TestDeliverDecision(t *testing.T) {
 				if res.ResourceURI == "" || res.SizeBytes == 0 || res.MIMEType == "" || len(res.Columns) != 3 {
 					t.Errorf("file fields missing: %+v", res)
 				}
-				if got := ids(t, res.Preview); !slices.Equal(got, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+				if got := ids(t, res.Preview); len(got) != min(tc.rows, 10) || tc.rows > 0 && !slices.Equal(got, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
 					t.Errorf("preview ids %v", got)
 				}
 				if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], res.ResourceURI) ||
-					!strings.Contains(res.Warnings[0], "resources/read") || !strings.Contains(res.Warnings[0], strconv.Itoa(tc.rows)+" rows") {
+					!strings.Contains(res.Warnings[0], "read_result") || !strings.Contains(res.Warnings[0], strconv.Itoa(tc.rows)+" rows") {
 					t.Errorf("file warning %q", res.Warnings)
 				}
 				a, err := f.store.Get(res.ResourceURI, "")

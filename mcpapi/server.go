@@ -38,7 +38,7 @@ const Instructions = `Quarry answers questions about tabular data files (CSV, HD
 Typical flow: get_catalog -> get_schema (exact column names and value formats) -> distinct_values (valid filter values)
 -> estimate_query (size, plan) -> query_data or aggregate. Prompts schema_cards_overview, query_examples and
 size_management_guidelines give a compact start. Prefer aggregates (group_by + aggs), filters and limits to pulling raw rows. Results larger than the inline caps come back
-as a paged result handle (query_next_page) or, with output_format=parquet|csv, as a file resource (resources/read);
+as a paged result handle (query_next_page) or, with output_format=parquet|csv, as a file (read_result pages its rows; export saves it);
 total_rows is always exact and truncation is always flagged. Very large queries ask for confirmation first
 (status needs_confirmation: ask the user, then re-call with the chosen option's args). When the user names values in their own
 words (programs, categories), call pattern_filter and use its confirmed filter_token instead of guessing contains/regex filters
@@ -114,6 +114,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	addResources(s, svc)
 	listed.sync(s)
 	addH5Resources(s, svc)
+	addReachResources(s, svc)
 	addPrompts(s, svc)
 	if opts.ConformanceFixtures {
 		addConformanceFixtures(s)

@@ -51,7 +51,11 @@ func TestToolSchemaSnapshots(t *testing.T) {
 			t.Errorf("tool %s changed; if intended, run go test ./mcpapi -update and review the diff.\ngot:\n%s", tool.Name, got)
 		}
 		a := tool.Annotations
-		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+		if tool.Name == "export" { // writes files into --export-dir (and may replace one with overwrite)
+			if a.ReadOnlyHint == nil || *a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+				t.Errorf("export: annotations must say it writes: %+v", a)
+			}
+		} else if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
 			a.IdempotentHint == nil || !*a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
 			t.Errorf("%s: annotations must be readOnly, non-destructive, idempotent, closed-world: %+v", tool.Name, a)
 		}

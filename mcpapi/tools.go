@@ -32,6 +32,9 @@ var Tools = []ToolConstructor{
 	NewGetServerInfoTool,
 	NewPatternFilterTool,
 	NewPlotTool,
+	NewBrowseHDF5Tool,
+	NewReadResultTool,
+	NewExportTool,
 }
 
 // toolSpec describes one tool for newTool.
@@ -100,6 +103,7 @@ func newTool[In, Out any](spec toolSpec[In, Out]) (mcp.Tool, server.ToolHandlerF
 		if err != nil {
 			return fail(err)
 		}
+		addDownloadURL(ctx, out)
 		if spec.confirmable {
 			if qr, ok := any(out).(*service.QueryResponse); ok && qr.Status == service.StatusNeedsConfirmation {
 				rec.status = qr.Status

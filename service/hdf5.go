@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/hdf5"
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -30,7 +28,7 @@ type H5Reader interface {
 type SliceRequest struct {
 	URI          string `json:"uri" jsonschema_description:"h5://<file>?path=<dataset>."`
 	SliceStr     string `json:"slice_str,omitempty" jsonschema_description:"NumPy selection: '0:10, :, 3', '...', '-1', '::10'; omit for all."`
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"For slices too big for inline: json pages or a file."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file (i0..iN, value); json or omitted: inline when small, else pages."`
 	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
 	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
 }
@@ -54,20 +52,14 @@ type H5File struct {
 	Datasets int
 }
 
-// H5Files lists the HDF5 files that hold at least one catalog table,
-// sorted by path.
+// H5Files lists the HDF5 files under the root, those of arrays only
+// (no catalog table) included, sorted by path.
 func (s *Service) H5Files() []H5File {
-	byPath := map[string]int{}
-	for _, d := range s.cfg.Catalog.Datasets() {
-		if d.Kind == catalog.KindHDF5 {
-			byPath[d.Path]++
-		}
+	files := s.h5Files()
+	out := make([]H5File, 0, len(files))
+	for _, f := range files {
+		out = append(out, H5File{URI: hdf5.FormatURI(f.Path, "/"), Path: f.Path, Datasets: f.Datasets})
 	}
-	out := make([]H5File, 0, len(byPath))
-	for p, n := range byPath {
-		out = append(out, H5File{URI: hdf5.FormatURI(p, "/"), Path: p, Datasets: n})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
@@ -87,7 +79,7 @@ func (s *Service) resolveH5(uri string) (abs, rel, internal string, err error) {
 	}
 	if !s.cfg.HDF5.Match(strings.ToLower(abs)) {
 		return "", "", "", qerr.Invalid(qerr.CodeInvalidArgument, "%q is not an HDF5 file (.h5, .hdf5, .he5, .nc)", rel).
-			WithHint("h5:// URIs name HDF5 files; list them with resources/list")
+			WithHint("h5:// URIs name HDF5 files; list them with browse_hdf5 (no file)")
 	}
 	return abs, rel, internal, nil
 }
@@ -95,11 +87,7 @@ func (s *Service) resolveH5(uri string) (abs, rel, internal string, err error) {
 // BrowseH5 describes one HDF5 object (group members, dataset layout, link
 // target) as JSON, for h5:// resources.
 func (s *Service) BrowseH5(ctx context.Context, uri string) ([]byte, error) {
-	abs, _, internal, err := s.resolveH5(uri)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := s.cfg.HDF5.Browse(ctx, abs, internal)
+	obj, err := s.browseH5(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +128,7 @@ func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceRespon
 	if len(sl.Shape) > 0 {
 		first = sl.Shape[0]
 	}
-	if first <= caps.MaxRows && elems <= caps.MaxCells {
+	if first <= caps.MaxRows && elems <= caps.MaxCells && !fileFormat(req.OutputFormat) {
 		data := sl.AppendNestedJSON(nil)
 		if int64(len(data)) <= caps.MaxBytes {
 			out.Result = &materialize.Result{Method: "direct", Data: data, RowCount: first, TotalRows: first, Format: "json", Warnings: []string{}}
@@ -161,9 +149,13 @@ func (s *Service) ReadSlice(ctx context.Context, req SliceRequest) (*SliceRespon
 	if err != nil {
 		return nil, err
 	}
+	why := "more than fits inline as nested lists"
+	if fileFormat(req.OutputFormat) {
+		why = "written to a " + strings.ToLower(strings.TrimSpace(req.OutputFormat)) + " file as asked"
+	}
 	res.Warnings = append([]string{fmt.Sprintf(
-		"the slice has %d elements (shape %v), more than fits inline as nested lists; it is delivered flattened: one row per element with its index columns i0..i%d and value",
-		elems, sl.Shape, max(len(sl.Shape)-1, 0))}, res.Warnings...)
+		"the slice has %d elements (shape %v), %s; it is delivered flattened: one row per element with its index columns i0..i%d and value",
+		elems, sl.Shape, why, max(len(sl.Shape)-1, 0))}, res.Warnings...)
 	out.Result = res
 	obs.Logger(ctx).Info("read_slice", "uri", req.URI, "slice", slice, "shape", fmt.Sprint(sl.Shape), "method", res.Method, "rows", res.RowCount)
 	return out, nil

@@ -225,7 +225,7 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 		Then: "the answer has method=handle, result_handle and page_info.page_token: call query_next_page {result_handle, page_token} with the newest page_token until page_info.has_more is false"})
 	exp := Example{Title: "Export a whole filtered result as a Parquet file resource", Tool: "query_data",
 		Args: map[string]any{"dataset": d.ID, "output_format": "parquet"},
-		Then: "a result over the inline caps comes back as method=file with resource_uri: read it with resources/read (small results still come back inline)"}
+		Then: "the answer is method=file with resource_uri (however small the result): read its rows with read_result {resource_uri}, or save it with export"}
 	if len(top) > 1 {
 		exp.Args["filters"] = []map[string]any{{"col": dim, "op": "in", "value": top[:2]}}
 	}
@@ -376,11 +376,11 @@ func (s *Service) SizeGuidelines() string {
 
 Hard caps for inline results: %d rows, %s of JSON, %d cells (rows x columns). max_rows / max_bytes may lower them per call, never raise them.
 - Small results come back inline (method=direct). Nothing is ever cut silently: total_rows is exact and truncated says whether rows are withheld.
-- Start cheap: get_catalog (row counts), get_schema, distinct_values (valid filter values), the summary resource.
+- Start cheap: get_catalog (row counts), get_schema, distinct_values (valid filter values), get_schema with include_summary.
 - Before a query that may be big, call estimate_query: row_estimate, byte_estimate (JSON), warnings, suggested caps. Estimates of files over %s are sampled from the first %d rows.
 - Prefer to shrink the result: filters, fewer columns, aggregate (group_by + aggs, top_n), a limit.
 - Need the rows themselves? With output_format=json (default) a big result becomes a result handle: page with query_next_page (%d rows a page; handles expire after %s idle).
-- Need everything at once (for a file, a notebook, another tool)? Use output_format=parquet (or csv): a file resource (quarry://artifacts/...) read with resources/read (up to %s inline), kept for %s.
+- Need everything at once (for a file, a notebook, another tool)? Use output_format=parquet (or csv): a file (quarry://artifacts/...) whose rows read_result pages through (resources/read returns up to %s a message), kept for %s.
 - %s
 - Each query may run %s and use %s of memory; a query over it fails with timeout or resource_exhausted: narrow it.
 `, caps.MaxRows, humanBytes(caps.MaxBytes), caps.MaxCells, humanBytes(s.cfg.ExactEstimateBytes), s.cfg.SampleRows,

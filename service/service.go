@@ -50,8 +50,13 @@ type Config struct {
 	// SampleRows is how many rows a sampled estimate reads; 0 => 100,000.
 	SampleRows int64
 	// ResourceReadLimit is the largest artifact resources/read returns
-	// inline (base64 blob); 0 => 32 MiB.
+	// inline (base64 blob); 0 => what fits a message of MaxMessageBytes.
 	ResourceReadLimit int64
+	// MaxMessageBytes bounds one JSON-RPC message (resource reads and
+	// read_result pages); 0 => DefaultMaxMessageBytes (8 MiB).
+	MaxMessageBytes int64
+	// ExportDir is where export writes files; "" => export is refused.
+	ExportDir string
 	// Alloc allocates query memory; nil => memory.DefaultAllocator.
 	Alloc memory.Allocator
 	// Cache keeps parsed columns in memory; queries read datasets through
@@ -95,6 +100,7 @@ type Service struct {
 	// patterns caches pattern_filter's normalized distinct values.
 	patterns   *lru.Cache[string, *patternDict]
 	filterKeys filterKeys
+	reach      reachState // read_result's open result files
 }
 
 // New validates cfg, fills defaults and returns a Service.
@@ -114,8 +120,11 @@ func New(cfg Config) (*Service, error) {
 	if cfg.SampleRows <= 0 {
 		cfg.SampleRows = 100_000
 	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	if cfg.ResourceReadLimit <= 0 {
-		cfg.ResourceReadLimit = 32 << 20
+		cfg.ResourceReadLimit = resourceReadLimit(cfg.MaxMessageBytes)
 	}
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
@@ -252,7 +261,18 @@ func SchemaURI(dataset string) string { return DatasetURI(dataset, ResourceSchem
 // Schema describes a dataset (get_schema): columns (with their schema-card
 // role, description and unit), shape and up to five sample rows.
 func (s *Service) Schema(ctx context.Context, req SchemaRequest) (*SchemaResponse, error) {
-	return s.schema(ctx, req, false)
+	resp, err := s.schema(ctx, req, req.IncludeExamples)
+	if err != nil || !req.IncludeSummary {
+		return resp, err
+	}
+	sum, err := s.Summary(ctx, req.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Summary, err = json.Marshal(sum); err != nil {
+		return nil, qerr.Internal(err, "encoding the summary")
+	}
+	return resp, nil
 }
 
 // schema builds get_schema's answer; examples adds up to 3 example values
@@ -776,12 +796,8 @@ func ParseDatasetURI(uri string) (dataset, kind string, ok bool) {
 func (s *Service) ReadResource(ctx context.Context, uri string) ([]byte, string, error) {
 	var v any
 	switch {
-	case strings.HasPrefix(uri, "quarry://artifacts/"):
-		b, a, err := s.cfg.Artifacts.ReadAll(uri, obs.Principal(ctx), s.cfg.ResourceReadLimit)
-		if err != nil {
-			return nil, "", err
-		}
-		return b, a.MIME, nil
+	case artifactURI(uri):
+		return s.readArtifact(ctx, uri)
 	case strings.HasPrefix(uri, ResultsURIPrefix):
 		b, err := s.ReadResultPage(ctx, uri)
 		if err != nil {

@@ -19,7 +19,7 @@ type SQLRequest struct {
 	// Params are the values of $1, $2, ...
 	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ..."`
 	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"How to deliver a result too large to return inline: json pages through a result handle; csv, parquet or arrow write a file resource."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file; json or omitted: inline when small, else pages."`
 	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
 	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
 	Confirm      bool   `json:"confirm,omitempty" jsonschema:"After needs_confirmation, once the user agreed."`

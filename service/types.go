@@ -76,6 +76,10 @@ type SchemaRequest struct {
 	Dataset string `json:"dataset" jsonschema:"Dataset id from get_catalog."`
 	// ColumnOffset is the first column to list (paging of wide datasets).
 	ColumnOffset int `json:"column_offset,omitempty" jsonschema:"next_column_offset of a previous answer (wide datasets)."`
+	// IncludeExamples adds example values per column (the schema card resource).
+	IncludeExamples bool `json:"include_examples,omitempty" jsonschema:"Add example values per column (schema card)."`
+	// IncludeSummary adds the per-column profile (the summary resource).
+	IncludeSummary bool `json:"include_summary,omitempty" jsonschema:"Add a per-column profile (nulls, min, max, distinct, top values)."`
 }
 
 // Column describes one column.
@@ -128,6 +132,8 @@ type SchemaResponse struct {
 	SampleRowsTruncated bool `json:"sample_rows_truncated,omitempty" jsonschema:"True when fewer sample rows are shown because they did not fit in 64 KiB."`
 	// ReadOptions are how a delimited text file is read (sniffed, or set by a schema card).
 	ReadOptions map[string]any `json:"read_options,omitempty" jsonschema:"CSV/TSV: how the file is read (delimiter, header, encoding, ...; which were sniffed; the cards that set them)."`
+	// Summary is the per-column profile (include_summary).
+	Summary json.RawMessage `json:"summary,omitempty" jsonschema:"include_summary only: the dataset summary (the summary resource's JSON)."`
 }
 
 // EstimateRequest is the input of estimate_query: a dataset and a query spec.
@@ -146,7 +152,7 @@ type QueryRequest struct {
 	// rows (see queryUnion).
 	Datasets []string `json:"datasets,omitempty" jsonschema:"More datasets (e.g. one per year): the union of the shared columns plus _dataset; filters run in each."`
 	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"For results too big for inline: json pages or a file."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file; json or omitted: inline when small, else pages."`
 	// MaxRows lowers the inline row cap for this call.
 	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
 	// MaxBytes lowers the inline byte cap for this call.
@@ -284,7 +290,7 @@ type AggregateRequest struct {
 	// OrderBy sorts the groups; may name group keys and aggregate outputs.
 	OrderBy []planner.OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys: group_by columns or aggregate output names (fn_col, count_all, or as)."`
 	// OutputFormat, MaxRows, MaxBytes and Confirm are as in query_data.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"As in query_data: how to deliver a result too large to return inline."`
+	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"As in query_data: csv, parquet or arrow always a file; json inline or paged."`
 	// MaxRows lowers the inline row cap.
 	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call."`
 	// MaxBytes lowers the inline byte cap.

@@ -75,6 +75,9 @@ type Member struct {
 	Target string `json:"target,omitempty"`
 	// TargetFile is the file an external link points to, as stored.
 	TargetFile string `json:"target_file,omitempty"`
+	// Internal marks format bookkeeping: PyTables index groups (_i_*) and
+	// NetCDF-4 dimensions that are not variables.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // TypeInfo is the element type of a dataset or a named datatype.
@@ -324,7 +327,7 @@ func browseGroup(ctx context.Context, fid h5.ID, p string, gid h5.ID) (*GroupInf
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		mb := Member{Name: m.Name}
+		mb := Member{Name: m.Name, Internal: internalName(m.Name)}
 		switch m.Link {
 		case h5.LinkSoft, h5.LinkExternal:
 			mb.Kind = KindSoftLink
@@ -350,6 +353,7 @@ func browseGroup(ctx context.Context, fid h5.ID, p string, gid h5.ID) (*GroupInf
 					if t, err := h5.DatasetType(did); err == nil {
 						mb.DType = t.String()
 					}
+					mb.Internal = mb.Internal || netCDFDimOnly(did)
 					_ = h5.Close(did)
 				}
 			default:

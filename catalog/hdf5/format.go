@@ -195,6 +195,9 @@ func (f *Format) Open(ctx context.Context, fi catalog.FileInfo) ([]*catalog.Data
 	if err := w.walk(); err != nil {
 		return nil, err
 	}
+	if len(w.tables) == 0 {
+		return nil, noTables()
+	}
 	var out []*catalog.Dataset
 	for _, t := range w.tables {
 		id := fi.BaseID
@@ -358,7 +361,9 @@ func (w *walker) group(g string) ([]string, error) {
 		p := join(g, m.Name)
 		switch m.Obj {
 		case h5.ObjGroup:
-			subgroups = append(subgroups, p)
+			if !internalName(m.Name) {
+				subgroups = append(subgroups, p)
+			}
 		case h5.ObjDataset:
 			d, err := w.dataset(p, m.Name, m.Addr)
 			if err != nil {
@@ -397,7 +402,7 @@ func (w *walker) dataset(p, name string, addr uint64) (*dsInfo, error) {
 // a dataset of fill values that only anchors a dimension.
 func isNetCDFDim(d *dsInfo) bool {
 	s, _ := d.attrs["NAME"].(string)
-	return strings.HasPrefix(s, "This is a netCDF dimension but not a netCDF variable")
+	return strings.HasPrefix(s, netCDFDimPrefix)
 }
 
 func (w *walker) classify(d *dsInfo, oneD *[]*dsInfo) {

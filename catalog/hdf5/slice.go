@@ -69,7 +69,7 @@ func (f *Format) ReadSlice(ctx context.Context, absFile, internalPath, slice str
 	case h5.ObjDataset:
 	case h5.ObjGroup:
 		return nil, qerr.Invalid(qerr.CodeNotADataset, "%s is a group, not a dataset", ip).
-			WithHint("read the resource to list the group's members, then slice one of its datasets")
+			WithHint("list the group's members with browse_hdf5, then slice one of its datasets")
 	default:
 		return nil, qerr.Invalid(qerr.CodeNotADataset, "%s is a %s, not a dataset", ip, res.obj.Type)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/quarrydb/quarry/console"
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/mcpapi"
 	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
 
@@ -176,6 +177,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 	}
+	httpOpts.Download = mcpapi.NewDownloader(a.Service)
 	httpOpts.Ready = func(ln net.Addr) { printBanner(stderr, ln.String(), a, *consoleOn) }
 	return mcptransport.ServeHTTP(ctx, a.MCP, httpOpts)
 }

@@ -95,6 +95,12 @@ type Config struct {
 	// first scan (serve: the server answers at once, get_catalog reports
 	// the scan, lookups wait for it). False scans before Open returns.
 	BackgroundScan bool
+	// ExportDir is where the export tool writes files; "" => export is
+	// refused (export_disabled). Never inside the data root.
+	ExportDir string
+	// MaxMessageBytes bounds one JSON-RPC message Quarry sends (resource
+	// reads, read_result pages); 0 => 8 MiB.
+	MaxMessageBytes int64
 	// InputLimits bound what reading one CSV file may cost (compression
 	// ratio, decompressed size, record length, columns, name length); zero
 	// fields => catalog.DefaultLimits.
@@ -147,6 +153,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.QueryTimeout, "query-timeout", service.DefaultQueryTimeout, "time limit of one query")
 	fs.Int64Var(&c.ConfirmRows, "confirm-rows", service.DefaultConfirmRows, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
 	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", service.DefaultConfirmBytes, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
+	fs.StringVar(&c.ExportDir, "export-dir", "", "directory the export tool writes result files into (default: none, export is refused; never inside --data)")
+	fs.Int64Var(&c.MaxMessageBytes, "max-message-bytes", service.DefaultMaxMessageBytes, "largest JSON-RPC message sent, bytes: bigger artifacts are read in ranges, with read_result or over HTTP by download URL")
 	lim := catalog.DefaultLimits()
 	fs.IntVar(&c.InputLimits.MaxColumns, "max-csv-columns", lim.MaxColumns, "CSV files with more columns are not cataloged (a diagnostic)")
 	fs.IntVar(&c.InputLimits.MaxRecordBytes, "max-csv-record-bytes", lim.MaxRecordBytes, "CSV files with a longer record (line) are not cataloged; a query meeting one fails with resource_exhausted")
@@ -236,7 +244,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		EnableArrowIPC: cfg.EnableArrowIPC, ExposeFilePaths: cfg.ExposeFilePaths,
 		SpillRows: cfg.SpillRows, SpillBytes: cfg.SpillBytes, ParquetCodec: codec,
 	})
+	exportDir, err := service.PrepareExportDir(cfg.ExportDir, cat.Root())
+	if err != nil {
+		cat.Close()
+		reg.Close()
+		_ = h5.Close()
+		_ = store.Close()
+		return nil, fmt.Errorf("--export-dir: %w", err)
+	}
 	svc, err := service.New(service.Config{
+		ExportDir: exportDir, MaxMessageBytes: cfg.MaxMessageBytes,
 		HDF5:    h5,
 		Catalog: cat, Materializer: mat, Artifacts: store,
 		QueryMemory: cfg.QueryMemory, ServerMemory: serverMemory(cfg), QueryTimeout: cfg.QueryTimeout, Cache: cache,

@@ -169,6 +169,10 @@ func (h *HTTPHandler) serve(w http.ResponseWriter, r *http.Request, id string, i
 			return
 		}
 	}
+	if h.opts.Download != nil && h.opts.Download.Serves(r.URL.Path) {
+		h.opts.Download.ServeHTTP(w, r)
+		return
+	}
 	switch r.URL.Path {
 	case "/healthz":
 		if !probeMethod(w, r) {
@@ -245,6 +249,9 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request, id string
 	}
 	info.principal = principal
 	ctx = obs.WithRequest(ctx, h.log.With("principal", principal), id)
+	if h.opts.Download != nil {
+		ctx = h.opts.Download.WithBase(ctx, r.Host)
+	}
 	r = r.WithContext(ctx)
 
 	if ok, retry := h.limits.admitRate(ctx, principal); !ok {

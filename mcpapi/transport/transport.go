@@ -96,6 +96,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // HTTPOptions configures NewHTTPHandler and ServeHTTP. The zero value of a
 // field means its default; a negative limit means "no limit".
 type HTTPOptions struct {
+	// Download, when set, serves signed artifact downloads at /artifacts/
+	// and gives file results a download_url (NewDownloader).
+	Download Downloader
 	// Addr is host:port to listen on; "" => "127.0.0.1:8765". A non-loopback
 	// address requires Tokens.
 	Addr string
