@@ -25,6 +25,7 @@ import (
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/mcpapi"
 	"github.com/quarrydb/quarry/service"
+	"github.com/quarrydb/quarry/sqlfront"
 )
 
 // Config is every setting of a Quarry server. The zero value of a field
@@ -246,7 +247,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
-	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL})
+	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available})
 	return a, nil
 }
 
