@@ -92,6 +92,8 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"query-timeout":        "TestCancelTimeoutAndConcurrencyStdio",
 	"sql":                  "TestSQLInjectionCorpus",
 	"console":              "TestConsoleOff",
+	"config":               "TestServeConfigEnvAndFile",
+	"print-config":         "TestServeConfigEnvAndFile",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

@@ -144,8 +144,15 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	consoleOn := fs.Bool("console", true, "with --transport http, serve the web console at / and an instruction page for browsers at /mcp")
 	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
+	settings := newLayers(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := settings.applyOS(); err != nil {
+		return err
+	}
+	if settings.print {
+		return settings.printConfig(stdout)
 	}
 	if *transport != "stdio" && *transport != "http" {
 		fmt.Fprintf(stderr, "quarry serve: --transport must be stdio or http, got %q\n", *transport)
