@@ -94,6 +94,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"console":              "TestConsoleOff",
 	"config":               "TestServeConfigEnvAndFile",
 	"print-config":         "TestServeConfigEnvAndFile",
+	"tools":                "TestServeToolsSelection",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

@@ -144,6 +144,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	consoleOn := fs.Bool("console", true, "with --transport http, serve the web console at / and an instruction page for browsers at /mcp")
 	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
+	var tools toolSelection
+	tools.register(fs)
 	settings := newLayers(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -172,6 +174,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer a.Close()
+	if err := tools.apply(a.MCP); err != nil {
+		return err
+	}
 	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
 		"artifact_dir", a.Artifacts.Dir(), "catalog", "scanning in the background")
 	if *transport == "stdio" {
