@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quarrydb/quarry/mcpapi"
+	"github.com/quarrydb/quarry/mcpapi/transport"
 )
 
 // printConfig runs `quarry serve --print-config args...` in-process and
@@ -167,7 +167,7 @@ func serveFlagSet() *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	var c config
 	c.register(fs)
-	var h mcpapi.HTTPFlags
+	var h transport.HTTPFlags
 	h.Register(fs)
 	newLayers(fs)
 	return fs

@@ -22,6 +22,7 @@ import (
 
 	"github.com/quarrydb/quarry/console"
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/internal/metrics"
 	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
 
@@ -169,11 +170,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	cfg.app.BackgroundScan = true // answer at once; the catalog scan runs behind
+	m := metrics.New()
+	cfg.app.OnToolCall = m.ToolCall
 	a, err := open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	watchApp(m, a)
 	if err := tools.apply(a.MCP); err != nil {
 		return err
 	}
@@ -183,6 +187,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
+	httpOpts.Metrics, httpOpts.OnReject = m.Handler(), m.Rejected
 	if *consoleOn {
 		if httpOpts.Console, err = console.New(console.Options{Version: version, Clients: clientConfigs(a)}); err != nil {
 			return err

@@ -104,6 +104,8 @@ type Config struct {
 	Version string
 	// Logger receives all logs (stderr); nil => slog.Default().
 	Logger *slog.Logger
+	// OnToolCall, when set, is told of every finished tool call (metrics).
+	OnToolCall func(mcpapi.ToolCall)
 }
 
 // RegisterFlags binds c's fields to flags on fs, with their defaults.
@@ -247,7 +249,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
-	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available})
+	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available,
+		OnToolCall: cfg.OnToolCall})
 	return a, nil
 }
 

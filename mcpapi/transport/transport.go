@@ -96,6 +96,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // HTTPOptions configures NewHTTPHandler and ServeHTTP. The zero value of a
 // field means its default; a negative limit means "no limit".
 type HTTPOptions struct {
+	// Metrics, when set, is served at /metrics (GET), to token holders
+	// only when tokens are configured.
+	Metrics http.Handler
+	// OnReject, when set, is told the code of every request a guard
+	// rejects (unauthorized, forbidden_origin, rate_limited, ...).
+	OnReject func(code string)
 	// Addr is host:port to listen on; "" => "127.0.0.1:8765". A non-loopback
 	// address requires Tokens.
 	Addr string
