@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean soak
+.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean soak build-nocgo release-check release-snapshot
 
 all: build
 
@@ -19,12 +19,32 @@ build: setup
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/quarry ./cmd/quarry
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/quarry-bench ./cmd/quarry-bench
 
+# The cgo-free build (no libhdf5, no C compiler; no HDF5, no SQL): what
+# `CGO_ENABLED=0 go install github.com/quarrydb/quarry/cmd/quarry@latest` gives.
+build-nocgo:
+	CGO_ENABLED=0 $(GO) build -tags nohdf5 -ldflags "$(LDFLAGS)" -o bin/quarry-nocgo ./cmd/quarry
+
+# Release archives with goreleaser, run as a Go module (.goreleaser.yaml). Not
+# part of `make test`: the first run downloads and builds goreleaser (several
+# minutes). release-snapshot writes dist/ (linux/darwin/windows x amd64/arm64
+# cgo-free archives and the linux/amd64 HDF5 one) and runs the host's archive.
+GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+release-check:
+	$(GORELEASER) check
+release-snapshot: setup
+	$(GORELEASER) release --snapshot --clean
+	./scripts/check-release.sh dist
+
 # Serve the bundled demo data (or DATA=/path) over Streamable HTTP.
 run: build
 	./bin/quarry serve --transport http --addr $(ADDR) $(if $(DATA),--data $(DATA),)
 
+# The cgo-free variant too: -tags nohdf5 over every package, and the
+# CGO_ENABLED=0 build of cmd/quarry (e2e TestNoCgoBuild serves it).
 vet: setup
 	$(GO) vet ./...
+	$(GO) vet -tags nohdf5 ./...
+	CGO_ENABLED=0 $(GO) vet -tags nohdf5 ./cmd/quarry
 
 lint: setup
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

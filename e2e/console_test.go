@@ -428,7 +428,18 @@ func TestConsoleOff(t *testing.T) {
 	if code, _, _ := get(off+"/", "text/html"); code != http.StatusNotFound {
 		t.Errorf("--console=false: / answered %d", code)
 	}
-	if code, body, _ := get(off+"/mcp", "text/html"); code == 200 || strings.Contains(body, "Quarry MCP endpoint") {
-		t.Errorf("--console=false: GET /mcp answered %d %q", code, body)
+	// Without the console, GET /mcp is MCP's listening stream (or a refusal),
+	// never an HTML page; the stream is not read.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, off+"/mcp", nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
+		t.Errorf("--console=false: GET /mcp answered %d %s", resp.StatusCode, ct)
 	}
 }

@@ -95,6 +95,9 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"conformance-fixtures": "TestConformanceSuite",
 	"export-dir":           "TestDesktopSession",
 	"max-message-bytes":    "TestInteropBigArtifact",
+	"config":               "TestServeConfigEnvAndFile",
+	"print-config":         "TestServeConfigEnvAndFile",
+	"tools":                "TestServeToolsSelection",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

@@ -246,6 +246,7 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`unsupported_type`" + ` | a column whose source type cannot be queried | ` + "`column`" + ` |
 | ` + "`forbidden_sql`" + ` | advanced_query: a statement that is not a read-only query (DDL, DML, COPY, SET, ATTACH, ...), a table function, file or URL access, a system catalog, stacked statements | ` + "`line`, `col`, `fragment`" + ` |
 | ` + "`unsupported_sql`" + ` | advanced_query: a construct the SQL dialect does not support (yet), or a statement over the caps (length, nesting, IN list) | ` + "`line`, `col`, `fragment`, `limit`" + ` |
+| ` + "`not_in_build`" + ` | the feature is not in this binary: HDF5 in a cgo-free or ` + "`-tags nohdf5`" + ` build, SQL in a cgo-free build | ` + "`feature`" + ` (` + "`hdf5`, `sql`" + `) |
 | ` + "`handle_expired`" + ` | the result handle is unknown, expired or evicted, or the server restarted since: re-run the query | |
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
 | ` + "`invalid_filter_token`" + ` | a pattern_filter ` + "`filter_token`" + ` is malformed, tampered with, expired, from before a restart, or used on a dataset it was not confirmed for | ` + "`field`" + ` |

@@ -31,6 +31,8 @@ type Options struct {
 	// official MCP conformance suite calls (serve --conformance-fixtures;
 	// conformance_fixtures.go).
 	ConformanceFixtures bool
+	// OnToolCall, when set, is told of every finished tool call (metrics).
+	OnToolCall func(ToolCall)
 }
 
 // Instructions is what the server tells clients at initialize: how to use Quarry well.
@@ -99,7 +101,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		// which decodes whole results into map[string]any — 31% of a
 		// read_dataset_slice round trip (docs/BENCHMARKS.md) spent decoding
 		// rows whose schema is "any JSON".
-		server.WithToolHandlerMiddleware(toolMiddleware(opts.Logger, meta)),
+		server.WithToolHandlerMiddleware(toolMiddleware(opts.Logger, meta, opts.OnToolCall)),
 		server.WithResourceHandlerMiddleware(resourceMiddleware(opts.Logger)),
 		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),
 	}, conformanceOptions(opts.ConformanceFixtures)...)...)
@@ -191,7 +193,7 @@ func argDataset(args any) string {
 
 // toolMiddleware gives every tool call a request id and logger, logs its
 // outcome and duration, and turns a panic into an internal tool error.
-func toolMiddleware(base *slog.Logger, meta *serverMeta) server.ToolHandlerMiddleware {
+func toolMiddleware(base *slog.Logger, meta *serverMeta, onCall func(ToolCall)) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			ctx = withRequest(ctx, base, req.Header.Get("X-Request-Id"))
@@ -225,6 +227,9 @@ func toolMiddleware(base *slog.Logger, meta *serverMeta) server.ToolHandlerMiddl
 						"bytes", rec.bytes, "truncated", rec.truncated)
 				}
 				log.Info("tool call", attrs...)
+				if onCall != nil {
+					onCall(ToolCall{Tool: req.Params.Name, Outcome: outcome, Duration: time.Since(start), Method: rec.method, Rows: rec.rows, Bytes: rec.bytes})
+				}
 			}()
 			return next(ctx, req)
 		}

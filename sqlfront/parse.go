@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -87,7 +86,7 @@ func Parse(sql string) (*Statement, error) {
 	if err := parenDepth(sql); err != nil {
 		return nil, err
 	}
-	tree, err := pg.Parse(sql)
+	tree, err := pgParse(sql)
 	if err != nil {
 		return nil, syntaxErr(sql, err)
 	}
@@ -161,11 +160,13 @@ func parenDepth(sql string) error {
 // (the parser reports a 1-based character position).
 func syntaxErr(sql string, err error) error {
 	var loc int32 = -1
-	var pe *parser.Error
-	if errors.As(err, &pe) && pe.Cursorpos > 0 {
+	if qe := (*qerr.Error)(nil); errors.As(err, &qe) {
+		return qe // not a parser error: SQL left out of this build
+	}
+	if pos := cursorPos(err); pos > 0 {
 		loc = int32(len(sql))
-		if r := []rune(sql); pe.Cursorpos-1 < len(r) {
-			loc = int32(len(string(r[:pe.Cursorpos-1])))
+		if r := []rune(sql); pos-1 < len(r) {
+			loc = int32(len(string(r[:pos-1])))
 		}
 	}
 	e := sqlErr(sql, loc, qerr.CodeInvalidArgument, "SQL syntax error: %s", err.Error())

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && cgo && !nohdf5
 
 package hdf5
 

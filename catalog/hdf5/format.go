@@ -1,3 +1,5 @@
+//go:build cgo && !nohdf5
+
 package hdf5
 
 import (
@@ -88,25 +90,6 @@ var _ catalog.Format = (*Format)(nil)
 // Close closes the cached files (files still being read close when their
 // readers are released). The Format must not be used afterwards.
 func (f *Format) Close() error { return f.cache.Close() }
-
-// Kind returns catalog.KindHDF5.
-func (f *Format) Kind() catalog.Kind { return catalog.KindHDF5 }
-
-// Extensions are the file extensions Match accepts (lower case).
-var Extensions = []string{".h5", ".hdf5", ".he5", ".nc"}
-
-// Match reports whether name has an HDF5 extension (.h5, .hdf5, .he5, or
-// .nc for NetCDF-4), case-insensitively. Matching is by name only: an HDF5
-// file with another extension is not a candidate.
-func (f *Format) Match(name string) bool {
-	ext := strings.ToLower(filepath.Ext(name))
-	for _, e := range Extensions {
-		if ext == e {
-			return true
-		}
-	}
-	return false
-}
 
 // acquire opens fi's file through the cache, checking the HDF5 signature
 // first; errors are qerr errors. The file is opened confined to fi.Root

@@ -22,6 +22,7 @@ import (
 
 	"github.com/quarrydb/quarry/console"
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/internal/metrics"
 	"github.com/quarrydb/quarry/mcpapi"
 	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
@@ -145,8 +146,17 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	consoleOn := fs.Bool("console", true, "with --transport http, serve the web console at / and an instruction page for browsers at /mcp")
 	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
+	var tools toolSelection
+	tools.register(fs)
+	settings := newLayers(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := settings.applyOS(); err != nil {
+		return err
+	}
+	if settings.print {
+		return settings.printConfig(stdout)
 	}
 	if *transport != "stdio" && *transport != "http" {
 		fmt.Fprintf(stderr, "quarry serve: --transport must be stdio or http, got %q\n", *transport)
@@ -161,17 +171,24 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	cfg.app.BackgroundScan = true // answer at once; the catalog scan runs behind
+	m := metrics.New()
+	cfg.app.OnToolCall = m.ToolCall
 	a, err := open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	watchApp(m, a)
+	if err := tools.apply(a.MCP); err != nil {
+		return err
+	}
 	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
 		"artifact_dir", a.Artifacts.Dir(), "catalog", "scanning in the background")
 	if *transport == "stdio" {
 		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
+	httpOpts.Metrics, httpOpts.OnReject = m.Handler(), m.Rejected
 	if *consoleOn {
 		if httpOpts.Console, err = console.New(console.Options{Version: version, Clients: clientConfigs(a)}); err != nil {
 			return err

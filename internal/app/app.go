@@ -25,6 +25,7 @@ import (
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/mcpapi"
 	"github.com/quarrydb/quarry/service"
+	"github.com/quarrydb/quarry/sqlfront"
 )
 
 // Config is every setting of a Quarry server. The zero value of a field
@@ -113,6 +114,8 @@ type Config struct {
 	Version string
 	// Logger receives all logs (stderr); nil => slog.Default().
 	Logger *slog.Logger
+	// OnToolCall, when set, is told of every finished tool call (metrics).
+	OnToolCall func(mcpapi.ToolCall)
 }
 
 // RegisterFlags binds c's fields to flags on fs, with their defaults.
@@ -268,8 +271,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
-	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL,
-		ConformanceFixtures: cfg.ConformanceFixtures})
+	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available,
+		ConformanceFixtures: cfg.ConformanceFixtures, OnToolCall: cfg.OnToolCall})
 	return a, nil
 }
 

@@ -66,6 +66,10 @@ const (
 	// support (yet). Both carry the offending fragment and its position.
 	CodeForbiddenSQL   = "forbidden_sql"
 	CodeUnsupportedSQL = "unsupported_sql"
+
+	// CodeNotInBuild: the feature (HDF5, SQL) was left out of this binary
+	// (a cgo-free or -tags nohdf5 build); diagnostics.feature names it.
+	CodeNotInBuild = "not_in_build"
 )
 
 // Error is the structured error every Quarry API returns to the model.

@@ -132,6 +132,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if info.reject != "" {
 			attrs = append(attrs, "reject", info.reject)
+			if h.opts.OnReject != nil {
+				h.opts.OnReject(info.reject)
+			}
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			attrs = append(attrs, "origin", clipString(o, 200))
@@ -194,6 +197,8 @@ func (h *HTTPHandler) serve(w http.ResponseWriter, r *http.Request, id string, i
 			}
 		}
 		_, _ = io.WriteString(w, "ready\n")
+	case MetricsPath:
+		h.serveMetrics(w, r, info)
 	case MCPPath:
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")

@@ -99,6 +99,12 @@ type HTTPOptions struct {
 	// Download, when set, serves signed artifact downloads at /artifacts/
 	// and gives file results a download_url (NewDownloader).
 	Download Downloader
+	// Metrics, when set, is served at /metrics (GET), to token holders
+	// only when tokens are configured.
+	Metrics http.Handler
+	// OnReject, when set, is told the code of every request a guard
+	// rejects (unauthorized, forbidden_origin, rate_limited, ...).
+	OnReject func(code string)
 	// Addr is host:port to listen on; "" => "127.0.0.1:8765". A non-loopback
 	// address requires Tokens.
 	Addr string
