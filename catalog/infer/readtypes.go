@@ -273,102 +273,114 @@ func OverrideParser(t OvType, format string, defDate, defTS *TimeFormat) (CellPa
 			return ok
 		}, nil
 	case OvDate:
-		tf := defDate
-		if format != "" {
-			f, err := CompileTimeFormat(format, false)
-			if err != nil {
-				return nil, err
-			}
-			tf = &f
-		}
-		return func(b array.Builder, s string) bool {
-			var days int64
-			if tf != nil {
-				t, ok := tf.Parse(s)
-				if !ok {
-					return false
-				}
-				days = EpochDays(t.Year(), int(t.Month()), t.Day())
-			} else {
-				d, ok := parseAnyDate(s)
-				if !ok {
-					return false
-				}
-				days = d
-			}
-			if days < math.MinInt32 || days > math.MaxInt32 {
-				return false
-			}
-			b.(*array.Date32Builder).Append(arrow.Date32(days))
-			return true
-		}, nil
+		return dateParser(format, defDate)
 	case OvTimestamp:
-		tt := t.DT.(*arrow.TimestampType)
-		per := int64(1)
-		switch tt.Unit {
-		case arrow.Millisecond:
-			per = 1_000
-		case arrow.Microsecond:
-			per = 1_000_000
-		case arrow.Nanosecond:
-			per = 1_000_000_000
+		return timestampParser(t, format, defTS)
+	}
+	return nil, fmt.Errorf("no parser for override %d", t.ID)
+}
+
+// dateParser parses dates under format (or the default layout, or any
+// layout inference knows).
+func dateParser(format string, defDate *TimeFormat) (CellParser, error) {
+	tf := defDate
+	if format != "" {
+		f, err := CompileTimeFormat(format, false)
+		if err != nil {
+			return nil, err
 		}
-		if format == "epoch_s" || format == "epoch_ms" {
-			div, mul := int64(1), per
-			if format == "epoch_ms" {
-				if per >= 1000 {
-					mul = per / 1000
-				} else {
-					div, mul = 1000, 1
-				}
-			}
-			return func(b array.Builder, s string) bool {
-				v, err := strconv.ParseInt(s, 10, 64)
-				if err != nil || v%div != 0 {
-					return false // a unit too coarse for the value would lose it
-				}
-				v /= div
-				if v > math.MaxInt64/mul || v < math.MinInt64/mul {
-					return false
-				}
-				b.(*array.TimestampBuilder).Append(arrow.Timestamp(v * mul))
-				return true
-			}, nil
-		}
-		tf := defTS
-		if format != "" {
-			f, err := CompileTimeFormat(format, true)
-			if err != nil {
-				return nil, err
-			}
-			tf = &f
-		}
-		return func(b array.Builder, s string) bool {
-			var t time.Time
-			if tf != nil {
-				var ok bool
-				if t, ok = tf.Parse(s); !ok {
-					return false
-				}
-			} else {
-				ms, ok := parseAnyTimestamp(s)
-				if !ok {
-					return false
-				}
-				t = time.UnixMilli(ms).UTC()
-			}
-			if t.Year() < 1678 || t.Year() > 2261 { // UnixNano's range, so every unit is safe
+		tf = &f
+	}
+	return func(b array.Builder, s string) bool {
+		var days int64
+		if tf != nil {
+			t, ok := tf.Parse(s)
+			if !ok {
 				return false
 			}
-			ns := t.UnixNano()
-			if ns%(1_000_000_000/per) != 0 {
-				return false // finer than the unit: would be lost
+			days = EpochDays(t.Year(), int(t.Month()), t.Day())
+		} else {
+			d, ok := parseAnyDate(s)
+			if !ok {
+				return false
 			}
-			b.(*array.TimestampBuilder).Append(arrow.Timestamp(ns / (1_000_000_000 / per)))
+			days = d
+		}
+		if days < math.MinInt32 || days > math.MaxInt32 {
+			return false
+		}
+		b.(*array.Date32Builder).Append(arrow.Date32(days))
+		return true
+	}, nil
+}
+
+// timestampParser parses timestamps under format: epoch_s/epoch_ms, a
+// layout, the default layout or any layout inference knows.
+func timestampParser(t OvType, format string, defTS *TimeFormat) (CellParser, error) {
+	tt := t.DT.(*arrow.TimestampType)
+	per := int64(1)
+	switch tt.Unit {
+	case arrow.Millisecond:
+		per = 1_000
+	case arrow.Microsecond:
+		per = 1_000_000
+	case arrow.Nanosecond:
+		per = 1_000_000_000
+	}
+	if format == "epoch_s" || format == "epoch_ms" {
+		div, mul := int64(1), per
+		if format == "epoch_ms" {
+			if per >= 1000 {
+				mul = per / 1000
+			} else {
+				div, mul = 1000, 1
+			}
+		}
+		return func(b array.Builder, s string) bool {
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || v%div != 0 {
+				return false // a unit too coarse for the value would lose it
+			}
+			v /= div
+			if v > math.MaxInt64/mul || v < math.MinInt64/mul {
+				return false
+			}
+			b.(*array.TimestampBuilder).Append(arrow.Timestamp(v * mul))
 			return true
 		}, nil
 	}
-	return nil, fmt.Errorf("no parser for override %d", t.ID)
+	tf := defTS
+	if format != "" {
+		f, err := CompileTimeFormat(format, true)
+		if err != nil {
+			return nil, err
+		}
+		tf = &f
+	}
+	return func(b array.Builder, s string) bool {
+		var t time.Time
+		if tf != nil {
+			var ok bool
+			if t, ok = tf.Parse(s); !ok {
+				return false
+			}
+		} else {
+			ms, ok := parseAnyTimestamp(s)
+			if !ok {
+				return false
+			}
+			t = time.UnixMilli(ms).UTC()
+		}
+		if t.Year() < 1678 || t.Year() > 2261 { // UnixNano's range, so every unit is safe
+			return false
+		}
+		ns := t.UnixNano()
+		if ns%(1_000_000_000/per) != 0 {
+			return false // finer than the unit: would be lost
+		}
+		b.(*array.TimestampBuilder).Append(arrow.Timestamp(ns / (1_000_000_000 / per)))
+		return true
+	}, nil
 }
 
 // parseAnyDate parses a cell in any date layout inference knows.
