@@ -342,7 +342,8 @@ func TestConsoleBrowser(t *testing.T) {
 
 	// A chart of the result when the server has the plot tool.
 	if evaluate[bool](t, ctx, `!!document.getElementById("draw")`) {
-		run("draw", chromedp.Click(chromedp.CSS("#draw")), waitVisible("#chart img.chart"))
+		run("draw", chromedp.SetValue(chromedp.CSS("#chart-kind"), "bar"), chromedp.SetValue(chromedp.CSS("#chart-x"), "city"),
+			chromedp.SetValue(chromedp.CSS("#chart-y"), "temp"), chromedp.Click(chromedp.CSS("#draw")), waitVisible("#chart img.chart"))
 		screenshot(t, ctx, shots, "chart")
 	}
 

@@ -489,7 +489,7 @@ async function query(params) {
         }),
       );
     }
-    if (hasPlot && rows.length) out.append(chartForm(a, Object.keys(rows[0])));
+    if (hasPlot && rows.length) out.append(chartForm(a, Object.keys(rows[0]), rows[0]));
   };
 
   const run = () =>
@@ -526,11 +526,15 @@ async function query(params) {
   await loadColumns();
 }
 
-function chartForm(a, columns) {
+function chartForm(a, columns, sample) {
   const kind = el("select", { id: "chart-kind", "aria-label": "Chart kind" }, CHART_KINDS.map((k) => el("option", { value: k, text: k })));
   const x = el("select", { id: "chart-x", "aria-label": "x" }, columns.map((c) => el("option", { value: c, text: c })));
   const y = el("select", { id: "chart-y", "aria-label": "y" }, el("option", { value: "", text: "(none)" }), columns.map((c) => el("option", { value: c, text: c })));
-  if (columns.length > 1) y.value = columns[1];
+  // Defaults: x the first text column (else the first), y the last numeric one.
+  const isNum = (c) => typeof sample[c] === "number";
+  x.value = columns.find((c) => !isNum(c)) || columns[0];
+  const ys = columns.filter((c) => c !== x.value && isNum(c));
+  if (ys.length) y.value = ys[ys.length - 1];
   const img = el("div", { id: "chart" });
   const draw = () =>
     guard("Drawing", async () => {
