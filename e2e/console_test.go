@@ -329,6 +329,9 @@ func TestConsoleBrowser(t *testing.T) {
 	// Query: 500 rows come back through a handle; page once.
 	run("query page", goHash(`#/query?dataset=weather%2Freadings&spec=%7B%22columns%22%3A%5B%22id%22%2C%22city%22%2C%22temp%22%5D%7D`),
 		waitPage("query"), waitVisible("#run"))
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("#columns button").length`); n != 3 {
+		t.Errorf("the query page shows %d column buttons, want 3", n)
+	}
 	run("run", chromedp.Click(chromedp.CSS("#run")), waitVisible("#next-page"), waitText("#result-info", "500 in all"))
 	screenshot(t, ctx, shots, "query")
 	run("next page", chromedp.Click(chromedp.CSS("#next-page")), waitText("#result-info", "rows 201–400 of 500"))

@@ -417,7 +417,7 @@ async function query(params) {
       const s = await mcp.call("get_schema", { dataset: dsSelect.value });
       chips.replaceChildren(
         el("span", { class: "muted", text: "Columns: " }),
-        s.columns.map((c) => el("button", { type: "button", title: c.type, text: c.name, onclick: () => insert(mode === "sql" ? c.name : JSON.stringify(c.name)) })),
+        ...s.columns.map((c) => el("button", { type: "button", title: c.type, text: c.name, onclick: () => insert(mode === "sql" ? c.name : JSON.stringify(c.name)) })),
       );
     } catch (e) {
       showError(e);
