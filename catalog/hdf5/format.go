@@ -232,13 +232,6 @@ func withMeta(fd arrow.Field, md map[string]string) arrow.Field {
 	return fd
 }
 
-// internalAttrs are NetCDF-4/dimension-scale bookkeeping attributes that
-// carry object references and mean nothing to a reader.
-var internalAttrs = map[string]bool{
-	"DIMENSION_LIST": true, "REFERENCE_LIST": true, "_Netcdf4Dimid": true,
-	"_Netcdf4Coordinates": true, "_nc3_strict": true,
-}
-
 func cleanAttrs(a map[string]any) map[string]any {
 	if len(a) == 0 {
 		return nil

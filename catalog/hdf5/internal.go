@@ -1,3 +1,5 @@
+//go:build cgo && !nohdf5
+
 package hdf5
 
 import (
@@ -43,11 +45,6 @@ func hasString(list []string, s string) bool {
 	}
 	return false
 }
-
-// IsInternalAttr reports NetCDF-4 and dimension-scale bookkeeping
-// attributes (object references, dimension ids), which mean nothing to a
-// reader: the catalog drops them and browse_hdf5 hides them unless asked.
-func IsInternalAttr(name string) bool { return internalAttrs[name] }
 
 // noTables is the error of a file with no tables: the catalog lists it as
 // a diagnostic, browse_hdf5 and the h5:// resources still list the file.

@@ -50,9 +50,6 @@ func (f *Format) Open(context.Context, catalog.FileInfo) ([]*catalog.Dataset, er
 	return nil, NotBuilt()
 }
 
-// Object is what Browse describes; Browse never returns one in this build.
-type Object struct{}
-
 // Browse fails with NotBuilt's error.
 func (f *Format) Browse(context.Context, string, string) (*Object, error) { return nil, NotBuilt() }
 
