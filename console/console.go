@@ -41,6 +41,9 @@ type Options struct {
 	// Clients are the client configurations (the ones `quarry serve`
 	// prints at start-up).
 	Clients []ClientConfig
+	// OutputSchemas are the tools' output schemas by tool name, which
+	// tools/list leaves out; the Tools page shows them.
+	OutputSchemas map[string]json.RawMessage
 }
 
 // Handler serves the console pages and assets.
@@ -64,7 +67,10 @@ func New(opts Options) (*Handler, error) {
 	if opts.Clients == nil {
 		opts.Clients = []ClientConfig{}
 	}
-	config, err := json.Marshal(map[string]any{"version": opts.Version, "clients": opts.Clients})
+	if opts.OutputSchemas == nil {
+		opts.OutputSchemas = map[string]json.RawMessage{}
+	}
+	config, err := json.Marshal(map[string]any{"version": opts.Version, "clients": opts.Clients, "output_schemas": opts.OutputSchemas})
 	if err != nil {
 		return nil, err
 	}

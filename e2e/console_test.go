@@ -359,6 +359,9 @@ func TestConsoleBrowser(t *testing.T) {
 	// Tools: call get_schema from its form.
 	run("tools", goHash("#/tools"), waitPage("tools"), waitVisible("#tool-get_schema"))
 	screenshot(t, ctx, shots, "tools")
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("section.tool details.output-schema").length`); n < 10 {
+		t.Errorf("the tools page shows %d output schemas", n)
+	}
 	run("try get_schema",
 		chromedp.Click(chromedp.CSS("#tool-get_schema details.try summary")),
 		chromedp.SetValue(chromedp.CSS("#get_schema-args"), `{"dataset": "weather/readings"}`),

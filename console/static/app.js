@@ -598,7 +598,11 @@ async function tools() {
   root.replaceChildren(el("h1", { text: "Tools" }));
   const list = await guard("Listing tools", () => mcp.listTools());
   if (!list) return;
+  // tools/list leaves output schemas out (to stay small); the server hands
+  // them to the console with its configuration.
+  const outputs = (await (await fetch("/console/config.json")).json()).output_schemas || {};
   for (const t of list) {
+    const output = t.outputSchema || outputs[t.name];
     root.append(
       el(
         "section",
@@ -606,7 +610,7 @@ async function tools() {
         el("h2", { text: t.name }),
         el("p", { text: t.description || "" }),
         el("details", {}, el("summary", { text: "Input schema" }), el("pre", { text: JSON.stringify(t.inputSchema, null, 2) })),
-        t.outputSchema ? el("details", {}, el("summary", { text: "Output schema" }), el("pre", { text: JSON.stringify(t.outputSchema, null, 2) })) : "",
+        output ? el("details", { class: "output-schema" }, el("summary", { text: "Output schema" }), el("pre", { text: JSON.stringify(output, null, 2) })) : "",
         tryForm(t.name, exampleArgs(t.inputSchema), (args) => mcp.call(t.name, args)),
       ),
     );
