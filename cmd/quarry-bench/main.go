@@ -53,6 +53,7 @@ import (
 	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/planner"
+	"github.com/quarrydb/quarry/service"
 )
 
 var version = "dev"
@@ -87,7 +88,7 @@ func main() {
 	fs.Int64Var(&o.queryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes (as quarry serve)")
 	fs.StringVar(&o.tpch, "tpch", "", "run the TPC-H-style queries (bench/tpch) over this generator output directory through advanced_query's path, warm (see tpch.go)")
 	fs.StringVar(&o.tpchQueries, "tpch-queries", "bench/tpch/queries", "the directory of the TPC-H q01.sql..q22.sql files")
-	fs.DurationVar(&o.queryTimeout, "query-timeout", 10*time.Minute, "--tpch: time limit of one query (as quarry serve --query-timeout)")
+	fs.DurationVar(&o.queryTimeout, "query-timeout", service.DefaultQueryTimeout, "--tpch: time limit of one query (quarry serve --query-timeout)")
 	fs.BoolVar(&o.coldKeep, "cold-keep", true, "cold: open the catalog with the cache as column keeper, as quarry serve does (one pass parses every column); false: type-check only, then the query reads its columns from the file")
 	_ = fs.Parse(os.Args[1:])
 	if o.mode != "cold" && o.mode != "warm" {
