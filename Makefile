@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o clean soak build-nocgo release-check release-snapshot
+.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o bench-tpch clean soak build-nocgo release-check release-snapshot
 
 all: build
 
@@ -139,6 +139,16 @@ bench-h2o: build
 	$(PEERBENCH)/setup.sh
 	PEERBENCH=$(PEERBENCH) /usr/bin/python3 bench/h2o/h2o.py --n $(H2O_N) --reps $(H2O_REPS) \
 	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench" --results $(CURDIR)/bench/results/h2o_n$(H2O_N)
+
+# TPC-H-style queries (bench/tpch/README.md): Quarry through advanced_query's path and
+# DuckDB, warm, side by side, with ratios and the answers compared. SF=0.1 for a quick
+# run; the data (about 1 GB of CSV at SF 1) goes to /tmp/peerbench/tpch/sf<SF>.
+SF ?= 1
+TPCH_REPS ?= 3
+bench-tpch: build
+	$(PEERBENCH)/setup.sh
+	PEERBENCH=$(PEERBENCH) /usr/bin/python3 bench/tpch/tpch.py --sf $(SF) --reps $(TPCH_REPS) \
+	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench" --results $(CURDIR)/bench/results/tpch_sf$(SF)
 
 clean:
 	rm -rf bin

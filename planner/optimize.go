@@ -49,6 +49,7 @@ type Rule struct {
 // Rules is the optimizer pipeline, in order.
 var Rules = []Rule{
 	{Name: "fold_constants", Apply: FoldConstants},
+	{Name: "join_cross_order", Apply: JoinCrossOrder},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
 	{Name: "push_limit_union", Apply: PushLimitIntoUnion},

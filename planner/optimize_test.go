@@ -13,7 +13,13 @@ import (
 // re-resolves indices) and returns the printed plan.
 func applyRule(t *testing.T, js string, rule func(planner.Node, planner.OptimizeOptions) (planner.Node, error), opts planner.OptimizeOptions) string {
 	t.Helper()
-	n, err := planner.Build(spec(t, js), testInput())
+	return applyRuleOn(t, testInput(), js, rule, opts)
+}
+
+// applyRuleOn is applyRule over input in.
+func applyRuleOn(t *testing.T, in planner.Input, js string, rule func(planner.Node, planner.OptimizeOptions) (planner.Node, error), opts planner.OptimizeOptions) string {
+	t.Helper()
+	n, err := planner.Build(spec(t, js), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +191,7 @@ func TestOptimizePipelineOrder(t *testing.T) {
 	for _, r := range planner.Rules {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, ","); got != "fold_constants,push_filters,push_limit,push_limit_union,push_projection_union,push_projection,zone_filters" {
+	if got := strings.Join(names, ","); got != "fold_constants,join_cross_order,push_filters,push_limit,push_limit_union,push_projection_union,push_projection,zone_filters" {
 		t.Fatalf("rules: %s", got)
 	}
 }

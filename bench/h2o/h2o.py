@@ -8,17 +8,16 @@ Answers compare through the peer harness's canonical form (bench.py: canon_rows,
 checksum) over the first 100 rows in key order.
 """
 import argparse
-import json
-import math
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import peerrun  # noqa: E402  (bench/peerrun.py)
 QUESTIONS = {
     "G1": "sum v1 by id1 (100 groups)",
     "G2": "sum v1 by id1, id2 (10k)",
@@ -52,12 +51,7 @@ def main():
     home = os.environ.get("PEERBENCH_HOME", "/tmp/peerbench")
     data = os.path.join(home, "h2o", f"G1_{args.n}_1e2_s{args.seed}")
     csv = os.path.join(data, "G1.csv")
-    os.makedirs(args.results, exist_ok=True)
-    logf = open(os.path.join(args.results, "log.txt"), "w")
-
-    def log(s):
-        print(s, flush=True)
-        logf.write(s + "\n")
+    log = peerrun.results_log(args.results)
 
     if not os.path.exists(csv):
         os.makedirs(data, exist_ok=True)
@@ -79,31 +73,17 @@ def main():
         cmd = cmds[peer] + ["--mode", "warm", "--queries", ",".join(qs), "--reps", str(args.reps), "--csv", csv,
                             "--outdir", os.path.join(home, "out")]
         log(f"{peer}: {' '.join(cmd)}  (loadavg {os.getloadavg()[0]:.2f})")
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
-                           env=dict(os.environ, PEERBENCH=args.peerbench))
-        for line in p.stdout.splitlines():
-            tag, _, rest = line.partition(" ")
-            if tag not in ("RESULT", "LOAD", "INFO", "MEM"):
-                continue
-            r = json.loads(rest)
-            if tag == "RESULT":
-                r["peer"] = peer
-                records.append(r)
-                s = f"ERROR {r['error']}" if r.get("error") else f"rows={r.get('rows')} secs={r.get('secs', 0):.3f}"
-                log(f"  {peer:6s} {r['query']:4s} rep={r.get('rep')} {s}")
-            elif tag == "LOAD":
-                loads[peer] = r.get("secs")
-                log(f"  {peer:6s} LOAD {r.get('secs', 0):.2f}s")
-            else:
-                infos.setdefault(peer, {}).update(r)
-        if p.returncode != 0:
-            log(f"  {peer} exited {p.returncode}: {p.stderr.strip()[-500:]}")
+        recs, load, info = peerrun.run_peer(peer, cmd, log, args.timeout, dict(os.environ, PEERBENCH=args.peerbench))
+        records += recs
+        if load is not None:
+            loads[peer] = load
+        if info:
+            infos.setdefault(peer, {}).update(info)
     env["loadavg_end"] = os.getloadavg()
     env["versions"] = infos
 
     def med(peer, q):
-        v = [r["secs"] for r in records if r["peer"] == peer and r["query"] == q and r.get("secs") is not None]
-        return statistics.median(v) if v else None
+        return peerrun.median_secs(records, peer, q)
 
     def first(peer, q):
         return next((r for r in records if r["peer"] == peer and r["query"] == q and "first_rows" in r), None)
@@ -155,21 +135,12 @@ def main():
             agree = "same" if ad == ao else ("same within 1e-9 (6-digit rounding tie)" if close(q) else f"DIFFER (duckdb {ad}, ours {ao})")
         out.append(f"| {q} | {QUESTIONS.get(q, '')} | {cells[0]} | {cells[1]} | {ratio} | {agree} |")
     if ratios:
-        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        geo = peerrun.geomean(ratios)
         out += ["", f"Geomean ours / duckdb over the {len(ratios)} questions both ran: {geo:.2f}"]
     mem = infos.get("ours", {}).get("peak_rss_bytes")
     if mem:
         out.append(f"Quarry peak RSS (whole process, data in its column cache): {mem / 2**20:.0f} MiB")
-    text = "\n".join(out) + "\n"
-    with open(os.path.join(args.results, "summary.md"), "w") as fh:
-        fh.write(text)
-    with open(os.path.join(args.results, "runs.jsonl"), "w") as fh:
-        for r in records:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    with open(os.path.join(args.results, "env.json"), "w") as fh:
-        json.dump(env, fh, indent=1)
-    log("")
-    log(text)
+    peerrun.write_results(args.results, "\n".join(out) + "\n", records, env, log)
     return 0
 
 

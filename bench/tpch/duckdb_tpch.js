@@ -39,10 +39,11 @@ function querySQL(q) {
 }
 
 // JSON-safe cell by the JS type DuckDB returns: BIGINT as bigint, DOUBLE as
-// number, everything else (dates, strings) as its text.
+// number, DATE as a Date (written YYYY-MM-DD), everything else as its text.
 function cell(v) {
   if (typeof v === 'bigint') return c.cell(v, 'i');
   if (typeof v === 'number') return c.cell(v, Number.isInteger(v) ? 'i' : 'f');
+  if (v instanceof Date) return c.cell(v.toISOString().replace(/T00:00:00\.000Z$/, ''), 't');
   return c.cell(v === null || v === undefined ? null : String(v), 's');
 }
 

@@ -53,6 +53,7 @@ import (
 	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/planner"
+	"github.com/quarrydb/quarry/service"
 )
 
 var version = "dev"
@@ -62,6 +63,8 @@ const firstRows = 100
 
 type options struct {
 	mode, queries, csv, h5, outdir string
+	tpch, tpchQueries              string
+	queryTimeout                   time.Duration
 	reps                           int
 	cpuprofile, trace              string
 	cacheMemory                    int64
@@ -83,13 +86,26 @@ func main() {
 	fs.StringVar(&o.trace, "trace", "", "write an execution trace of the whole run to this file")
 	fs.Int64Var(&o.cacheMemory, "cache-memory", colcache.DefaultBudget(), "column cache budget in bytes (warm mode); 0 disables it")
 	fs.Int64Var(&o.queryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes (as quarry serve)")
+	fs.StringVar(&o.tpch, "tpch", "", "run the TPC-H-style queries (bench/tpch) over this generator output directory through advanced_query's path, warm (see tpch.go)")
+	fs.StringVar(&o.tpchQueries, "tpch-queries", "bench/tpch/queries", "the directory of the TPC-H q01.sql..q22.sql files")
+	fs.DurationVar(&o.queryTimeout, "query-timeout", service.DefaultQueryTimeout, "--tpch: time limit of one query (quarry serve --query-timeout)")
 	fs.BoolVar(&o.coldKeep, "cold-keep", true, "cold: open the catalog with the cache as column keeper, as quarry serve does (one pass parses every column); false: type-check only, then the query reads its columns from the file")
 	_ = fs.Parse(os.Args[1:])
 	if o.mode != "cold" && o.mode != "warm" {
 		fail("--mode must be cold or warm")
 	}
 	queries := strings.Split(o.queries, ",")
-	if o.queries == "all" {
+	if o.tpch != "" {
+		if o.mode != "warm" {
+			fail("--tpch runs warm only (--mode warm); its LOAD line is the cold part")
+		}
+		if o.queries == "all" {
+			var err error
+			if queries, err = tpchQueries(o.tpchQueries); err != nil {
+				fail(err.Error())
+			}
+		}
+	} else if o.queries == "all" {
 		queries = []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}
 		if o.h5 != "" {
 			queries = append(queries, h5QueryNames...)
@@ -97,7 +113,9 @@ func main() {
 	}
 	var csvQueries, hQueries []string
 	for _, q := range queries {
-		if isH5Query(q) {
+		if o.tpch != "" {
+			continue // runTPCH's
+		} else if isH5Query(q) {
 			hQueries = append(hQueries, q)
 		} else {
 			csvQueries = append(csvQueries, q)
@@ -134,6 +152,9 @@ func main() {
 	emit("INFO", map[string]any{"peer": "ours", "version": version, "go": runtime.Version(), "gomaxprocs": runtime.GOMAXPROCS(0)})
 	if err := os.MkdirAll(o.outdir, 0o755); err != nil {
 		fail(err.Error())
+	}
+	if o.tpch != "" {
+		runTPCH(o, queries)
 	}
 	if len(csvQueries) > 0 {
 		root, id, cleanup, err := dataRoot(o.csv)
