@@ -73,25 +73,7 @@ func writeData(t *testing.T, root, name, text string) {
 // token and returns its base URL.
 func startConsoleServer(t *testing.T, root, token string) string {
 	t.Helper()
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, binary, "serve", "--transport", "http", "--addr", addr, "--data", root, "--log-level", "warn")
-	cmd.Env = append(env(), "QUARRY_AUTH_TOKENS="+token)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
-		}
-	})
-	base := "http://" + addr
-	waitHealthy(t, base+"/healthz")
-	return base
+	return serveHTTP(t, append(env(), "QUARRY_AUTH_TOKENS="+token), "--data", root)
 }
 
 // browserProblems collects console errors, uncaught exceptions, CSP

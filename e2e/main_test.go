@@ -78,10 +78,28 @@ func startStdio(t *testing.T, extra ...string) *client.Client {
 // startHTTP launches `quarry serve --transport http` on a free loopback port and connects.
 func startHTTP(t *testing.T, extra ...string) (*client.Client, string) {
 	t.Helper()
+	base := serveHTTP(t, env(), extra...)
+	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPTimeout(60*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	initialize(t, c)
+	return c, base
+}
+
+// serveHTTP launches `quarry serve --transport http` with environ on a
+// free loopback port, waits until it is healthy and returns its base URL;
+// the server stops (and its stderr is logged on failure) at cleanup.
+func serveHTTP(t *testing.T, environ []string, extra ...string) string {
+	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--transport", "http", "--addr", addr, "--log-level", "warn"}, extra...)...)
-	cmd.Env = env()
+	cmd.Env = environ
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -96,16 +114,7 @@ func startHTTP(t *testing.T, extra ...string) (*client.Client, string) {
 	})
 	base := "http://" + addr
 	waitHealthy(t, base+"/healthz")
-	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPTimeout(60*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	initialize(t, c)
-	return c, base
+	return base
 }
 
 func freeAddr(t *testing.T) string {
