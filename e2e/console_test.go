@@ -405,7 +405,7 @@ func TestConsoleOff(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body), resp.Header
 	}
-	_, on := startHTTP(t)
+	_, on := startHTTP(t, "--console")
 	code, body, h := get(on+"/mcp", "text/html,application/xhtml+xml")
 	if code != 200 || !strings.Contains(body, "Quarry MCP endpoint") || !strings.Contains(h.Get("Content-Security-Policy"), "script-src 'self'") {
 		t.Errorf("instruction page: %d %q %v", code, body, h)

@@ -93,8 +93,44 @@ func shareDefs(t reflect.Type, schema map[string]any) {
 			inlineDef(defs, name, body) // a use inside another definition
 		}
 	}
+	pruneDefs(schema, defs)
 	if len(defs) > 0 {
 		schema["$defs"] = defs
+	}
+}
+
+// pruneDefs drops the definitions nothing in schema refers to, directly or
+// through another definition (a field whose listed schema was replaced, as
+// plot's spec, leaves its types collected but unused).
+func pruneDefs(schema map[string]any, defs map[string]any) {
+	used := map[string]bool{}
+	var mark func(n any)
+	mark = func(n any) {
+		switch x := n.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, defsPrefix) {
+				name := strings.TrimPrefix(ref, defsPrefix)
+				if !used[name] {
+					used[name] = true
+					mark(defs[name])
+				}
+			}
+			for k, v := range x {
+				if k != "$defs" {
+					mark(v)
+				}
+			}
+		case []any:
+			for _, v := range x {
+				mark(v)
+			}
+		}
+	}
+	mark(schema)
+	for name := range defs {
+		if !used[name] {
+			delete(defs, name)
+		}
 	}
 }
 

@@ -143,7 +143,7 @@ func NewGetCatalogTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) 
 	return newTool(toolSpec[service.CatalogRequest, *service.CatalogResponse]{
 		name:        "get_catalog",
 		title:       "List datasets",
-		description: "Datasets under the data root: id (the dataset argument of other tools), kind, path, rows, columns, size, description, tags. Start here. Paged by next_cursor; filter by query words, kinds, tags.",
+		description: "Datasets under the data root (id, kind, rows, columns, size, tags). Start here. Paged (next_cursor); query filters.",
 		call:        svc.Catalog,
 		notices:     catalogNotices,
 	})

@@ -12,7 +12,7 @@ func NewReadDatasetSliceTool(svc *service.Service) (mcp.Tool, server.ToolHandler
 	return newTool(toolSpec[service.SliceRequest, *service.SliceResponse]{
 		name:        "read_dataset_slice",
 		title:       "Read a slice of an HDF5 array",
-		description: "NumPy-style slice of an HDF5 array (find arrays with browse_hdf5): shape, dtype and nested-list data, or for big slices a paged handle or file (columns i0..iN, value).",
+		description: "NumPy-style slice of an HDF5 array (see browse_hdf5): shape, dtype, nested-list data, or a handle/file for big slices.",
 		call:        svc.ReadSlice,
 		extra:       func(r *service.SliceResponse) []mcp.Content { return resultLinks(r.Result) },
 	})

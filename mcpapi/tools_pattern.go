@@ -24,7 +24,7 @@ func NewPatternFilterTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	tool, h := newTool(toolSpec[service.PatternFilterRequest, *service.PatternFilterResponse]{
 		name:        "pattern_filter",
 		title:       "Turn the user's words into a confirmed filter",
-		description: "Match the user's words against a text field's distinct values, language-aware. Returns a filter_token for filters: [{\"filter_token\": ...}], or needs_confirmation with candidates: ask the user, retry with confirmed.include.",
+		description: "Match the user's words to a text field's values, language-aware: a filter_token for filters, or needs_confirmation (ask the user, retry with confirmed).",
 		call:        svc.PatternFilter,
 	})
 	return tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

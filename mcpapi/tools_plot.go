@@ -15,13 +15,11 @@ import (
 // NewPlotTool builds plot.
 func NewPlotTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	t, h := newTool(toolSpec[service.PlotRequest, *service.PlotResponse]{
-		name:  "plot",
-		title: "Draw a chart",
-		description: "Draw a chart of a dataset, result_handle or sql: bar, line, area, scatter, histogram, box or heatmap. " +
-			"spec (query_data knobs) runs first; the engine aggregates, bins or samples before drawing. " +
-			"Returns a PNG (or svg) image with a summary (rows used, bins, dropped rows, sampling); format vega-lite returns the spec; output file a resource link.",
-		call:  svc.Plot,
-		extra: plotContent,
+		name:        "plot",
+		title:       "Draw a chart",
+		description: "Draw a chart (bar, line, area, scatter, histogram, box, heatmap) of a dataset, result_handle or sql: a PNG/SVG image and a summary; the engine aggregates or samples first.",
+		call:        svc.Plot,
+		extra:       plotContent,
 	})
 	t.RawInputSchema = compactSpec(t.RawInputSchema)
 	return t, h

@@ -14,35 +14,32 @@ import (
 // NewBrowseHDF5Tool builds browse_hdf5.
 func NewBrowseHDF5Tool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.BrowseH5Request, *service.BrowseH5Response]{
-		name:  "browse_hdf5",
-		title: "Browse an HDF5 file",
-		description: "HDF5 structure, as the h5:// resources give it: without file, the HDF5 files; with file (and path, default /), " +
-			"a group's members, a dataset's shape, dtype, chunks and attributes, or a link's target. Then read_dataset_slice the dataset's uri.",
-		call: svc.BrowseHDF5,
+		name:        "browse_hdf5",
+		title:       "Browse an HDF5 file",
+		description: "HDF5 structure: without file, the HDF5 files; with file and path, a group's members or a dataset's shape, dtype and attributes; then read_dataset_slice its uri.",
+		call:        svc.BrowseHDF5,
 	})
 }
 
 // NewReadResultTool builds read_result.
 func NewReadResultTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.ReadResultRequest, *materialize.Result]{
-		name:  "read_result",
-		title: "Read a result's rows",
-		description: "Rows of a file result (resource_uri, method=file) or of a paged result (result_handle), a page at a time: " +
-			"pass page (0-based) or the previous answer's page_info.page_token; has_more is false on the last page.",
-		call:    svc.ReadResult,
-		extra:   resultLinks,
-		notices: resultNotices,
+		name:        "read_result",
+		title:       "Read a result's rows",
+		description: "Rows of a file result (resource_uri) or result handle, a page at a time (page or page_token).",
+		call:        svc.ReadResult,
+		extra:       resultLinks,
+		notices:     resultNotices,
 	})
 }
 
 // NewExportTool builds export. It writes files, so it is not read-only.
 func NewExportTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	t, h := newTool(toolSpec[service.ExportRequest, *service.ExportResponse]{
-		name:  "export",
-		title: "Save a result as a file",
-		description: "Write a result (result_handle, resource_uri, or query: query_data arguments) as a Parquet, CSV or Arrow file at path " +
-			"in the server's export directory (serve --export-dir; export_disabled without one). Never replaces a file unless overwrite: true.",
-		call: svc.Export,
+		name:        "export",
+		title:       "Save a result as a file",
+		description: "Save a result (result_handle, resource_uri or query) as Parquet/CSV/Arrow at path in the export directory (serve --export-dir).",
+		call:        svc.Export,
 	})
 	ro, destructive, idempotent := false, true, false
 	t.Annotations.ReadOnlyHint, t.Annotations.DestructiveHint, t.Annotations.IdempotentHint = &ro, &destructive, &idempotent

@@ -15,7 +15,7 @@ func NewAdvancedQueryTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFun
 	return newTool(toolSpec[service.SQLRequest, *service.QueryResponse]{
 		name:        AdvancedQueryName,
 		title:       "Query with SQL",
-		description: "One read-only SQL SELECT (PostgreSQL flavour: joins, CTEs, subqueries, windows, set operations); tables are dataset ids: FROM \"weather/stations\". Delivery as in query_data.",
+		description: "One read-only PostgreSQL-flavoured SELECT (joins, CTEs, subqueries, windows, set ops) over dataset ids: FROM \"weather/stations\".",
 		call:        svc.SQL,
 		argsAsIn:    "query_data",
 		ownArgs:     []string{"sql", "params"},

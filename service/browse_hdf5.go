@@ -15,9 +15,9 @@ import (
 
 // BrowseH5Request is the input of browse_hdf5.
 type BrowseH5Request struct {
-	File            string `json:"file,omitempty" jsonschema_description:"HDF5 file path relative to the data root (or an h5:// URI). Omit to list the HDF5 files."`
-	Path            string `json:"path,omitempty" jsonschema_description:"Internal path of a group or dataset, e.g. /detector/image; default / (the root group)."`
-	IncludeInternal bool   `json:"include_internal,omitempty" jsonschema_description:"Also show format bookkeeping: PyTables index groups (_i_*), NetCDF dimension placeholders and their attributes."`
+	File            string `json:"file,omitempty" jsonschema_description:"File (or h5:// URI); omit to list files."`
+	Path            string `json:"path,omitempty" jsonschema_description:"Group or dataset path (default /)."`
+	IncludeInternal bool   `json:"include_internal,omitempty" jsonschema_description:"Show format bookkeeping too."`
 }
 
 // H5FileEntry is one HDF5 file in browse_hdf5's file listing.

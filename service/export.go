@@ -21,12 +21,12 @@ import (
 
 // ExportRequest is the input of export.
 type ExportRequest struct {
-	ResultHandle string          `json:"result_handle,omitempty" jsonschema_description:"result_handle of a paged result: all its rows are exported."`
-	ResourceURI  string          `json:"resource_uri,omitempty" jsonschema_description:"resource_uri of a file result (quarry://artifacts/...)."`
-	Query        json.RawMessage `json:"query,omitempty" jsonschema_description:"query_data arguments ({dataset, columns, filters, ...}): run it and export every row."`
-	Path         string          `json:"path" jsonschema_description:"File path relative to the export directory, e.g. reports/sales.parquet."`
-	Format       string          `json:"format,omitempty" jsonschema:"enum=parquet,enum=csv,enum=arrow" jsonschema_description:"File format; default: from the path's extension."`
-	Overwrite    bool            `json:"overwrite,omitempty" jsonschema_description:"Replace an existing file (refused otherwise)."`
+	ResultHandle string          `json:"result_handle,omitempty" jsonschema_description:"A paged result (all rows)."`
+	ResourceURI  string          `json:"resource_uri,omitempty" jsonschema_description:"A file result."`
+	Query        json.RawMessage `json:"query,omitempty" jsonschema_description:"query_data arguments."`
+	Path         string          `json:"path" jsonschema_description:"Relative to the export directory."`
+	Format       string          `json:"format,omitempty" jsonschema:"enum=parquet,enum=csv,enum=arrow" jsonschema_description:"Default: the extension."`
+	Overwrite    bool            `json:"overwrite,omitempty" jsonschema_description:"Replace an existing file."`
 }
 
 // ExportResponse is the output of export.

@@ -55,13 +55,13 @@ type PatternFilterRequest struct {
 	ConfirmThreshold *float64             `json:"confirm_threshold,omitempty" jsonschema:"Share (0..1) above which the user confirms."`
 	Datasets         []string             `json:"datasets,omitempty" jsonschema:"More datasets with the same field."`
 	Tag              string               `json:"tag,omitempty" jsonschema:"Datasets whose tags have this value or key:value."`
-	Confirmed        *PatternConfirmation `json:"confirmed,omitempty" jsonschema:"After needs_confirmation: the values the user chose."`
+	Confirmed        *PatternConfirmation `json:"confirmed,omitempty" jsonschema:"The user's choice after needs_confirmation."`
 }
 
 // PatternConfirmation is the user's choice among candidates.
 type PatternConfirmation struct {
-	Include []string `json:"include" jsonschema:"Exact values to include."`
-	Exclude []string `json:"exclude,omitempty" jsonschema:"Exact values rejected."`
+	Include []string `json:"include" jsonschema:"Values to keep."`
+	Exclude []string `json:"exclude,omitempty" jsonschema:"Values rejected."`
 }
 
 // PatternCandidate is one distinct value of the field.

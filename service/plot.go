@@ -24,25 +24,25 @@ import (
 // the image.
 type PlotRequest struct {
 	// Dataset is the dataset id (one of Dataset, ResultHandle, SQL).
-	Dataset string `json:"dataset,omitempty" jsonschema:"Dataset id from get_catalog (or give result_handle or sql instead)."`
+	Dataset string `json:"dataset,omitempty" jsonschema:"Dataset id (or result_handle or sql)."`
 	// ResultHandle draws a query_data result.
-	ResultHandle string `json:"result_handle,omitempty" jsonschema:"Draw the rows behind a result_handle of query_data/aggregate/advanced_query."`
+	ResultHandle string `json:"result_handle,omitempty" jsonschema:"Draw a query result."`
 	// SQL draws the result of one advanced_query statement.
-	SQL string `json:"sql,omitempty" jsonschema:"Draw the result of one SELECT as advanced_query takes it."`
+	SQL string `json:"sql,omitempty" jsonschema:"Draw one SELECT."`
 	// Params are the values of $1, $2, ... of SQL.
-	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ... in sql."`
+	Params []any `json:"params,omitempty" jsonschema:"$1, $2, ... of sql."`
 	// Spec is the query applied before charting (knobs of query_data).
-	Spec planner.Spec `json:"spec,omitempty" jsonschema:"Query knobs as in query_data (filters, join, group_by, aggs, columns, ...), applied first; chart x/y/color/facet name its output columns."`
+	Spec planner.Spec `json:"spec,omitempty" jsonschema:"query_data knobs, applied first."`
 	// Chart says what to draw.
-	Chart ChartSpec `json:"chart" jsonschema:"What to draw: kind, x, y?, color?, facet?, agg?, bins?, log_x?, log_y?, title?."`
+	Chart ChartSpec `json:"chart" jsonschema:"What to draw."`
 	// Width and Height are the image size in pixels.
-	Width int `json:"width,omitempty" jsonschema:"Image width in pixels, 200..2000 (default 800)."`
+	Width int `json:"width,omitempty" jsonschema:"Pixels, 200..2000 (800)."`
 	// Height is the image height in pixels.
-	Height int `json:"height,omitempty" jsonschema:"Image height in pixels, 200..2000 (default 500)."`
+	Height int `json:"height,omitempty" jsonschema:"Pixels, 200..2000 (500)."`
 	// Format is png (default), svg or vega-lite.
-	Format string `json:"format,omitempty" jsonschema:"enum=png,enum=svg,enum=vega-lite" jsonschema_description:"png (default) or svg image, or vega-lite: the Vega-Lite v5 spec with inline data."`
+	Format string `json:"format,omitempty" jsonschema:"enum=png,enum=svg,enum=vega-lite" jsonschema_description:"png (default), svg or vega-lite (spec with data)."`
 	// Output is inline (default) or file (an artifact resource).
-	Output string `json:"output,omitempty" jsonschema:"enum=inline,enum=file" jsonschema_description:"inline (default): the image in the result; file: a resource_link to a PNG/SVG/JSON artifact."`
+	Output string `json:"output,omitempty" jsonschema:"enum=inline,enum=file" jsonschema_description:"file: a resource_link instead."`
 }
 
 // ChartSpec is the chart part of a plot request.
@@ -50,21 +50,21 @@ type ChartSpec struct {
 	// Kind is the chart kind.
 	Kind string `json:"kind" jsonschema:"enum=bar,enum=line,enum=area,enum=scatter,enum=histogram,enum=box,enum=heatmap"`
 	// X is the x column (categories for bar, box and heatmap).
-	X string `json:"x,omitempty" jsonschema:"x column (required except for box)."`
+	X string `json:"x,omitempty" jsonschema:"x column (not for box)."`
 	// Y is the measure (bar, line, area: aggregated per x; omitted: count).
-	Y string `json:"y,omitempty" jsonschema:"y column: the measure (bar/line/area aggregate it per x with agg; omit for a count), the values of box, the rows of heatmap."`
+	Y string `json:"y,omitempty" jsonschema:"Measure (omit: count); box values; heatmap rows."`
 	// Color splits series (heatmap: the cell value).
-	Color string `json:"color,omitempty" jsonschema:"Column splitting the data into coloured series; for heatmap the cell value (default count)."`
+	Color string `json:"color,omitempty" jsonschema:"Series column; heatmap: cell value."`
 	// Facet draws one panel per value.
-	Facet string `json:"facet,omitempty" jsonschema:"Column with one small panel per value (at most 12)."`
+	Facet string `json:"facet,omitempty" jsonschema:"One panel per value (≤ 12)."`
 	// Agg aggregates y per x for bar, line, area and heatmap.
-	Agg string `json:"agg,omitempty" jsonschema:"Aggregate of y per x (bar, line, area, heatmap): sum (bar, heatmap default), avg (line, area default), count, min, max, median."`
+	Agg string `json:"agg,omitempty" jsonschema:"sum, avg, count, min, max, median of y per x."`
 	// Bins is the histogram's number of bins.
-	Bins int `json:"bins,omitempty" jsonschema:"histogram: number of bins, 1..200 (default 20; widths are rounded to 1, 2 or 5 × 10^k)."`
+	Bins int `json:"bins,omitempty" jsonschema:"histogram bins, 1..200 (20)."`
 	// LogX and LogY use log scales.
-	LogX bool `json:"log_x,omitempty" jsonschema:"Logarithmic x axis (line, scatter); non-positive values are dropped and counted."`
+	LogX bool `json:"log_x,omitempty" jsonschema:"line, scatter."`
 	// LogY uses a logarithmic y axis.
-	LogY bool `json:"log_y,omitempty" jsonschema:"Logarithmic y axis (line, scatter, histogram); non-positive values are dropped and counted."`
+	LogY bool `json:"log_y,omitempty" jsonschema:"line, scatter, histogram."`
 	// Title replaces the generated title.
 	Title string `json:"title,omitempty"`
 }

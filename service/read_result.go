@@ -19,11 +19,11 @@ import (
 
 // ReadResultRequest is the input of read_result.
 type ReadResultRequest struct {
-	ResourceURI  string `json:"resource_uri,omitempty" jsonschema_description:"resource_uri of a file result (quarry://artifacts/...): its rows are read back page by page."`
-	ResultHandle string `json:"result_handle,omitempty" jsonschema_description:"result_handle of a paged result (instead of resource_uri)."`
-	Page         *int64 `json:"page,omitempty" jsonschema_description:"0-based page number (pages of the server's page size); default 0. Or pass page_token."`
-	PageToken    string `json:"page_token,omitempty" jsonschema_description:"page_info.page_token of the previous read_result (or query_data/query_next_page) answer."`
-	Format       string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"json rows (default); for a result_handle, csv/parquet/arrow write the page as a file instead."`
+	ResourceURI  string `json:"resource_uri,omitempty" jsonschema_description:"A file result."`
+	ResultHandle string `json:"result_handle,omitempty" jsonschema_description:"Or a paged result."`
+	Page         *int64 `json:"page,omitempty" jsonschema_description:"0-based page (or page_token)."`
+	PageToken    string `json:"page_token,omitempty" jsonschema_description:"page_info.page_token of the last answer."`
+	Format       string `json:"format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"json rows (default); csv/parquet/arrow: a file."`
 }
 
 // reachState is what read_result keeps between calls: file results opened

@@ -150,7 +150,7 @@ type QueryRequest struct {
 	EstimateRequest
 	// Datasets, when set, runs the spec over the union of these datasets'
 	// rows (see queryUnion).
-	Datasets []string `json:"datasets,omitempty" jsonschema:"More datasets (e.g. one per year): the union of the shared columns plus _dataset; filters run in each."`
+	Datasets []string `json:"datasets,omitempty" jsonschema:"More datasets: their union (shared columns plus _dataset)."`
 	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
 	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file; json or omitted: inline when small, else pages."`
 	// MaxRows lowers the inline row cap for this call.
