@@ -58,7 +58,7 @@ test: setup-test vet lint unit
 
 # make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
 setup-test:
-	@QUARRY_NEED_NODE=1 QUARRY_NEED_BROWSER=1 ./scripts/setup.sh
+	@QUARRY_NEED_NODE=1 QUARRY_NEED_BROWSER=1 QUARRY_NEED_REDIS=1 ./scripts/setup.sh
 
 # Short fuzzing pass over every parser (FUZZTIME per target; FUZZPKGS
 # narrows it, e.g. FUZZPKGS=./mcpapi). A crasher is saved under the

@@ -21,6 +21,11 @@ if [ "${QUARRY_NEED_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1 
   need+=(chromium)
 fi
 
+# The replica tests share state through Debian's redis-server (make test asks for it).
+if [ "${QUARRY_NEED_REDIS:-0}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
+  need+=(redis-server)
+fi
+
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${need[*]} with apt-get" >&2
