@@ -24,6 +24,14 @@
 // qerr.CodeHandleExpired, so a caller cannot probe for other principals'
 // handles.
 //
+// # Replicas
+//
+// SetRemote plugs in a Remote that shares handles between replicas of one
+// server: Put publishes the handle, Get falls back to the Remote when the
+// handle is not held locally (or expired locally: another replica may have
+// used it since), Delete forgets it everywhere. materialize.SharedHandles
+// is the Remote of result tables (docs/SCALE_OUT.md).
+//
 // # Page tokens
 //
 // Sign turns a Token (handle, offset, page size, format, per-call byte cap)

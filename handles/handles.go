@@ -76,6 +76,7 @@ type Registry[T Value] struct {
 	closed bool
 	lru    *expirable.LRU[string, *entry[T]]
 	bytes  atomic.Int64
+	remote Remote[T] // nil: handles live in this process only
 
 	// testHookAfterRetain, when set (tests only), runs in Get between the
 	// caller's Retain and the LRU refresh, to simulate a concurrent purge.
@@ -186,8 +187,8 @@ func (r *Registry[T]) Put(v T, principal string) (id string) {
 		e.size = max(s.SizeBytes(), 0)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		v.Release()
 		return id
 	}
@@ -195,6 +196,13 @@ func (r *Registry[T]) Put(v T, principal string) (id string) {
 	r.bytes.Add(e.size)
 	r.lru.Add(id, e)
 	r.evictLocked(id)
+	if r.remote != nil && e.retain() { // published outside the lock, with a reference of its own
+		r.mu.Unlock()
+		r.remote.Save(id, principal, v, r.ttl)
+		v.Release()
+		return id
+	}
+	r.mu.Unlock()
 	return id
 }
 
@@ -219,29 +227,43 @@ func (r *Registry[T]) evictLocked(keep string) {
 // was stored with a non-empty principal different from principal), returns
 // a qerr.ErrExpired error with code qerr.CodeHandleExpired.
 func (r *Registry[T]) Get(id, principal string) (T, error) {
+	v, local, err := r.getLocal(id, principal)
+	switch {
+	case r.remote == nil:
+	case local && err == nil:
+		r.remote.Touch(id, r.ttl)
+	case !local:
+		return r.loadRemote(id, principal)
+	}
+	return v, err
+}
+
+// getLocal is Get on this process's handles; local is false when id is not
+// held here (unknown or expired), so a shared registry may ask its Remote.
+func (r *Registry[T]) getLocal(id, principal string) (_ T, local bool, _ error) {
 	var zero T
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return zero, expiredErr(id)
+		return zero, true, expiredErr(id)
 	}
 	e, ok := r.lru.Peek(id)
 	if !ok {
 		// Unknown, or expired but not purged yet: purge now so it is released.
 		r.lru.Remove(id)
-		return zero, expiredErr(id)
+		return zero, false, expiredErr(id)
 	}
 	now := r.now()
 	if !now.Before(e.deadline) {
 		r.lru.Remove(id)
-		return zero, expiredErr(id)
+		return zero, false, expiredErr(id) // another replica may have used it since
 	}
 	if e.principal != "" && e.principal != principal {
-		return zero, expiredErr(id)
+		return zero, true, expiredErr(id)
 	}
 	if !e.retain() {
 		// Purged by the background goroutine since Peek.
-		return zero, expiredErr(id)
+		return zero, false, expiredErr(id)
 	}
 	if r.testHookAfterRetain != nil {
 		r.testHookAfterRetain(id)
@@ -255,15 +277,18 @@ func (r *Registry[T]) Get(id, principal string) (T, error) {
 	if e.isReleased() {
 		r.lru.Remove(id)
 	}
-	return e.v, nil
+	return e.v, true, nil
 }
 
 // Delete removes the handle (releasing the registry's reference); unknown
 // ids are ignored. References held by callers of Get stay valid.
 func (r *Registry[T]) Delete(id string) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.lru.Remove(id)
+	r.mu.Unlock()
+	if r.remote != nil {
+		r.remote.Forget(id)
+	}
 }
 
 // Len returns the number of live handles, purging expired ones first.

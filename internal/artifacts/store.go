@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/shared"
 )
 
 // Defaults applied by Open for zero Options fields.
@@ -74,6 +76,11 @@ type Options struct {
 	// SweepInterval is the period of the background sweeper; 0 means
 	// DefaultSweepInterval.
 	SweepInterval time.Duration
+	// Shared, when set, shares artifact owners with the other replicas
+	// that use the same Dir (see shared.go). nil: this process only.
+	Shared shared.KV
+	// Logger logs what cannot be shared; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Artifact describes one committed artifact.
@@ -103,6 +110,9 @@ type Store struct {
 	now      func() time.Time
 	interval time.Duration
 
+	shared shared.KV
+	log    *slog.Logger
+
 	mu    sync.Mutex
 	arts  map[string]*record // by id
 	used  int64
@@ -118,6 +128,9 @@ type record struct {
 	a     Artifact
 	seq   uint64 // commit order, breaks Created ties
 	owner string // the principal the artifact was created for (see Create)
+	// adopted: found in the directory at Open, owner unknown (""); with
+	// Options.Shared the owner is looked up on first Get.
+	adopted bool
 }
 
 // MIMEFor returns the media type of an artifact extension, or
@@ -207,6 +220,8 @@ func Open(opts Options) (*Store, error) {
 		temps:    map[string]bool{},
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
+		shared:   opts.Shared,
+		log:      cmp.Or(opts.Logger, slog.Default()),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -369,7 +384,7 @@ func (s *Store) scanLocked(adopt bool) error {
 		}
 		seen[id] = true
 		if adopt && s.arts[id] == nil {
-			found = append(found, &record{a: s.artifact(id, ext, fi.Size(), fi.ModTime())})
+			found = append(found, &record{a: s.artifact(id, ext, fi.Size(), fi.ModTime()), adopted: true})
 		}
 	}
 	for id, r := range s.arts {
@@ -503,6 +518,7 @@ func (s *Store) Get(uri, principal string) (Artifact, error) {
 	if err != nil {
 		return Artifact{}, err
 	}
+	s.adoptShared(id, ext)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.arts[id]
@@ -658,13 +674,23 @@ func (w *Writer) Commit() (Artifact, error) {
 			With("size_bytes", size).With("quota_bytes", s.quota))
 	}
 
+	a, err := s.commitLocked(tmp, w.ext, w.owner, size)
+	if err == nil {
+		s.publish(a, w.owner)
+	}
+	return a, err
+}
+
+// commitLocked is Commit's locked part: evict for size bytes, rename tmp
+// into place as a new artifact of owner.
+func (s *Store) commitLocked(tmp, ext, owner string, size int64) (Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.temps, filepath.Base(tmp))
 	s.evictLocked(size)
 	id := newID()
 	created := s.now()
-	a := s.artifact(id, w.ext, size, created)
+	a := s.artifact(id, ext, size, created)
 	// Set the mtime before the rename so a restart sees the right age.
 	if err := os.Chtimes(tmp, created, created); err != nil {
 		_ = os.Remove(tmp)
@@ -676,7 +702,7 @@ func (w *Writer) Commit() (Artifact, error) {
 	}
 	syncDir(s.dir)
 	s.seq++
-	s.arts[id] = &record{a: a, seq: s.seq, owner: w.owner}
+	s.arts[id] = &record{a: a, seq: s.seq, owner: owner}
 	s.used += size
 	return a, nil
 }
