@@ -142,20 +142,26 @@ type Config struct {
 	// always use zstd. An unknown codec fails every Parquet write with
 	// invalid_argument: check flags with ParseParquetCodec.
 	ParquetCodec ParquetCodec
+	// ShareHandles spills every result put behind a handle to a file of
+	// the artifact store first, so that replicas sharing the store's
+	// directory serve its pages (see shared.go; the registry's Remote is
+	// SharedHandles).
+	ShareHandles bool
 }
 
 // Materializer enforces the caps and picks how a result is delivered
 // (inline, file artifact or paged handle). It is safe for concurrent use.
 type Materializer struct {
-	hard        Caps
-	store       *artifacts.Store
-	handles     *handles.Registry[*Table]
-	previewRows int
-	arrowIPC    bool
-	filePaths   bool
-	spillRows   int64
-	spillBytes  int64
-	codec       ParquetCodec // of Parquet artifacts
+	hard         Caps
+	store        *artifacts.Store
+	handles      *handles.Registry[*Table]
+	previewRows  int
+	arrowIPC     bool
+	filePaths    bool
+	spillRows    int64
+	spillBytes   int64
+	codec        ParquetCodec // of Parquet artifacts
+	shareHandles bool
 }
 
 // New returns a Materializer for cfg.
@@ -174,7 +180,7 @@ func New(cfg Config) *Materializer {
 		hard: cfg.Hard.withDefaults(), store: cfg.Artifacts, handles: cfg.Handles, previewRows: max(pr, 0),
 		arrowIPC: cfg.EnableArrowIPC, filePaths: cfg.ExposeFilePaths,
 		spillRows: def(cfg.SpillRows, DefaultSpillRows), spillBytes: def(cfg.SpillBytes, DefaultSpillBytes),
-		codec: cfg.ParquetCodec,
+		codec: cfg.ParquetCodec, shareHandles: cfg.ShareHandles,
 	}
 }
 
@@ -414,8 +420,11 @@ func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Res
 	if caps.MaxBytes < m.hard.MaxBytes {
 		tokBytes = caps.MaxBytes
 	}
-	t.Retain()
-	id := m.handles.Put(t, req.Principal)
+	held, err := m.shareable(ctx, t, req.Principal)
+	if err != nil {
+		return nil, err
+	}
+	id := m.handles.Put(held, req.Principal)
 	res := m.handleResult(id, t, 0, pg.rows, caps.PageRows, tokBytes, pg.data)
 	res.Warnings = append(warnings, fmt.Sprintf("the result has %d rows (%s), so it is paged", total, reason))
 	res.Warnings = append(res.Warnings, pg.warnings...)

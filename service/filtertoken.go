@@ -37,10 +37,15 @@ type filterClaims struct {
 }
 
 // filterKeys holds the HMAC key of filter tokens: random per Service, so
-// tokens do not outlive the server process (like page tokens).
+// tokens do not outlive the server process (like page tokens), unless
+// Config.SigningKey shares one key between replicas.
 type filterKeys struct{ key []byte }
 
-func newFilterKeys() filterKeys {
+// newFilterKeys signs with key, or with a random key when key is nil.
+func newFilterKeys(key []byte) filterKeys {
+	if key != nil {
+		return filterKeys{key: key}
+	}
 	k := make([]byte, 32)
 	_, _ = rand.Read(k) // never fails (crypto/rand.Read crashes instead)
 	return filterKeys{key: k}

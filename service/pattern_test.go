@@ -67,7 +67,7 @@ func TestPatternFilterTagAndToken(t *testing.T) {
 // TestFilterTokenRefusals: expired, tampered, mixed with col/op, or signed
 // by another service.
 func TestFilterTokenRefusals(t *testing.T) {
-	k := newFilterKeys()
+	k := newFilterKeys(nil)
 	now := time.Now()
 	tok, err := k.sign(filterClaims{Datasets: []string{"d"}, Col: "c", Op: "in", Values: []string{"x"}, Expires: now.Add(time.Minute).Unix()})
 	if err != nil {
@@ -82,7 +82,7 @@ func TestFilterTokenRefusals(t *testing.T) {
 		at    time.Time
 	}{
 		"expired":      {k, tok, now.Add(2 * time.Minute)},
-		"other key":    {newFilterKeys(), tok, now},
+		"other key":    {newFilterKeys(nil), tok, now},
 		"tampered":     {k, strings.Replace(tok, ".", ".A", 2), now},
 		"no prefix":    {k, strings.TrimPrefix(tok, filterTokenPrefix), now},
 		"empty":        {k, "", now},
@@ -153,7 +153,7 @@ func TestDistinctValuesTokenNotCached(t *testing.T) {
 	if d, err := s.DistinctValues(ctx, req); err != nil || d.TotalDistinct != 1 {
 		t.Fatalf("%+v %v", d, err)
 	}
-	s.filterKeys = newFilterKeys()
+	s.filterKeys = newFilterKeys(nil)
 	if _, err := s.DistinctValues(ctx, req); qerr.Code(err) != qerr.CodeInvalidFilterToken {
 		t.Fatalf("cached answer served for a refused token: %v", err)
 	}

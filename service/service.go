@@ -26,6 +26,11 @@ import (
 
 // Config wires a Service. Catalog, Materializer and Artifacts are required.
 type Config struct {
+	// SigningKey, when set, is the HMAC key of filter tokens and download
+	// URLs (each domain-separated), shared by replicas so that one
+	// replica's tokens and URLs work on the others; nil: random per
+	// process.
+	SigningKey []byte
 	// Catalog lists and opens datasets.
 	Catalog *catalog.Catalog
 	// Materializer applies caps and picks the delivery.
@@ -164,7 +169,10 @@ func New(cfg Config) (*Service, error) {
 	if s.patterns, err = lru.New[string, *patternDict](patternCacheEntries); err != nil {
 		return nil, err
 	}
-	s.filterKeys = newFilterKeys()
+	s.filterKeys = newFilterKeys(cfg.SigningKey)
+	if cfg.SigningKey != nil {
+		s.reach.keyOnce.Do(func() { s.reach.key = cfg.SigningKey })
+	}
 	return s, nil
 }
 
