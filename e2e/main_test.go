@@ -96,6 +96,14 @@ func startHTTP(t *testing.T, extra ...string) (*client.Client, string) {
 // the server stops (and its stderr is logged on failure) at cleanup.
 func serveHTTP(t *testing.T, environ []string, extra ...string) string {
 	t.Helper()
+	base, _ := serveHTTPProc(t, environ, extra...)
+	return base
+}
+
+// serveHTTPProc is serveHTTP that also returns the server process (to
+// kill it mid-test).
+func serveHTTPProc(t *testing.T, environ []string, extra ...string) (string, *os.Process) {
+	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--transport", "http", "--addr", addr, "--log-level", "warn"}, extra...)...)
@@ -109,12 +117,12 @@ func serveHTTP(t *testing.T, environ []string, extra ...string) string {
 		cancel()
 		_ = cmd.Wait()
 		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
+			t.Logf("server %s stderr:\n%s", addr, stderr.String())
 		}
 	})
 	base := "http://" + addr
 	waitHealthy(t, base+"/healthz")
-	return base
+	return base, cmd.Process
 }
 
 func freeAddr(t *testing.T) string {

@@ -98,6 +98,8 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"config":               "TestServeConfigEnvAndFile",
 	"print-config":         "TestServeConfigEnvAndFile",
 	"tools":                "TestServeToolsSelection",
+	"redis-url":            "TestReplicasShareHandles",
+	"shared-key-file":      "TestReplicasShareHandles",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

@@ -106,6 +106,13 @@ type Config struct {
 	// ratio, decompressed size, record length, columns, name length); zero
 	// fields => catalog.DefaultLimits.
 	InputLimits catalog.Limits
+	// RedisURL, when set, shares result handles, page tokens and artifact
+	// owners with other replicas through this Redis server (flag
+	// --redis-url; needs SharedKeyFile and a shared ArtifactDir).
+	RedisURL string
+	// SharedKeyFile holds the secret (at least 32 bytes) that signs page
+	// tokens, filter tokens and download URLs, the same on every replica.
+	SharedKeyFile string
 	// ConformanceFixtures adds the fixtures the official MCP conformance
 	// suite calls (test_simple_text, test://static-text, ...) to the MCP
 	// server; for testing only (flag --conformance-fixtures).
@@ -133,6 +140,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", materialize.DefaultMaxCellChars, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
 	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
 	fs.Var(negBool{&c.NoSQL}, "sql", "offer the advanced_query tool (read-only SQL over catalog datasets); --sql=false serves knobs only")
+	fs.StringVar(&c.RedisURL, "redis-url", "", "share result handles and artifacts with other replicas through this Redis (redis://host:port/db; needs --shared-key-file and a shared --artifact-dir)")
+	fs.StringVar(&c.SharedKeyFile, "shared-key-file", "", "file holding the secret (>= 32 bytes) that signs page tokens, filter tokens and download URLs, the same on every replica")
 	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "also serve the fixture tools, resources and prompts of the official MCP conformance suite (testing only)")
 	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
 	fs.BoolVar(&c.ExposeFilePaths, "expose-file-paths", false, "include file_path (absolute artifact path) in file results, for clients on this machine")
@@ -186,6 +195,7 @@ type App struct {
 
 	handles *handles.Registry[*materialize.Table]
 	h5      *hdf5.Format
+	shared  replicaState
 }
 
 // Open wires an App from cfg. The data root must exist and be a directory.
@@ -225,10 +235,18 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		_ = h5.Close()
 		return nil, err
 	}
-	store, err := artifacts.Open(artifacts.Options{Dir: cfg.ArtifactDir, TTL: cfg.ArtifactTTL, Quota: cfg.ArtifactQuota, DataRoot: cat.Root()})
+	rs, err := openReplicaState(ctx, cfg)
 	if err != nil {
 		cat.Close()
 		_ = h5.Close()
+		return nil, err
+	}
+	store, err := artifacts.Open(artifacts.Options{Dir: cfg.ArtifactDir, TTL: cfg.ArtifactTTL, Quota: cfg.ArtifactQuota, DataRoot: cat.Root(),
+		Shared: rs.kv, Logger: cfg.Logger})
+	if err != nil {
+		cat.Close()
+		_ = h5.Close()
+		rs.close()
 		return nil, fmt.Errorf("artifact store: %w", err)
 	}
 	handleMem := cfg.HandleMemory
@@ -238,7 +256,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	case handleMem < 0:
 		handleMem = 0 // unlimited
 	}
-	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles, MaxBytes: handleMem})
+	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles, MaxBytes: handleMem,
+		Key: rs.subkey("page-tokens")})
+	if rs.kv != nil {
+		reg.SetRemote(materialize.SharedHandles(rs.kv, store, cfg.Logger))
+	}
 	mat := materialize.New(materialize.Config{
 		Hard: materialize.Caps{MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxBytes, MaxCells: cfg.MaxCells, PageRows: cfg.PageRows,
 			MaxCellChars: cfg.MaxCellChars},
@@ -246,6 +268,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Handles:        reg,
 		EnableArrowIPC: cfg.EnableArrowIPC, ExposeFilePaths: cfg.ExposeFilePaths,
 		SpillRows: cfg.SpillRows, SpillBytes: cfg.SpillBytes, ParquetCodec: codec,
+		ShareHandles: rs.kv != nil,
 	})
 	exportDir, err := service.PrepareExportDir(cfg.ExportDir, cat.Root())
 	if err != nil {
@@ -253,10 +276,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		reg.Close()
 		_ = h5.Close()
 		_ = store.Close()
+		rs.close()
 		return nil, fmt.Errorf("--export-dir: %w", err)
 	}
 	svc, err := service.New(service.Config{
-		ExportDir: exportDir, MaxMessageBytes: cfg.MaxMessageBytes,
+		SigningKey: rs.subkey("tokens"),
+		ExportDir:  exportDir, MaxMessageBytes: cfg.MaxMessageBytes,
 		HDF5:    h5,
 		Catalog: cat, Materializer: mat, Artifacts: store,
 		QueryMemory: cfg.QueryMemory, ServerMemory: serverMemory(cfg), QueryTimeout: cfg.QueryTimeout, Cache: cache,
@@ -268,9 +293,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		reg.Close()
 		_ = h5.Close()
 		_ = store.Close()
+		rs.close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5}
+	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5, shared: rs}
 	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available,
 		ConformanceFixtures: cfg.ConformanceFixtures, OnToolCall: cfg.OnToolCall})
 	return a, nil
@@ -311,6 +337,7 @@ func (a *App) Close() {
 	a.handles.Close()
 	_ = a.h5.Close()
 	_ = a.Artifacts.Close()
+	a.shared.close()
 }
 
 // Ready reports whether the app can answer queries (the HTTP readiness

@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/quarrydb/quarry/internal/shared/redistest"
+)
+
+// TestReplicasShareHandles: two HTTP replicas share a Redis and an artifact
+// directory. One result is paged alternately through both, its page
+// resource and a Parquet artifact are read from the replica that did not
+// make them, one replica is killed (SIGKILL) mid-walk and the walk ends on
+// the other: every row exactly once.
+func TestReplicasShareHandles(t *testing.T) {
+	const rows = 12_000
+	redisURL := redistest.Start(t)
+	dir, arts := t.TempDir(), t.TempDir()
+	writeBigCSV(t, filepath.Join(dir, "big.csv"), rows, 0.5)
+	key := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(key, []byte(strings.Repeat("0123456789abcdef", 4)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--data", dir, "--artifact-dir", arts, "--redis-url", redisURL, "--shared-key-file", key, "--page-rows", "1000"}
+	baseA, procA := serveHTTPProc(t, env(), args...)
+	baseB, _ := serveHTTPProc(t, env(), args...)
+	a, b := connectHTTP(t, baseA, nil, false), connectHTTP(t, baseB, nil, false)
+
+	// A file result made on A, read on B.
+	f := callPage(t, a, "query_data", map[string]any{"dataset": "big", "output_format": "parquet"})
+	pf, err := parquet.OpenFile(bytes.NewReader(readArtifact(t, b, f.ResourceURI, "application/vnd.apache.parquet")), f.SizeBytes)
+	if err != nil || pf.NumRows() != rows {
+		t.Fatalf("artifact of A read on B: %v, %d rows", err, pf.NumRows())
+	}
+
+	p := callPage(t, a, "query_data", map[string]any{"dataset": "big"})
+	if p.Method != "handle" || p.PageInfo == nil || !p.PageInfo.HasMore {
+		t.Fatalf("want a paged result, got %s", p.Method)
+	}
+	seen := make([]bool, rows)
+	take := func(p *page) {
+		t.Helper()
+		for _, r := range p.Data {
+			if r.ID < 0 || r.ID >= rows || seen[r.ID] {
+				t.Fatalf("row %d out of range or seen twice", r.ID)
+			}
+			if r != wantRow(r.ID, 0.5) {
+				t.Fatalf("row %+v, want %+v", r, wantRow(r.ID, 0.5))
+			}
+			seen[r.ID] = true
+		}
+	}
+	take(p)
+	// The page resource of A's handle, read on B.
+	if _, err := readResource(t, b, "quarry://results/"+p.ResultHandle+"/pages/1"); err != nil {
+		t.Fatalf("page resource of A's handle on B: %v", err)
+	}
+	replicas := []*client.Client{b, a}
+	for i := 0; p.PageInfo != nil && p.PageInfo.HasMore; i++ {
+		if i == 5 { // A dies mid-walk; B finishes
+			if err := procA.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			replicas = []*client.Client{b}
+		}
+		c := replicas[i%len(replicas)]
+		p = callPage(t, c, "query_next_page", map[string]any{"result_handle": p.ResultHandle, "page_token": p.PageInfo.PageToken})
+		take(p)
+	}
+	for id, ok := range seen {
+		if !ok {
+			t.Fatalf("row %d never delivered", id)
+		}
+	}
+}
