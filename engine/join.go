@@ -68,6 +68,7 @@ type joinPlan struct {
 	rightKeep  []int // right input columns in the output, in order
 	keepsRight bool
 	residual   planner.Expr // the non-equi condition over the pair schema (join_residual.go); nil: none
+	nullAware  bool         // SQL NOT IN (planner.Join.NullAware; the right side is built)
 }
 
 func (p *joinPlan) probeKeys() []int {
@@ -148,6 +149,12 @@ func newJoinPlan(n *planner.Join, side int) (*joinPlan, error) {
 	case buildRight:
 	default:
 		p.buildLeft = estRows(n.Left) < estRows(n.Right)
+	}
+	if n.NullAware {
+		if n.Type != planner.JoinAnti || len(p.leftKeys) != 1 || p.residual != nil {
+			return nil, qerr.Internal(nil, "join: a null-aware join is an anti join on one key")
+		}
+		p.nullAware, p.buildLeft = true, false // the rule needs the whole right side first
 	}
 	return p, nil
 }
@@ -323,6 +330,7 @@ type joinOp struct {
 	spill   *graceJoin        // set when the build side did not fit
 	res     residualState     // candidate pairs of a join with a residual
 	level   int               // partitioning level (0: the plan's join; n: a partition of level n-1)
+	na      *nullAwareState   // what a null-aware join knows of its whole build side (shared with its partitions)
 }
 
 // buildSide is an in-memory build side: its batches, hash table and keys.
@@ -506,6 +514,7 @@ func (j *joinOp) next() (out arrow.RecordBatch, err error) {
 				return nil, err
 			}
 		} else {
+			j.countBuildNulls()
 			j.finishBuild()
 		}
 	}
@@ -526,7 +535,7 @@ func (j *joinOp) nextInMemory() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		if j.pb == nil && !j.probeExhausted() {
-			if len(j.build.refs) == 0 && !j.p.probeUnmatched() && !(j.p.typ == planner.JoinAnti && !j.p.buildLeft) {
+			if j.na.keepsNone() || len(j.build.refs) == 0 && !j.p.probeUnmatched() && !(j.p.typ == planner.JoinAnti && !j.p.buildLeft) {
 				j.markProbeExhausted() // nothing can match: skip the probe side
 				continue
 			}
@@ -621,7 +630,7 @@ func (j *joinOp) probe(bsz int) {
 		switch {
 		case markOnly:
 		case semiAnti:
-			if j.any == (j.p.typ == planner.JoinSemi) {
+			if j.any == (j.p.typ == planner.JoinSemi) && (j.pk.ok[i] || !j.na.dropsNullProbe()) {
 				j.pRows, j.bRows = append(j.pRows, int32(i)), append(j.bRows, -1)
 			}
 		case !j.any && j.p.probeUnmatched():

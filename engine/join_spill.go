@@ -80,6 +80,10 @@ func newGraceJoin(j *joinOp) (g *graceJoin, err error) {
 	}()
 	bw := newPartWriters(j.ex, dir, "build", j.buildSchema(), j.p.buildKeys(), j.level)
 	defer bw.abort()
+	if j.p.nullAware && j.level == 0 {
+		j.na = &nullAwareState{}
+		bw.na = j.na
+	}
 	for _, c := range j.build.chunks {
 		if err := bw.write(c); err != nil {
 			return g, err
@@ -120,7 +124,7 @@ func (g *graceJoin) next() (arrow.RecordBatch, error) {
 			if g.build[p] == "" && g.probe[p] == "" {
 				continue
 			}
-			sub := &joinOp{ex: g.j.ex, p: g.j.p, acct: acct{b: g.j.ex.budget}, level: g.j.level + 1}
+			sub := &joinOp{ex: g.j.ex, p: g.j.p, acct: acct{b: g.j.ex.budget}, level: g.j.level + 1, na: g.j.na}
 			var err error
 			if sub.buildIn, err = openSpillOp(g.j.ex, g.build[p]); err != nil {
 				return nil, err
@@ -170,6 +174,7 @@ type partWriters struct {
 	bufs   []*bufio.Writer
 	ws     []*ipc.Writer
 	refs   [graceParts][]rowRef
+	na     *nullAwareState // counts the build side of a null-aware join
 }
 
 func newPartWriters(ex *exec, dir, side string, schema *arrow.Schema, keys []int, level int) *partWriters {
@@ -203,6 +208,9 @@ func (w *partWriters) drain(in op) error {
 func (w *partWriters) write(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
 	w.kv.load(b.Columns(), w.keys, n)
+	if w.na != nil {
+		w.na.count(w.kv.ok[:n])
+	}
 	for p := range w.refs {
 		w.refs[p] = w.refs[p][:0]
 	}

@@ -56,8 +56,8 @@ func signature(t reflect.Type) string {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" || name == "" {
-				continue
+			if !f.IsExported() || name == "-" || name == "" || f.Tag.Get("compact") == "-" {
+				continue // compact:"-": a field the compact types refuse (order's nulls_first in windows)
 			}
 			if strings.Contains(opts, "omitempty") {
 				name += "?"

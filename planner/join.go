@@ -49,6 +49,9 @@ type JoinSpec struct {
 	As string `json:"as,omitempty" jsonschema:"Alias naming the joined columns (alias.col); default the last path element of the dataset id."`
 	// Where is an extra join condition (see Join.Residual).
 	Where string `json:"where,omitempty" jsonschema:"Extra join condition: a boolean expression over the columns of the rows so far and of the joined dataset (alias.col); e.g. ts BETWEEN r.lo AND r.hi. A pair of rows matches when the on keys are equal and where is true; in outer/semi/anti joins a row whose only matches fail it counts as unmatched. With where the on list may be empty (a pure inequality join: every pair is tested as in a cross join)."`
+	// NullAware makes an anti join on one key follow SQL's NOT IN (see
+	// Join.NullAware); set by the SQL front-end, not a knob.
+	NullAware bool `json:"-"`
 }
 
 // JoinOn is one equality condition of a join.
@@ -81,6 +84,11 @@ type Join struct {
 	// keys must also satisfy to match, bound over PairSchema (see
 	// SetResidual). Nil: equal keys suffice.
 	Residual Expr
+	// NullAware (anti joins on one key, no residual) is SQL's x NOT IN
+	// (SELECT y ...): when Right has no rows every left row is kept;
+	// otherwise a null y anywhere in Right keeps no row, and a left row
+	// with a null x is not kept.
+	NullAware bool
 }
 
 // JoinedName is the output name of right column col under alias.
@@ -135,6 +143,9 @@ func (j *Join) WithChildren(children ...Node) (Node, error) {
 func (j *Join) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Join: %s %s AS %s", j.Type, j.Dataset, j.Alias)
+	if j.NullAware {
+		b.WriteString(" null-aware")
+	}
 	if len(j.LeftKeys) > 0 {
 		conds := make([]string, len(j.LeftKeys))
 		for i := range j.LeftKeys {
@@ -251,6 +262,12 @@ func (b *builder) joins(node Node, specs []JoinSpec, ins []Input) (Node, error) 
 		}
 		if err := b.joinWhere(j, js, field); err != nil {
 			return nil, err
+		}
+		if js.NullAware {
+			if typ != JoinAnti || len(j.LeftKeys) != 1 || j.Residual != nil {
+				return nil, qerr.Internal(nil, "planner: %s: a null-aware join is an anti join on one key without where", field)
+			}
+			j.NullAware = true
 		}
 		if err := j.ResolveIndices(); err != nil {
 			return nil, err

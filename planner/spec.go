@@ -125,8 +125,8 @@ type OrderSpec struct {
 	// Desc sorts descending.
 	Desc bool `json:"desc,omitempty"`
 	// NullsFirst sorts nulls before the other values (SQL ORDER BY ...
-	// NULLS FIRST); not a knob yet.
-	NullsFirst bool `json:"-"`
+	// NULLS FIRST); only in the query's order_by (windows sort nulls last).
+	NullsFirst bool `json:"nulls_first,omitempty" jsonschema:"Nulls first (default last)." compact:"-"`
 }
 
 // Op is a filter operator (declared in the function registry, package

@@ -476,6 +476,9 @@ func (b *builder) topNPerGroup(input Node, t TopNPerGroupSpec, group []string) (
 		if err != nil {
 			return nil, err
 		}
+		if err := windowNulls(o, fmt.Sprintf("%s.by[%d]", field, i)); err != nil {
+			return nil, err
+		}
 		tn.Keys = append(tn.Keys, SortKey{Col: o.Col, Index: idx, Desc: o.Desc})
 	}
 	return tn, nil
@@ -527,6 +530,9 @@ func (b *builder) window(s *arrow.Schema, field string, ws WindowSpec) (WindowEx
 	for i, o := range ws.OrderBy {
 		idx, err := b.keyColumn(s, o.Col, fmt.Sprintf("%s.order_by[%d].col", field, i))
 		if err != nil {
+			return e, err
+		}
+		if err := windowNulls(o, fmt.Sprintf("%s.order_by[%d]", field, i)); err != nil {
 			return e, err
 		}
 		e.OrderBy = append(e.OrderBy, SortKey{Col: o.Col, Index: idx, Desc: o.Desc})
@@ -693,4 +699,14 @@ func frame(field string, fs FrameSpec) (Frame, error) {
 			WithHint(`e.g. {"start": "unbounded preceding", "end": "current row"}`)
 	}
 	return f, nil
+}
+
+// windowNulls refuses nulls_first in a window's or top_n_per_group's
+// order: they sort nulls last in both directions.
+func windowNulls(o OrderSpec, field string) error {
+	if !o.NullsFirst {
+		return nil
+	}
+	return windowErr(field+".nulls_first", "nulls_first is not supported here: window and top_n_per_group orders sort nulls last").
+		WithHint("drop nulls_first; it applies to the query's order_by")
 }

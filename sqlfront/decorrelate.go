@@ -235,6 +235,11 @@ func (b *block) residualRefs(k *corr, sub *pg.SelectStmt, alias string) *scope {
 // joinSub lowers sub (a rewritten subquery) and appends it to the block's
 // joins as alias with the given type, keys and residual.
 func (b *block) joinSub(sub *pg.SelectStmt, alias string, typ planner.JoinType, on []planner.JoinOn, where string, rowCount int64) (planner.Node, error) {
+	return b.joinSubAt(b.rows(), sub, alias, typ, on, where, rowCount)
+}
+
+// joinSubAt is joinSub at level lv (the FROM rows or the groups).
+func (b *block) joinSubAt(lv level, sub *pg.SelectStmt, alias string, typ planner.JoinType, on []planner.JoinOn, where string, rowCount int64) (planner.Node, error) {
 	node, err := inSubquery(b.c, b.f.scope, func() (planner.Node, error) {
 		node, _, err := b.c.selectPlan(sub, b.env)
 		return node, err
@@ -242,12 +247,12 @@ func (b *block) joinSub(sub *pg.SelectStmt, alias string, typ planner.JoinType, 
 	if err != nil {
 		return nil, err
 	}
-	b.spec.Join = append(b.spec.Join, planner.JoinSpec{Dataset: alias, As: alias, Type: typ, On: on, Where: where})
+	*lv.joins = append(*lv.joins, planner.JoinSpec{Dataset: alias, As: alias, Type: typ, On: on, Where: where})
 	in := planner.Input{Dataset: alias, Schema: node.Schema(), Node: node}
 	if rowCount > 0 {
 		in.RowCount, in.RowCountExact = rowCount, true
 	}
-	b.in.Joins = append(b.in.Joins, in)
+	*lv.ins = append(*lv.ins, in)
 	return node, nil
 }
 
@@ -367,9 +372,10 @@ func countStar() *pg.Node {
 // IN is a semi join on x = y plus the correlation keys (other correlated
 // conditions are its residual). NOT IN follows SQL's null rule: a row is
 // kept when the subquery has no rows (for its keys), or when x is not
-// null, the subquery's y has no null and no y equals x. It is an anti
-// join on x = y plus the keys, and a join with the subquery's count(*)
-// and count(y) (per key: a left join) that the rule then filters on.
+// null, the subquery's y has no null and no y equals x. Uncorrelated it is
+// one null-aware anti join (planner.Join.NullAware); correlated, an anti
+// join on x = y plus the keys and a left join on the keys with the
+// subquery's count(*) and count(y) per key that the rule then filters on.
 func (b *block) inSub(sl *pg.SubLink, neg bool) error {
 	sel := sl.Subselect.GetSelectStmt()
 	ref := sl.Testexpr.GetColumnRef()
@@ -404,30 +410,48 @@ func (b *block) inSub(sl *pg.SubLink, neg bool) error {
 	if len(sel.TargetList) != 1 && !isSetOp(sel) {
 		return b.c.errAt(sl.Location, qerr.CodeInvalidArgument, "the IN subquery returns %d columns; it must return one", len(sel.TargetList))
 	}
-	value := hiddenName("v", 0)
-	// the set: y as __v (and the keys), or the subquery itself when uncorrelated
-	set := func() *pg.SelectStmt {
-		if !k.correlated() {
-			return &pg.SelectStmt{
-				TargetList: []*pg.Node{pg.MakeResTargetNodeWithNameAndVal(value, pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(value)}, -1), -1)},
-				FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
-					Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, Alias: &pg.Alias{Aliasname: "t", Colnames: []*pg.Node{pg.MakeStrNode(value)}}}}}},
-			}
-		}
-		return k.rewrite(sel, []*pg.Node{pg.MakeResTargetNodeWithNameAndVal(value, sel.TargetList[0].GetResTarget().Val, -1)}, false)
-	}
 	alias := hiddenName("in", len(b.spec.Join))
-	on := append([]planner.JoinOn{{Left: left, Right: value}}, k.keyOn()...)
+	on := append([]planner.JoinOn{{Left: left, Right: hiddenName("v", 0)}}, k.keyOn()...)
 	if !neg {
-		sub := set()
+		sub := inSet(sel, k)
 		sc := b.residualRefs(k, sub, alias)
 		return b.joinResidualSub(k, sub, sc, alias, planner.JoinSemi, on)
 	}
-	if _, err := b.joinSub(set(), alias, planner.JoinAnti, on, "", 0); err != nil {
+	if _, err := b.joinSub(inSet(sel, k), alias, planner.JoinAnti, on, "", 0); err != nil {
 		return err
 	}
-	// count(*) and count(y) of the set, per key
-	counts := set()
+	if !k.correlated() { // one null-aware anti join (engine/join_nullaware.go)
+		b.spec.Join[len(b.spec.Join)-1].NullAware = true
+		return nil
+	}
+	n, nn, err := b.setCounts(b.rows(), inSet(sel, k), k, k.keyOn())
+	if err != nil {
+		return err
+	}
+	b.spec.Filters = append(b.spec.Filters, planner.FilterSpec{Expr: "(coalesce(" + n + ", 0) = 0 OR (" + quote(left) + " IS NOT NULL AND " + n + " = " + nn + "))"})
+	return nil
+}
+
+// inSet is the value set of x IN (sel): sel's one column as __v0 and the
+// correlation keys as __kN, or sel itself (its column renamed) when
+// uncorrelated.
+func inSet(sel *pg.SelectStmt, k *corr) *pg.SelectStmt {
+	value := hiddenName("v", 0)
+	if !k.correlated() {
+		return &pg.SelectStmt{
+			TargetList: []*pg.Node{pg.MakeResTargetNodeWithNameAndVal(value, pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(value)}, -1), -1)},
+			FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+				Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, Alias: &pg.Alias{Aliasname: "t", Colnames: []*pg.Node{pg.MakeStrNode(value)}}}}}},
+		}
+	}
+	return k.rewrite(sel, []*pg.Node{pg.MakeResTargetNodeWithNameAndVal(value, sel.TargetList[0].GetResTarget().Val, -1)}, false)
+}
+
+// setCounts joins count(*) and count(__v0) of set (an inSet) at level lv:
+// one row cross joined when uncorrelated, else per correlation key left
+// joined on keyOn. It returns the two columns (quoted); where no key
+// matched both are null.
+func (b *block) setCounts(lv level, set *pg.SelectStmt, k *corr, keyOn []planner.JoinOn) (n, nn string, err error) {
 	var group []*pg.Node
 	for i := range k.keys {
 		group = append(group, pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(keyName(i))}, -1))
@@ -435,27 +459,25 @@ func (b *block) inSub(sl *pg.SubLink, neg bool) error {
 	cnt := &pg.SelectStmt{
 		TargetList: []*pg.Node{
 			pg.MakeResTargetNodeWithNameAndVal(hiddenName("n", 0), countStar(), -1),
-			pg.MakeResTargetNodeWithNameAndVal(hiddenName("nn", 0), pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode("count")}, []*pg.Node{pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(value)}, -1)}, -1), -1),
+			pg.MakeResTargetNodeWithNameAndVal(hiddenName("nn", 0), pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode("count")}, []*pg.Node{pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(hiddenName("v", 0))}, -1)}, -1), -1),
 		},
-		FromClause:  []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: counts}}, Alias: &pg.Alias{Aliasname: "t"}}}}},
+		FromClause:  []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: set}}, Alias: &pg.Alias{Aliasname: "t"}}}}},
 		GroupClause: group,
 	}
 	for i := range k.keys {
 		cnt.TargetList = append(cnt.TargetList, pg.MakeResTargetNodeWithNameAndVal(keyName(i), group[i], -1))
 	}
-	calias := hiddenName("cnt", len(b.spec.Join))
+	calias := hiddenName(lv.kind+"cnt", len(*lv.joins))
 	jt, rows := planner.JoinCross, int64(1)
-	var keyOn []planner.JoinOn
 	if k.correlated() {
-		jt, rows, keyOn = planner.JoinLeft, 0, k.keyOn()
+		jt, rows = planner.JoinLeft, 0
+	} else {
+		keyOn = nil
 	}
-	if _, err := b.joinSub(cnt, calias, jt, keyOn, "", rows); err != nil {
-		return err
+	if _, err := b.joinSubAt(lv, cnt, calias, jt, keyOn, "", rows); err != nil {
+		return "", "", err
 	}
-	n := quote(planner.JoinedName(calias, hiddenName("n", 0)))
-	nn := quote(planner.JoinedName(calias, hiddenName("nn", 0)))
-	b.spec.Filters = append(b.spec.Filters, planner.FilterSpec{Expr: "(coalesce(" + n + ", 0) = 0 OR (" + quote(left) + " IS NOT NULL AND " + n + " = " + nn + "))"})
-	return nil
+	return quote(planner.JoinedName(calias, hiddenName("n", 0))), quote(planner.JoinedName(calias, hiddenName("nn", 0))), nil
 }
 
 // corrScalar lowers a correlated scalar aggregate subquery (one aggregate
@@ -463,7 +485,7 @@ func (b *block) inSub(sl *pg.SubLink, neg bool) error {
 // left joined on them; it returns the value's expression: the joined
 // column, or where no group matched the aggregate's value over no rows
 // (count(...) is 0, most other aggregates null).
-func (b *block) corrScalar(sl *pg.SubLink, sel *pg.SelectStmt, k *corr) (string, error) {
+func (b *block) corrScalar(lv level, sl *pg.SubLink, sel *pg.SelectStmt, k *corr) (string, error) {
 	if len(k.residual) > 0 {
 		return "", b.c.errAt(nodeLoc(k.residual[0]), qerr.CodeUnsupportedSQL, "a correlated scalar subquery may relate to the outer query by equalities only (inner = outer)").
 			WithHint("move other conditions on outer columns out of the subquery, or join a grouped subquery in FROM")
@@ -471,10 +493,14 @@ func (b *block) corrScalar(sl *pg.SubLink, sel *pg.SelectStmt, k *corr) (string,
 	if err := b.rewritable(sel, sl, true); err != nil {
 		return "", err
 	}
+	on, err := b.keyOnAt(lv, k, sl.Location)
+	if err != nil {
+		return "", err
+	}
 	val := sel.TargetList[0].GetResTarget().Val
 	sub := k.rewrite(sel, []*pg.Node{pg.MakeResTargetNodeWithNameAndVal(hiddenName("v", 0), val, -1)}, true)
-	alias := hiddenName("s", len(b.spec.Join))
-	if _, err := b.joinSub(sub, alias, planner.JoinLeft, k.keyOn(), "", 0); err != nil {
+	alias := hiddenName(lv.kind+"s", len(*lv.joins))
+	if _, err := b.joinSubAt(lv, sub, alias, planner.JoinLeft, on, "", 0); err != nil {
 		return "", err
 	}
 	v := quote(planner.JoinedName(alias, hiddenName("v", 0)))
@@ -549,7 +575,7 @@ func (b *block) existsValue(sl *pg.SubLink) (string, error) {
 	count := proto.Clone(sel).(*pg.SelectStmt)
 	count.TargetList = []*pg.Node{pg.MakeResTargetNodeWithNameAndVal(hiddenName("n", 0), countStar(), -1)}
 	count.DistinctClause = nil
-	v, err := b.corrScalar(sl, count, k)
+	v, err := b.corrScalar(b.rows(), sl, count, k)
 	return "(" + v + " > 0)", err
 }
 

@@ -16,23 +16,26 @@ type postJoins struct {
 	ins   []planner.Input
 }
 
-// postScalar lowers an uncorrelated scalar subquery over the groups to a
-// cross join above the aggregate and returns the joined column. A
-// subquery reading the block's columns is refused as correlated.
+// postScalar lowers a scalar subquery over the groups: an uncorrelated
+// one to a cross join above the aggregate (it returns the joined column),
+// a correlated one (through GROUP BY columns) to its aggregate grouped by
+// the correlation keys, left joined above the aggregate (corrScalar).
 func (b *block) postScalar(sl *pg.SubLink) (string, error) {
-	if text, ok := b.scalars[sl]; ok {
-		return text, nil
-	}
 	if sl.SubLinkType != pg.SubLinkType_EXPR_SUBLINK {
-		return "", b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "EXISTS over the groups of an aggregate query is not supported").
-			WithHint("test EXISTS in WHERE, or aggregate in a subquery first")
+		return "", b.c.errAt(sl.Location, qerr.CodeUnsupportedSQL, "this subquery is not supported over the groups of an aggregate query").
+			WithHint("use EXISTS, IN or a scalar aggregate subquery")
 	}
 	if err := b.oneRow(sl); err != nil {
 		return "", err
 	}
-	name, err := b.oneRowJoin(sl.Subselect.GetSelectStmt(), "h", &b.over.joins, &b.over.ins)
-	b.scalars[sl] = name
-	return name, err
+	sel := sl.Subselect.GetSelectStmt()
+	if k, err := b.split(sel); err != nil || k.correlated() {
+		if err != nil {
+			return "", err
+		}
+		return b.corrScalar(b.groups(), sl, sel, k)
+	}
+	return b.oneRowJoin(sel, "h", &b.over.joins, &b.over.ins)
 }
 
 // oneRowJoin lowers the one-row subquery sel and appends it as a cross

@@ -145,7 +145,7 @@ func (r *renderer) expr(n *pg.Node) (string, error) {
 	case *pg.Node_FuncCall:
 		return r.funcCall(x.FuncCall)
 	case *pg.Node_SubLink:
-		if r.sub != nil && (x.SubLink.SubLinkType == pg.SubLinkType_EXPR_SUBLINK || x.SubLink.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK) {
+		if t := x.SubLink.SubLinkType; r.sub != nil && (t == pg.SubLinkType_EXPR_SUBLINK || t == pg.SubLinkType_EXISTS_SUBLINK || t == pg.SubLinkType_ANY_SUBLINK) {
 			return r.sub(x.SubLink)
 		}
 		return "", r.errAt(x.SubLink.Location, qerr.CodeUnsupportedSQL, "subqueries in expressions are not supported here").

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ func (c *compiler) selectPlan(sel *pg.SelectStmt, env *ctes) (planner.Node, plan
 		if err := b.aggregates(); err != nil {
 			return nil, planner.Spec{}, err
 		}
-		b.post = &renderer{c: c, scope: f.scope, hook: b.postHook, sub: b.postScalar}
+		b.post = &renderer{c: c, scope: f.scope, hook: b.postHook, sub: b.postSub}
 		if sel.HavingClause != nil {
 			if b.spec.Having, err = c.filters(sel.HavingClause, b.post, b.postCol); err != nil {
 				return nil, planner.Spec{}, err
@@ -217,6 +218,11 @@ func (b *block) scalar(sl *pg.SubLink) (string, error) {
 		b.scalars[sl] = text
 		return text, err
 	}
+	if sl.SubLinkType == pg.SubLinkType_ANY_SUBLINK {
+		text, err := b.inValue(b.rows(), sl)
+		b.scalars[sl] = text
+		return text, err
+	}
 	sel := sl.Subselect.GetSelectStmt()
 	if err := b.oneRow(sl); err != nil {
 		return "", err
@@ -225,7 +231,7 @@ func (b *block) scalar(sl *pg.SubLink) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		text, err := b.corrScalar(sl, sel, k)
+		text, err := b.corrScalar(b.rows(), sl, sel, k)
 		b.scalars[sl] = text
 		return text, err
 	}
@@ -428,7 +434,15 @@ func (b *block) postHook(n *pg.Node) (string, bool, error) {
 	if isWindow(n) != nil || n.GetSubLink() != nil {
 		return "", false, nil
 	}
+	// a group key holds no subquery: one inside n is lowered over the
+	// groups (postSub), not over the FROM rows
+	sub := b.pre.sub
+	b.pre.sub = func(*pg.SubLink) (string, error) { return "", errNoSubquery }
 	text, err := b.pre.expr(n)
+	b.pre.sub = sub
+	if errors.Is(err, errNoSubquery) {
+		return "", false, nil
+	}
 	if err == nil {
 		if name, ok := b.keys[text]; ok {
 			return quote(name), true, nil
