@@ -118,6 +118,9 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	addH5Resources(s, svc)
 	addReachResources(s, svc)
 	addPrompts(s, svc)
+	if !opts.NoSQL {
+		addSQLPrompt(s, svc)
+	}
 	if opts.ConformanceFixtures {
 		addConformanceFixtures(s)
 	}

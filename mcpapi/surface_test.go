@@ -516,7 +516,7 @@ func TestPrompts(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"pattern_disambiguation_guidelines", "query_examples", "schema_cards_overview", "size_management_guidelines"}) {
+	if !slices.Equal(names, []string{"pattern_disambiguation_guidelines", "query_examples", "schema_cards_overview", "size_management_guidelines", "sql_reference"}) {
 		t.Fatalf("prompts: %v", names)
 	}
 	patterns := getPrompt(t, f, "pattern_disambiguation_guidelines", nil)

@@ -121,17 +121,7 @@ func oneLine(s string, n int) string {
 // estimate, a page walk and a Parquet export, with real column names and
 // values. dataset and column focus them ("" picks a dataset and a column).
 func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]Example, error) {
-	var d *catalog.Dataset
-	var err error
-	if dataset != "" {
-		if d, err = s.lookup(ctx, dataset); err != nil {
-			return nil, err
-		}
-	} else if d = pickExampleDataset(s.cfg.Catalog.Datasets()); d == nil {
-		return nil, qerr.NotFound(qerr.CodeDatasetNotFound, "the catalog has no datasets to build examples from").
-			WithHint("add CSV files under the data root")
-	}
-	sum, err := s.Summary(ctx, d.ID)
+	d, sum, err := s.exampleDataset(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +222,26 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 	out = append(out, exp)
 	out = append(out, chartExamples(d, prof, dim, measure)...)
 	return out, nil
+}
+
+// exampleDataset is the dataset examples are built on (given, or picked
+// from the catalog) and its summary.
+func (s *Service) exampleDataset(ctx context.Context, dataset string) (*catalog.Dataset, *SummaryResponse, error) {
+	var d *catalog.Dataset
+	var err error
+	if dataset != "" {
+		if d, err = s.lookup(ctx, dataset); err != nil {
+			return nil, nil, err
+		}
+	} else if d = pickExampleDataset(s.cfg.Catalog.Datasets()); d == nil {
+		return nil, nil, qerr.NotFound(qerr.CodeDatasetNotFound, "the catalog has no datasets to build examples from").
+			WithHint("add CSV files under the data root")
+	}
+	sum, err := s.Summary(ctx, d.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, sum, nil
 }
 
 func columnNames(s *arrow.Schema) []string {
