@@ -23,8 +23,11 @@
 // decorrelated (decorrelate.go: [NOT] EXISTS and IN to semi/anti joins on
 // the correlation keys with the other correlated conditions as the join's
 // residual, NOT IN with SQL's null rule, scalar aggregates to aggregates
-// grouped by the keys and left joined back); a scalar subquery over the
-// groups is a cross join above the aggregate (postsub.go).
+// grouped by the keys and left joined back; uncorrelated NOT IN one
+// null-aware anti join); IN and EXISTS used as values (inside CASE, OR,
+// the SELECT list) are mark joins (mark.go); a subquery over the groups
+// (HAVING, a grouped SELECT list) joins above the aggregate, correlated
+// through GROUP BY columns (postsub.go, mark.go).
 // GROUPING SETS/ROLLUP/CUBE become a UNION ALL of one grouped block per
 // set (groupingsets.go).
 // UNION/INTERSECT/EXCEPT combine two lowered blocks in a planner.SetOp;

@@ -416,16 +416,6 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 	return nil
 }
 
-// execute plans sp over src and materializes the result: its schema, its
-// (non-empty) batches and row count.
-func (r *runner) execute(ctx context.Context, sp planner.Spec, ds *catalog.Dataset, src catalog.Source) (*arrow.Schema, []arrow.RecordBatch, int64, error) {
-	plan, err := specPlan(sp, datasetInput(ds, src))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	return r.executePlan(ctx, plan, src)
-}
-
 // datasetInput is the planner input of ds read through src (the column
 // cache's plan schema when src is the cache).
 func datasetInput(ds *catalog.Dataset, src catalog.Source) planner.Input {
@@ -445,7 +435,8 @@ func specPlan(sp planner.Spec, in planner.Input) (planner.Node, error) {
 	return planner.Optimize(plan, planner.OptimizeOptions{})
 }
 
-// executePlan runs an optimized plan over src and materializes the result.
+// executePlan runs an optimized plan over src and materializes the result:
+// its schema, its (non-empty) batches and row count.
 func (r *runner) executePlan(ctx context.Context, plan planner.Node, src catalog.Source) (*arrow.Schema, []arrow.RecordBatch, int64, error) {
 	rr, err := engine.Execute(ctx, plan, src, engine.Options{Alloc: memory.DefaultAllocator, MemoryLimit: r.o.queryMemory})
 	if err != nil {
