@@ -160,7 +160,7 @@ def sql_table(qs, med, answer):
             ratios.append(s / k)
         ak, asq = answer("ours", q), answer("ours_sql", q)
         agree = ("same" if ak == asq else "DIFFER") if ak and asq else ""
-        out.append(f"| {q} | {k or ''} | {s or ''} | {ratio} | {agree} |")
+        out.append(f"| {q} | {f'{k:.3f}' if k else ''} | {f'{s:.3f}' if s else ''} | {ratio} | {agree} |")
     if ratios:
         out += ["", f"Geomean SQL / knobs over {len(ratios)} questions: {peerrun.geomean(ratios):.3f}"]
     return out
