@@ -214,7 +214,7 @@ func TestSurfaceStdio(t *testing.T) {
 
 	// Prompts: every query example runs.
 	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
-	if err != nil || len(prompts.Prompts) != 4 {
+	if err != nil || len(prompts.Prompts) != 5 { // sql_reference too
 		t.Fatalf("prompts: %+v %v", prompts, err)
 	}
 	preq := mcp.GetPromptRequest{}
