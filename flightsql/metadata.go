@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
 
 	"github.com/quarrydb/quarry/internal/funcs"
+	"github.com/quarrydb/quarry/materialize"
 )
 
 // tableType is the type of every dataset in GetTables.
@@ -66,7 +67,7 @@ func (s *Server) GetFlightInfoTables(_ context.Context, cmd fsql.GetTables, desc
 // DoGetTables streams the datasets matching the filters (table name
 // pattern with SQL LIKE wildcards, table types; a catalog or schema
 // filter matches only the null/empty name), with their Arrow schemas
-// when asked.
+// when asked (as query results carry them: no dictionaries).
 func (s *Server) DoGetTables(ctx context.Context, cmd fsql.GetTables) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	tables, err := s.svc.Tables(ctx)
 	if err != nil {
@@ -101,7 +102,7 @@ func (s *Server) DoGetTables(ctx context.Context, cmd fsql.GetTables) (*arrow.Sc
 			b.Field(2).(*array.StringBuilder).Append(t.ID)
 			b.Field(3).(*array.StringBuilder).Append(tableType)
 			if cmd.GetIncludeSchema() {
-				b.Field(4).(*array.BinaryBuilder).Append(flight.SerializeSchema(t.Schema, s.alloc))
+				b.Field(4).(*array.BinaryBuilder).Append(flight.SerializeSchema(materialize.NewPlainer(t.Schema).Schema(), s.alloc))
 			}
 		}
 	})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/service"
 )
 
@@ -87,7 +88,7 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd fsql.StatementQ
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "internal: %v", err)
 	}
-	return s.flightInfo(desc, st.Schema(), tkt), nil
+	return s.flightInfo(desc, plainSchema(st), tkt), nil
 }
 
 // GetSchemaStatement returns the schema of a query's rows without running it.
@@ -104,7 +105,7 @@ func (s *Server) schemaOf(ctx context.Context, h stmtHandle) (*flight.SchemaResu
 	if err != nil {
 		return nil, err
 	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(st.Schema(), s.alloc)}, nil
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(plainSchema(st), s.alloc)}, nil
 }
 
 // DoGetStatement runs the query of a ticket and streams its rows.
@@ -129,7 +130,7 @@ func (s *Server) CreatePreparedStatement(ctx context.Context, req fsql.ActionCre
 	st, err := s.svc.PrepareSQLStatement(ctx, h.SQL, nil)
 	switch {
 	case err == nil:
-		res.DatasetSchema = st.Schema()
+		res.DatasetSchema = plainSchema(st)
 	case !needsParams(err):
 		return res, toStatus(err)
 	}
@@ -195,7 +196,7 @@ func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd fsql.Pr
 	if err != nil {
 		return nil, err
 	}
-	return s.flightInfo(desc, st.Schema(), desc.Cmd), nil
+	return s.flightInfo(desc, plainSchema(st), desc.Cmd), nil
 }
 
 // GetSchemaPreparedStatement returns the schema of the statement's rows.
@@ -216,6 +217,12 @@ func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd fsql.PreparedSt
 	return s.run(ctx, h)
 }
 
+// plainSchema is the schema of st's rows as the facade sends them
+// (materialize.Plainer: no dictionaries, unique names).
+func plainSchema(st *service.SQLStatement) *arrow.Schema {
+	return materialize.NewPlainer(st.Schema()).Schema()
+}
+
 // run plans h and streams its rows: the engine's record batches go to
 // the channel as they are produced; the call's context (cancelled when
 // the client goes away) stops the query.
@@ -234,10 +241,13 @@ func (s *Server) run(ctx context.Context, h stmtHandle) (*arrow.Schema, <-chan f
 		var rows, batches int64
 		err := st.Stream(ctx, func(ctx context.Context, rr array.RecordReader) error {
 			started = true
-			schemac <- rr.Schema()
+			plain := materialize.NewPlainer(rr.Schema())
+			schemac <- plain.Schema()
 			for rr.Next() {
-				rec := rr.RecordBatch()
-				rec.Retain()
+				rec, err := plain.Batch(ctx, rr.RecordBatch())
+				if err != nil {
+					return err
+				}
 				select {
 				case ch <- flight.StreamChunk{Data: rec}:
 					rows += rec.NumRows()
