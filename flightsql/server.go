@@ -52,6 +52,7 @@ type Server struct {
 	srv   flight.Server
 	wait  time.Duration
 	cut   context.CancelFunc // ends every running call
+	plans planCache
 }
 
 // New validates opts, binds the listener and returns the server (not yet

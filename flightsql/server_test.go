@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -185,6 +186,11 @@ func TestStatementsAndMetadata(t *testing.T) {
 		if rows[i-1][0] > rows[i][0] {
 			t.Fatalf("rows not ordered: %v", rows)
 		}
+	}
+	// A second DoGet of the ticket (the plan handed over by GetFlightInfo
+	// is used once) plans again from the stateless ticket.
+	if _, again := readAll(t, ctx, c, info); !reflect.DeepEqual(again, rows) {
+		t.Errorf("second DoGet: %v, first %v", again, rows)
 	}
 
 	// Prepared statement with parameters: $1 bound from the parameter batch.

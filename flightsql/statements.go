@@ -88,6 +88,7 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd fsql.StatementQ
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "internal: %v", err)
 	}
+	s.plans.put(planKey(obs.Principal(ctx), handle), st)
 	return s.flightInfo(desc, plainSchema(st), tkt), nil
 }
 
@@ -110,6 +111,9 @@ func (s *Server) schemaOf(ctx context.Context, h stmtHandle) (*flight.SchemaResu
 
 // DoGetStatement runs the query of a ticket and streams its rows.
 func (s *Server) DoGetStatement(ctx context.Context, tkt fsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	if st := s.plans.take(planKey(obs.Principal(ctx), tkt.GetStatementHandle())); st != nil {
+		return s.stream(ctx, st)
+	}
 	h, err := decodeHandle(tkt.GetStatementHandle())
 	if err != nil {
 		return nil, nil, err
@@ -231,6 +235,11 @@ func (s *Server) run(ctx context.Context, h stmtHandle) (*arrow.Schema, <-chan f
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.stream(ctx, st)
+}
+
+// stream runs st and streams its rows.
+func (s *Server) stream(ctx context.Context, st *service.SQLStatement) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	start := time.Now()
 	ch := make(chan flight.StreamChunk, 1)
 	schemac := make(chan *arrow.Schema, 1)
