@@ -2,7 +2,9 @@ package flightsql
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -78,20 +80,31 @@ func done(ctx context.Context, method string, start time.Time, err error) {
 
 func shortMethod(m string) string { return m[strings.LastIndex(m, "/")+1:] }
 
-func (g *guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+func (g *guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
-	ctx, _, err := g.enter(ctx, info.FullMethod)
+	ctx, _, err = g.enter(ctx, info.FullMethod)
 	if err != nil {
 		return nil, err
 	}
 	ctx, release := g.bind(ctx)
 	defer release()
-	resp, err := h(ctx, req)
-	done(ctx, info.FullMethod, start, err)
-	return resp, err
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, panicStatus(ctx, p)
+		}
+		done(ctx, info.FullMethod, start, err)
+	}()
+	return h(ctx, req)
 }
 
-func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+// panicStatus logs a recovered panic with its stack and returns the
+// Internal status the client gets (nothing crashes the server).
+func panicStatus(ctx context.Context, p any) error {
+	obs.Logger(ctx).Error("panic in flightsql handler", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	return status.Errorf(codes.Internal, "internal: the server log has details (request %s)", obs.RequestID(ctx))
+}
+
+func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
 	start := time.Now()
 	ctx, _, err := g.enter(ss.Context(), info.FullMethod)
 	if err != nil {
@@ -99,9 +112,13 @@ func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInf
 	}
 	ctx, release := g.bind(ctx)
 	defer release()
-	err = h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
-	done(ctx, info.FullMethod, start, err)
-	return err
+	defer func() {
+		if p := recover(); p != nil {
+			err = panicStatus(ctx, p)
+		}
+		done(ctx, info.FullMethod, start, err)
+	}()
+	return h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
 }
 
 // ctxStream is a server stream with the call's context.

@@ -221,6 +221,17 @@ func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd fsql.PreparedSt
 	return s.run(ctx, h)
 }
 
+// guarded runs fn, turning a panic into the Internal status (the
+// streaming goroutine is outside the interceptors' recover).
+func guarded(ctx context.Context, fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = panicStatus(ctx, p)
+		}
+	}()
+	return fn()
+}
+
 // plainSchema is the schema of st's rows as the facade sends them
 // (materialize.Plainer: no dictionaries, unique names).
 func plainSchema(st *service.SQLStatement) *arrow.Schema {
@@ -248,25 +259,27 @@ func (s *Server) stream(ctx context.Context, st *service.SQLStatement) (*arrow.S
 		defer close(ch)
 		started := false
 		var rows, batches int64
-		err := st.Stream(ctx, func(ctx context.Context, rr array.RecordReader) error {
-			started = true
-			plain := materialize.NewPlainer(rr.Schema())
-			schemac <- plain.Schema()
-			for rr.Next() {
-				rec, err := plain.Batch(ctx, rr.RecordBatch())
-				if err != nil {
-					return err
+		err := guarded(ctx, func() error {
+			return st.Stream(ctx, func(ctx context.Context, rr array.RecordReader) error {
+				started = true
+				plain := materialize.NewPlainer(rr.Schema())
+				schemac <- plain.Schema()
+				for rr.Next() {
+					rec, err := plain.Batch(ctx, rr.RecordBatch())
+					if err != nil {
+						return err
+					}
+					select {
+					case ch <- flight.StreamChunk{Data: rec}:
+						rows += rec.NumRows()
+						batches++
+					case <-ctx.Done():
+						rec.Release()
+						return ctx.Err()
+					}
 				}
-				select {
-				case ch <- flight.StreamChunk{Data: rec}:
-					rows += rec.NumRows()
-					batches++
-				case <-ctx.Done():
-					rec.Release()
-					return ctx.Err()
-				}
-			}
-			return rr.Err()
+				return rr.Err()
+			})
 		})
 		log := obs.Logger(ctx)
 		if !started {
