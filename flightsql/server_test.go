@@ -78,9 +78,17 @@ func demoRoot(t testing.TB, ids ...string) string {
 
 func startFacade(t testing.TB, root string, tokens []transport.Token) *facade {
 	t.Helper()
+	return startFacadeWith(t, app.Config{Data: root}, tokens)
+}
+
+// startFacadeWith is startFacade over an app opened with cfg (its data
+// root and limits; the artifact directory and logger are the test's).
+func startFacadeWith(t testing.TB, cfg app.Config, tokens []transport.Token) *facade {
+	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	a, err := app.Open(context.Background(), app.Config{Data: root, ArtifactDir: t.TempDir(), Logger: log})
+	cfg.ArtifactDir, cfg.Logger = t.TempDir(), log
+	a, err := app.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,5 +397,36 @@ func TestCancel(t *testing.T) {
 	}
 	if !strings.Contains(f.logs.String(), "code=Canceled") {
 		t.Errorf("query end not logged as cancelled:\n%s", f.logs.String())
+	}
+}
+
+// TestLimits: the service's query timeout and memory budget apply to
+// streamed results, with their gRPC codes.
+func TestLimits(t *testing.T) {
+	root := demoRoot(t, "weather/daily")
+	const cross = `SELECT a.tmax_c, b.tmin_c FROM "weather/daily" a CROSS JOIN "weather/daily" b`
+	drain := func(f *facade, sql string) error {
+		c := f.client(t, "")
+		ctx := context.Background()
+		info, err := c.Execute(ctx, sql)
+		if err != nil {
+			return err
+		}
+		rdr, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
+		if err != nil {
+			return err
+		}
+		defer rdr.Release()
+		for rdr.Next() {
+		}
+		return rdr.Err()
+	}
+	slow := startFacadeWith(t, app.Config{Data: root, QueryTimeout: 300 * time.Millisecond}, nil)
+	if err := drain(slow, cross+` CROSS JOIN "weather/daily" d`); codeOf(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "timeout") {
+		t.Errorf("query timeout: %v", err)
+	}
+	small := startFacadeWith(t, app.Config{Data: root, QueryMemory: 4 << 20, SpillRows: -1, SpillBytes: -1}, nil)
+	if err := drain(small, cross+` ORDER BY 1, 2`); codeOf(err) != codes.ResourceExhausted {
+		t.Errorf("memory budget: %v", err)
 	}
 }
