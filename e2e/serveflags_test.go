@@ -59,6 +59,7 @@ var serveFlagChecks = map[string]func(t *testing.T){
 	"query-memory":   checkFlagQueryMemory,
 	"spill-bytes":    checkFlagSpillBytes,
 	"server-memory":  checkFlagServerMemory,
+	"flightsql-addr": checkFlagFlightSQLAddr,
 }
 
 // serveFlagsTestedElsewhere names, for the other flags, the test that sets

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // sqlCase is one query of testdata/sql_corpus.txt.
@@ -106,21 +108,27 @@ func compareSQLWithDuckDB(t *testing.T, root string, tables map[string]string, c
 			t.Errorf("%s: %s", name(i), text(res))
 			continue
 		}
-		var r struct {
-			Data []json.RawMessage `json:"data"`
-		}
-		// The text content keeps the record keys in column order (the
-		// structured content is decoded into maps).
-		if err := json.Unmarshal([]byte(text(res)), &r); err != nil {
-			t.Fatalf("%s: %v: %s", name(i), err, text(res))
-		}
-		got := make([][]*string, len(r.Data))
-		for k, raw := range r.Data {
-			got[k] = rowValues(t, raw)
-		}
-		compareSQLRows(t, sqlCase{sql: name(i), ordered: tc.ordered}, got, want.Rows)
+		compareSQLRows(t, sqlCase{sql: name(i), ordered: tc.ordered}, toolRows(t, res), want.Rows)
 	}
 	return wants
+}
+
+// toolRows reads the inline rows of an advanced_query result, as text.
+func toolRows(t *testing.T, res *mcp.CallToolResult) [][]*string {
+	t.Helper()
+	var r struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	// The text content keeps the record keys in column order (the
+	// structured content is decoded into maps).
+	if err := json.Unmarshal([]byte(text(res)), &r); err != nil {
+		t.Fatalf("%v: %s", err, text(res))
+	}
+	got := make([][]*string, len(r.Data))
+	for k, raw := range r.Data {
+		got[k] = rowValues(t, raw)
+	}
+	return got
 }
 
 // rowValues reads one result record's values in column order, as text.

@@ -6,8 +6,6 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -36,26 +34,13 @@ func WriteArrow(ctx context.Context, w io.Writer, schema *arrow.Schema, batches 
 
 // arrowWriter writes record batches to one Arrow IPC file as they come.
 type arrowWriter struct {
-	fw     *ipc.FileWriter
-	schema *arrow.Schema
-	dict   []bool // column i is dictionary-encoded in the input
+	fw    *ipc.FileWriter
+	plain *Plainer
 }
 
 func newArrowWriter(w io.Writer, schema *arrow.Schema) (*arrowWriter, error) {
-	names := ColumnNames(schema)
-	fields := make([]arrow.Field, len(names))
-	aw := &arrowWriter{dict: make([]bool, len(names))}
-	for i, f := range schema.Fields() {
-		f.Name = names[i]
-		if dt, ok := f.Type.(*arrow.DictionaryType); ok {
-			f.Type = dt.ValueType
-			aw.dict[i] = true
-		}
-		fields[i] = f
-	}
-	md := schema.Metadata()
-	aw.schema = arrow.NewSchema(fields, &md)
-	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(aw.schema), ipc.WithAllocator(memory.DefaultAllocator))
+	aw := &arrowWriter{plain: NewPlainer(schema)}
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(aw.plain.Schema()), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, fmt.Errorf("arrow ipc: %w", err)
 	}
@@ -67,24 +52,10 @@ func (aw *arrowWriter) write(ctx context.Context, b arrow.RecordBatch) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cols := make([]arrow.Array, b.NumCols())
-	for i := range cols {
-		c := b.Column(i)
-		if aw.dict[i] {
-			d := c.(*array.Dictionary)
-			dec, err := compute.TakeArray(ctx, d.Dictionary(), d.Indices())
-			if err != nil {
-				releaseAll(cols[:i])
-				return fmt.Errorf("arrow ipc: decoding dictionary column %q: %w", aw.schema.Field(i).Name, err)
-			}
-			cols[i] = dec
-			continue
-		}
-		c.Retain()
-		cols[i] = c
+	rec, err := aw.plain.Batch(ctx, b)
+	if err != nil {
+		return fmt.Errorf("arrow ipc: %w", err)
 	}
-	rec := array.NewRecordBatch(aw.schema, cols, b.NumRows())
-	releaseAll(cols)
 	defer rec.Release()
 	if err := aw.fw.Write(rec); err != nil {
 		return fmt.Errorf("arrow ipc: %w", err)

@@ -146,6 +146,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	consoleOn := fs.Bool("console", true, "with --transport http, serve the web console at / and an instruction page for browsers at /mcp")
 	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
+	var flight flightFacade
+	flight.flags.Register(fs)
 	var tools toolSelection
 	tools.register(fs)
 	settings := newLayers(fs)
@@ -170,6 +172,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 	}
+	if err := flight.check(&httpFlags); err != nil {
+		return err
+	}
 	cfg.app.BackgroundScan = true // answer at once; the catalog scan runs behind
 	m := metrics.New()
 	cfg.app.OnToolCall = m.ToolCall
@@ -182,6 +187,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := tools.apply(a.MCP); err != nil {
 		return err
 	}
+	stopFlight, err := flight.start(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer stopFlight()
 	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
 		"artifact_dir", a.Artifacts.Dir(), "catalog", "scanning in the background")
 	if *transport == "stdio" {

@@ -57,11 +57,7 @@ func (f *HTTPFlags) Register(fs *flag.FlagSet) {
 // Options loads the tokens (flags, getenv(QUARRY_AUTH_TOKENS), the token
 // file) and returns validated options for serving on addr.
 func (f *HTTPFlags) Options(addr string, getenv func(string) string) (HTTPOptions, error) {
-	src := TokenSources{Flags: f.AuthTokens, File: f.AuthTokenFile}
-	if getenv != nil {
-		src.Env = getenv(EnvAuthTokens)
-	}
-	tokens, err := LoadTokens(src)
+	tokens, err := LoadTokens(f.Sources(getenv))
 	if err != nil {
 		return HTTPOptions{}, err
 	}

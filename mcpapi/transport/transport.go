@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -207,11 +206,7 @@ func (o HTTPOptions) Validate() error {
 	if _, err := newOriginPolicy(o.AllowOrigins); err != nil {
 		return err
 	}
-	if len(o.Tokens) == 0 && !IsLoopbackAddr(o.Addr) {
-		return fmt.Errorf("refusing to serve on %s without authentication: it is not a loopback address; "+
-			"give bearer tokens with --auth-token-file FILE, --auth-token or %s", o.Addr, EnvAuthTokens)
-	}
-	return nil
+	return RequireAuth("", o.Addr, o.Tokens)
 }
 
 // ServeHTTP serves an HTTPHandler on opts.Addr until ctx is cancelled, then
