@@ -50,6 +50,8 @@ type Rule struct {
 var Rules = []Rule{
 	{Name: "fold_constants", Apply: FoldConstants},
 	{Name: "join_cross_order", Apply: JoinCrossOrder},
+	{Name: "expr_filter_preds", Apply: ExprFilterPreds},
+	{Name: "push_join_filters", Apply: PushJoinFilters},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
 	{Name: "push_limit_union", Apply: PushLimitIntoUnion},

@@ -273,7 +273,8 @@ func TestGoldenPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := planner.Build(spec(t, string(raw)), testInput())
+			sp := spec(t, string(raw))
+			n, err := planner.Build(sp, joinInput(len(sp.Join))) // ref/regions joined as often as the spec joins
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,8 @@ func nodes(n planner.Node) []planner.Node {
 
 func buildPlan(t *testing.T, js string) planner.Node {
 	t.Helper()
-	n, err := planner.Build(spec(t, js), testInput())
+	sp := spec(t, js)
+	n, err := planner.Build(sp, joinInput(len(sp.Join)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestDecorrelate(t *testing.T) {
 		{"not exists with a residual", "SELECT id FROM orders o1 WHERE NOT EXISTS (SELECT * FROM orders o2 WHERE o2.customer = o1.customer AND o2.id <> o1.id)",
 			[]string{"Join: anti __ex0 AS __ex0 ON customer = __ex0.__k0 WHERE __ex0.__r0 != id"}},
 		{"uncorrelated exists", "SELECT id FROM customers WHERE EXISTS (SELECT 1 FROM orders WHERE qty > 100)",
-			[]string{"__s0.__n0 > 0", "Join: cross __s0", "Aggregate: count(*) AS __n0"}},
+			[]string{"Join: cross __s0", "Filter: __n0 > 0", "Aggregate: count(*) AS __n0"}},
 		{"correlated in", "SELECT id FROM customers c WHERE id IN (SELECT customer FROM orders o WHERE o.region = c.country)",
 			[]string{"Join: semi __in0 AS __in0 ON id = __in0.__v0 AND country = __in0.__k0"}},
 		{"not in", "SELECT id FROM customers WHERE id NOT IN (SELECT customer FROM orders)",
