@@ -40,21 +40,9 @@ const (
 var joinSeed = maphash.MakeSeed()
 
 // estRows estimates the rows a plan subtree produces, for the build side
-// choice: a scan's catalog row count; a join's larger input (joins on a
-// key of a dimension table keep the fact table's size); other nodes their
-// first input's.
-func estRows(n planner.Node) int64 {
-	switch n := n.(type) {
-	case *planner.Scan:
-		return n.RowCount
-	case *planner.Join:
-		return max(estRows(n.Left), estRows(n.Right))
-	}
-	if c := n.Children(); len(c) > 0 {
-		return estRows(c[0])
-	}
-	return 0
-}
+// choice: catalog row counts scaled by the filters on them and by the
+// joins (planner.EstimateRows).
+func estRows(n planner.Node) float64 { return planner.EstimateRows(n) }
 
 // joinPlan is what a join operator needs from the plan node, resolved once.
 type joinPlan struct {
