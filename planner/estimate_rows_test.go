@@ -12,11 +12,15 @@ import (
 
 func TestEstimateRows(t *testing.T) {
 	sch := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	scan := func(rows int64) *planner.Scan { return &planner.Scan{Dataset: "d", Out: sch, RowCount: rows, RowCountExact: true} }
+	scan := func(rows int64) *planner.Scan {
+		return &planner.Scan{Dataset: "d", Out: sch, RowCount: rows, RowCountExact: true}
+	}
 	lit := &planner.Literal{Type: arrow.PrimitiveTypes.Int64, Value: int64(1)}
 	eq := planner.Predicate{Col: "v", Op: funcs.OpEq, Value: lit}
 	lt := planner.Predicate{Col: "v", Op: funcs.OpLt, Value: lit}
-	filter := func(n planner.Node, ps ...planner.Predicate) planner.Node { return &planner.Filter{Input: n, Preds: ps} }
+	filter := func(n planner.Node, ps ...planner.Predicate) planner.Node {
+		return &planner.Filter{Input: n, Preds: ps}
+	}
 	join := func(typ planner.JoinType, l, r planner.Node) planner.Node {
 		return &planner.Join{Left: l, Right: r, Type: typ, Alias: "r", LeftKeys: []string{"k"}, RightKeys: []string{"k"}, RightCols: []string{"v"}}
 	}
