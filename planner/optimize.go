@@ -51,6 +51,7 @@ var Rules = []Rule{
 	{Name: "fold_constants", Apply: FoldConstants},
 	{Name: "join_cross_order", Apply: JoinCrossOrder},
 	{Name: "expr_filter_preds", Apply: ExprFilterPreds},
+	{Name: "derive_join_ors", Apply: DeriveJoinORs},
 	{Name: "push_join_filters", Apply: PushJoinFilters},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},

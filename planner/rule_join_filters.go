@@ -114,23 +114,7 @@ func sinkConds(n Node, c conds) (Node, bool) {
 // whether any condition went below j.
 func sinkJoin(j *Join, c conds) (Node, bool) {
 	ls, rs := j.Left.Schema(), j.Right.Schema()
-	toRight := j.Type == JoinInner || j.Type == JoinCross
-	side := func(cols []string) int { // 0 left, 1 right, -1 both or neither
-		where := -1
-		for _, col := range cols {
-			s := -1
-			if len(ls.FieldIndices(col)) > 0 {
-				s = 0
-			} else if r, ok := strings.CutPrefix(col, j.Alias+"."); ok && toRight && slices.Contains(j.RightCols, r) && len(rs.FieldIndices(r)) > 0 {
-				s = 1
-			}
-			if s < 0 || where >= 0 && s != where {
-				return -1
-			}
-			where = s
-		}
-		return where
-	}
+	side := joinSide(j)
 	var left, right, keep conds
 	for _, p := range c.preds {
 		switch side(predColumns(p)) {
@@ -168,6 +152,31 @@ func sinkJoin(j *Join, c conds) (Node, bool) {
 		return applyConds(j, c), false
 	}
 	return applyConds(nj, keep), true
+}
+
+// joinSide returns the function telling which side of j may take a
+// condition on the columns cols (named as in j's output): 0 the left, 1
+// the right, -1 neither (both sides' columns, none, or a side the join
+// type keeps conditions from).
+func joinSide(j *Join) func(cols []string) int {
+	ls, rs := j.Left.Schema(), j.Right.Schema()
+	toRight := j.Type == JoinInner || j.Type == JoinCross
+	return func(cols []string) int {
+		where := -1
+		for _, col := range cols {
+			s := -1
+			if len(ls.FieldIndices(col)) > 0 {
+				s = 0
+			} else if r, ok := strings.CutPrefix(col, j.Alias+"."); ok && toRight && slices.Contains(j.RightCols, r) && len(rs.FieldIndices(r)) > 0 {
+				s = 1
+			}
+			if s < 0 || where >= 0 && s != where {
+				return -1
+			}
+			where = s
+		}
+		return where
+	}
 }
 
 // keyCopies returns, for each plain predicate of from on a key from[i]
