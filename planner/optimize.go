@@ -50,6 +50,7 @@ type Rule struct {
 var Rules = []Rule{
 	{Name: "fold_constants", Apply: FoldConstants},
 	{Name: "join_cross_order", Apply: JoinCrossOrder},
+	{Name: "push_join_residual", Apply: PushJoinResidual},
 	{Name: "expr_filter_preds", Apply: ExprFilterPreds},
 	{Name: "derive_join_ors", Apply: DeriveJoinORs},
 	{Name: "push_join_filters", Apply: PushJoinFilters},
