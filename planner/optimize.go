@@ -54,6 +54,7 @@ var Rules = []Rule{
 	{Name: "expr_filter_preds", Apply: ExprFilterPreds},
 	{Name: "derive_join_ors", Apply: DeriveJoinORs},
 	{Name: "push_join_filters", Apply: PushJoinFilters},
+	{Name: "join_filtering_first", Apply: JoinFilteringFirst},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},
 	{Name: "push_limit_union", Apply: PushLimitIntoUnion},
