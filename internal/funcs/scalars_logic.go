@@ -146,6 +146,12 @@ func like(name, sym string, fold bool) *ScalarDecl {
 			if err != nil || re == nil {
 				return nullKernel(c.Result), err
 			}
+			if m := likeLiteralMatcher(c.Consts[1].Str); m != nil && !fold {
+				return Rows(c.Result, true, func(a []Col, i int, o *Out) error {
+					o.Bool(m(a[0].Str(i)))
+					return nil
+				}), nil
+			}
 			return Rows(c.Result, true, func(a []Col, i int, o *Out) error {
 				o.Bool(re.MatchString(a[0].Str(i)))
 				return nil
