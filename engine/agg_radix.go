@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // Radix-partitioned parallel hash aggregation: the parallel path for what
@@ -39,6 +40,18 @@ var radixRan = func() {}
 type radixBatch struct {
 	b    arrow.RecordBatch
 	part []uint8 // each row's partition (read only, shared by the workers)
+}
+
+// settleLazy computes what Arrow arrays compute on first use and cache
+// (null counts, a dictionary array's values array), so that the workers
+// sharing b only read it.
+func settleLazy(b arrow.RecordBatch) {
+	for _, c := range b.Columns() {
+		c.NullN()
+		if d, ok := c.(*array.Dictionary); ok {
+			d.Dictionary().NullN()
+		}
+	}
 }
 
 // partitionRows returns the partition (0..w-1) of each of b's n rows by
@@ -91,6 +104,7 @@ func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
 	}
 	var kv keyVals
 	deal := func(b arrow.RecordBatch) bool {
+		settleLazy(b)
 		part := partitionRows(&kv, b, a.keyIdx, int(b.NumRows()), w)
 		for j := range batches {
 			b.Retain()
