@@ -149,7 +149,7 @@ bench-h2o-join: build
 	test -f $(H2O_JOIN_DATA)/x.csv || go run ./bench/h2o/joingen -n $(H2O_N) -seed 42 -dir $(H2O_JOIN_DATA)
 	PEERBENCH=$(PEERBENCH) /usr/bin/python3 bench/tpch/tpch.py --data $(H2O_JOIN_DATA) --qdir bench/h2o/join \
 	  --tables small,medium,big,x --unordered --title "H2O join J1 N=$(H2O_N)" --reps $(H2O_REPS) \
-	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench --sql-confirm --sql-format parquet" \
+	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench --sql-confirm --sql-format parquet --query-timeout 30m" \
 	  --results $(CURDIR)/bench/results/h2o_join_n$(H2O_N)
 
 # TPC-H-style queries (bench/tpch/README.md): Quarry through advanced_query's path and
