@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o bench-tpch clean soak build-nocgo release-check release-snapshot
+.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o bench-h2o-join bench-tpch clean soak build-nocgo release-check release-snapshot
 
 all: build
 
@@ -139,6 +139,18 @@ bench-h2o: build
 	$(PEERBENCH)/setup.sh
 	PEERBENCH=$(PEERBENCH) /usr/bin/python3 bench/h2o/h2o.py --n $(H2O_N) --reps $(H2O_REPS) \
 	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench" --results $(CURDIR)/bench/results/h2o_n$(H2O_N)
+
+# H2O db-benchmark join questions (bench/h2o/README.md): x (H2O_N rows) joined with
+# small, medium and big (J1 tables of bench/h2o/joingen, in /tmp/peerbench/h2o/J1_<N>),
+# through bench/tpch's runner (advanced_query's path for Quarry).
+H2O_JOIN_DATA = /tmp/peerbench/h2o/J1_$(H2O_N)_s42
+bench-h2o-join: build
+	$(PEERBENCH)/setup.sh
+	test -f $(H2O_JOIN_DATA)/x.csv || go run ./bench/h2o/joingen -n $(H2O_N) -seed 42 -dir $(H2O_JOIN_DATA)
+	PEERBENCH=$(PEERBENCH) /usr/bin/python3 bench/tpch/tpch.py --data $(H2O_JOIN_DATA) --qdir bench/h2o/join \
+	  --tables small,medium,big,x --unordered --title "H2O join J1 N=$(H2O_N)" --reps $(H2O_REPS) \
+	  --peerbench $(PEERBENCH) --ours-cmd "$(CURDIR)/bin/quarry-bench --sql-confirm --sql-format parquet --query-timeout 30m" \
+	  --results $(CURDIR)/bench/results/h2o_join_n$(H2O_N)
 
 # TPC-H-style queries (bench/tpch/README.md): Quarry through advanced_query's path and
 # DuckDB, warm, side by side, with ratios and the answers compared. SF=0.1 for a quick

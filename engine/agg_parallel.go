@@ -25,10 +25,12 @@ import (
 // operator's table (new keys become new groups), then every state merges
 // its partial state through that group mapping.
 //
-// Nearly unique keys stay on the one-table path: each worker would build a
-// table of about all the groups and the merge would redo the work (a
-// radix-partitioned aggregation, where each worker owns a slice of the key
-// space, is the way to use several cores there; not done).
+// Nearly unique keys, and grouped aggregates with a state that does not
+// merge, take the radix-partitioned path instead (agg_radix.go: each
+// worker owns a slice of the key space): with merges each worker would
+// build a table of about all the groups and the merge would redo the work.
+// Without keys and with a non-merging state the input is folded on one
+// table (pipelined).
 //
 // Results: groups come out in first-seen order of the serial prefix, then
 // in the workers' first-seen order, worker by worker (not the input's
@@ -56,11 +58,20 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 	if w < 2 || a.node == nil {
 		return false, nil
 	}
+	merge := true
 	for _, s := range a.states {
-		if !mergeable(s) {
-			return false, nil
-		}
+		merge = merge && mergeable(s)
 	}
+	radix := a.table != nil // else the radix-partitioned path (agg_radix.go) is the fallback
+	if !merge && !radix {
+		return false, nil
+	}
+	var prefix []arrow.RecordBatch // kept for the radix path, which folds them again
+	defer func() {
+		for _, b := range prefix {
+			b.Release()
+		}
+	}()
 	rows, lastRows, lastNew := 0, 0, 0
 	for rows < parallelMinRows {
 		if err := a.ex.ctx.Err(); err != nil {
@@ -76,7 +87,11 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 		before := a.ngroups
 		err = a.fold(b)
 		n := int(b.NumRows())
-		b.Release()
+		if radix {
+			prefix = append(prefix, b)
+		} else {
+			b.Release()
+		}
 		if err != nil {
 			return false, err
 		}
@@ -87,11 +102,16 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 			rows, lastRows, lastNew = rows+n, n, a.ngroups-before
 		}
 	}
-	if a.table != nil && 2*lastNew > lastRows {
-		return false, nil
+	if merge && (a.table == nil || 2*lastNew <= lastRows) {
+		for _, b := range prefix {
+			b.Release()
+		}
+		prefix = nil
+		parallelRan()
+		return true, a.runParallel(w)
 	}
-	parallelRan()
-	return true, a.runParallel(w)
+	radixRan()
+	return true, a.runRadix(w, prefix)
 }
 
 // runParallel folds the rest of the input on w workers, then merges their
@@ -185,19 +205,23 @@ pull:
 // panic included) comes back as an error, and the budget is checked after
 // the batch.
 func (a *aggOp) foldChecked(b arrow.RecordBatch) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(exhausted); ok {
-				err = e.b.err()
-				return
-			}
-			err = qerr.Internal(nil, "aggregate: %v", r)
-		}
-	}()
+	defer recoverWorker(&err)
 	if err := a.fold(b); err != nil {
 		return err
 	}
 	return a.acct.check()
+}
+
+// recoverWorker turns a panic on a worker goroutine (the hard allocator's
+// budget panic included) into *err; deferred.
+func recoverWorker(err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(exhausted); ok {
+			*err = e.b.err()
+			return
+		}
+		*err = qerr.Internal(nil, "aggregate: %v", r)
+	}
 }
 
 // mergePart merges the partial aggregate p into a (see above) and closes p.

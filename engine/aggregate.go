@@ -414,6 +414,7 @@ type aggOp struct {
 	zeros    []int32
 	gbuf     [2][]int32
 	node     *planner.Aggregate // to build the parallel workers' partial aggregates
+	radix    []*aggOp           // the partitions still to emit after a radix-partitioned consume (agg_radix.go)
 }
 
 func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
@@ -498,6 +499,14 @@ func (a *aggOp) consume() error {
 	}
 	a.in.close()
 	a.consumed = true
+	if a.radix != nil { // the partitions ended their input (agg_radix.go)
+		return nil
+	}
+	return a.endInput()
+}
+
+// endInput finishes the table and states once the input has ended.
+func (a *aggOp) endInput() error {
 	if a.table != nil {
 		a.table.doneAssigning()
 	}
@@ -553,6 +562,9 @@ func (a *aggOp) next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
+	if a.radix != nil {
+		return a.nextRadix()
+	}
 	if a.emitted >= a.ngroups {
 		a.close()
 		return nil, nil
@@ -590,6 +602,17 @@ func (a *aggOp) close() {
 	if a.in != nil {
 		a.in.close()
 	}
+	for _, p := range a.radix {
+		p.close()
+	}
+	a.radix = nil
+	a.dropGroups()
+	a.emitted = 0
+	a.consumed = true
+}
+
+// dropGroups drops every group: the states, the table and their memory.
+func (a *aggOp) dropGroups() {
 	for _, s := range a.states {
 		if r, ok := s.(releasingState); ok {
 			r.release()
@@ -599,8 +622,7 @@ func (a *aggOp) close() {
 	if a.table != nil {
 		a.table.reset()
 	}
-	a.ngroups, a.emitted = 0, 0
-	a.consumed = true
+	a.ngroups = 0
 	a.acct.release()
 	a.tacct.release()
 }

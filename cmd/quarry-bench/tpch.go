@@ -84,11 +84,9 @@ func runTPCH(o options, queries []string) {
 		fail("opening the data root: " + err.Error())
 	}
 	defer a.Close()
-	rows := int64(0)
+	rows := int64(0) // the largest table's (lineitem; x for the H2O join questions)
 	for _, d := range a.Catalog.Datasets() {
-		if d.ID == "lineitem" {
-			rows = d.RowCount
-		}
+		rows = max(rows, d.RowCount)
 	}
 	st := a.Service.Config().Cache.Stats()
 	emit("LOAD", map[string]any{"peer": "ours", "mode": "warm", "secs": time.Since(t0).Seconds(), "rows": rows,
@@ -98,7 +96,7 @@ func runTPCH(o options, queries []string) {
 		for rep := 0; rep <= o.reps; rep++ {
 			rec := map[string]any{"query": q, "rep": rep, "mode": "warm"}
 			if err == nil {
-				err = runSQL(ctx, a.Service, sql, rec, rep == 0)
+				err = runSQL(ctx, a.Service, service.SQLRequest{SQL: sql, OutputFormat: o.sqlFormat, Confirm: o.sqlConfirm}, rec, rep == 0)
 			}
 			if err != nil {
 				rec["error"], rec["code"] = errText(err), qerr.Code(err)
@@ -115,9 +113,9 @@ func runTPCH(o options, queries []string) {
 
 // runSQL times one advanced_query call and fills rec (with the answer when
 // answer is set).
-func runSQL(ctx context.Context, svc *service.Service, sql string, rec map[string]any, answer bool) error {
+func runSQL(ctx context.Context, svc *service.Service, req service.SQLRequest, rec map[string]any, answer bool) error {
 	t0 := time.Now()
-	resp, err := svc.SQL(ctx, service.SQLRequest{SQL: sql})
+	resp, err := svc.SQL(ctx, req)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/service"
 )
 
 func TestFirstRecords(t *testing.T) {
@@ -88,7 +89,7 @@ func TestRunSQL(t *testing.T) {
 	}
 	defer a.Close()
 	rec := map[string]any{}
-	if err := runSQL(ctx, a.Service, "SELECT r_name, r_regionkey FROM region WHERE r_regionkey < 2 ORDER BY r_regionkey DESC", rec, true); err != nil {
+	if err := runSQL(ctx, a.Service, service.SQLRequest{SQL: "SELECT r_name, r_regionkey FROM region WHERE r_regionkey < 2 ORDER BY r_regionkey DESC"}, rec, true); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal([]any{rec["rows"], rec["cols"], rec["first_rows"]})
@@ -100,13 +101,13 @@ func TestRunSQL(t *testing.T) {
 	}
 	// 300 rows are more than one inline page: the first 100 still come (through the handle).
 	rec = map[string]any{}
-	if err := runSQL(ctx, a.Service, "SELECT r_regionkey FROM region ORDER BY r_regionkey", rec, true); err != nil {
+	if err := runSQL(ctx, a.Service, service.SQLRequest{SQL: "SELECT r_regionkey FROM region ORDER BY r_regionkey"}, rec, true); err != nil {
 		t.Fatal(err)
 	}
 	if rows := rec["first_rows"].([][]json.RawMessage); rec["rows"] != int64(300) || len(rows) != firstRows || string(rows[99][0]) != "99" {
 		t.Errorf("paged answer: rows %v, %d first rows", rec["rows"], len(rows))
 	}
-	err = runSQL(ctx, a.Service, "SELECT * FROM read_csv('/etc/passwd')", map[string]any{}, true)
+	err = runSQL(ctx, a.Service, service.SQLRequest{SQL: "SELECT * FROM read_csv('/etc/passwd')"}, map[string]any{}, true)
 	if code := qerr.Code(err); code != "forbidden_sql" {
 		t.Errorf("refusal code %q (%v), want forbidden_sql", code, err)
 	}

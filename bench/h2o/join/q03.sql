@@ -1,0 +1,1 @@
+SELECT x.id1, x.id2, x.id3, x.id4, x.id5, x.id6, x.v1, medium.id1 AS medium_id1, medium.id4 AS medium_id4, medium.id5 AS medium_id5, medium.v2 FROM x LEFT JOIN medium ON x.id2 = medium.id2;

@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Radix-partitioned parallel hash aggregation: the parallel path for what
+// the merging path (agg_parallel.go) does not take, i.e. grouped aggregates
+// whose keys look nearly unique (H2O q10: 10M groups of 6 keys, where every
+// worker's partial table would hold about every group and the merge would
+// redo the work) or whose states cannot merge (median, quantile, first,
+// last, mode, arg_min/arg_max, string_agg, list, approx_quantile).
+//
+// The key space is split by a hash of the key values into one partition
+// per worker: the operator's goroutine pulls each batch, computes every
+// row's partition (keyVals.load: the hash join's key hash; rows with a
+// null key go to partition 0) and hands the batch to every worker; worker
+// j gathers its rows (the whole batch when all rows are its) and folds
+// them into an aggregate of its own (its own group table and states, an
+// aggOp built from the same plan node charging the query's budget). A
+// group lives in exactly one partition, so no state merges, and each
+// worker sees its rows in input order: every aggregate, order-dependent or
+// not, gives the serial result to the bit (float sums included). Groups
+// come out partition by partition, each in its first-seen order (the same
+// on every run). Each worker's table holds about 1/w of the groups, so the
+// memory is that of one table.
+//
+// The decision is taken after the serial prefix of consumeParallel; its
+// batches were kept, its groups are dropped and the prefix is folded again
+// by the partitions (at most parallelMinRows rows done twice).
+
+// radixRan is called when an aggregate goes radix-partitioned (a test hook).
+var radixRan = func() {}
+
+// radixBatch is one input batch on its way to a partition's worker.
+type radixBatch struct {
+	b    arrow.RecordBatch
+	part []uint8 // each row's partition (read only, shared by the workers)
+}
+
+// settleLazy computes what Arrow arrays compute on first use and cache
+// (null counts, a dictionary array's values array), so that the workers
+// sharing b only read it.
+func settleLazy(b arrow.RecordBatch) {
+	for _, c := range b.Columns() {
+		c.NullN()
+		if d, ok := c.(*array.Dictionary); ok {
+			d.Dictionary().NullN()
+		}
+	}
+}
+
+// partitionRows returns the partition (0..w-1) of each of b's n rows by
+// the hash of its key columns keyIdx; rows with a null key go to 0.
+func partitionRows(kv *keyVals, b arrow.RecordBatch, keyIdx []int, n, w int) []uint8 {
+	kv.load(b.Columns(), keyIdx, n)
+	part := make([]uint8, n)
+	for i, h := range kv.hash {
+		if kv.ok[i] {
+			part[i] = uint8((h >> 32) * uint64(w) >> 32)
+		}
+	}
+	return part
+}
+
+// runRadix folds the prefix batches (kept by the caller, in input order)
+// and the rest of the input into w partitions (see above); a's own groups
+// (the prefix's) are dropped. The partitions are left in a.radix, their
+// input ended, for next to emit.
+func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
+	a.dropGroups()
+	for range w {
+		p, err := newAggOp(a.ex, a.node)
+		if err != nil {
+			return err
+		}
+		a.radix = append(a.radix, p)
+	}
+	ctx, cancel := context.WithCancel(a.ex.ctx)
+	defer cancel()
+	batches := make([]chan radixBatch, w)
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for j, p := range a.radix {
+		batches[j] = make(chan radixBatch, 2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var refs []rowRef
+			for rb := range batches[j] {
+				if errs[j] == nil && ctx.Err() == nil {
+					errs[j] = p.foldPartition(rb, uint8(j), &refs)
+					if errs[j] != nil {
+						cancel()
+					}
+				}
+				rb.b.Release()
+			}
+		}()
+	}
+	var kv keyVals
+	deal := func(b arrow.RecordBatch) bool {
+		settleLazy(b)
+		part := partitionRows(&kv, b, a.keyIdx, int(b.NumRows()), w)
+		for j := range batches {
+			b.Retain()
+			select {
+			case batches[j] <- radixBatch{b: b, part: part}:
+			case <-ctx.Done():
+				b.Release()
+				return false
+			}
+		}
+		return true
+	}
+	var perr error
+	ok := true
+	for _, b := range prefix {
+		if ok = deal(b); !ok {
+			break
+		}
+	}
+	for ok && ctx.Err() == nil {
+		b, err := a.in.next()
+		if err != nil {
+			perr = err
+			break
+		}
+		if b == nil {
+			break
+		}
+		ok = deal(b)
+		b.Release()
+	}
+	for _, c := range batches {
+		close(c)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if perr != nil {
+		return perr
+	}
+	if err := a.ex.ctx.Err(); err != nil {
+		return err
+	}
+	for _, p := range a.radix {
+		p.consumed = true
+		if err := p.endInput(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// foldPartition folds the rows of rb in partition j (refs: a reusable
+// buffer) into a (a worker's partition aggregate).
+func (a *aggOp) foldPartition(rb radixBatch, j uint8, refs *[]rowRef) (err error) {
+	defer recoverWorker(&err)
+	rs := (*refs)[:0]
+	for i, p := range rb.part {
+		if p == j {
+			rs = append(rs, rowRef{0, int32(i)})
+		}
+	}
+	*refs = rs
+	switch {
+	case len(rs) == 0:
+		return nil
+	case len(rs) == len(rb.part):
+		return a.foldChecked(rb.b)
+	}
+	sub, err := gatherBatch(a.ex.alloc, a.ex.soft, rb.b.Schema(), rb.b, rs)
+	if err != nil {
+		return err
+	}
+	defer sub.Release()
+	return a.foldChecked(sub)
+}
+
+// nextRadix emits the partitions' groups, partition by partition.
+func (a *aggOp) nextRadix() (arrow.RecordBatch, error) {
+	for len(a.radix) > 0 {
+		b, err := a.radix[0].next() // (a partition closes itself after its last batch)
+		if err != nil || b != nil {
+			return b, err
+		}
+		a.radix = a.radix[1:]
+	}
+	a.close()
+	return nil, nil
+}

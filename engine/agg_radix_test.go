@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
+)
+
+// withRadix counts the aggregates that took the radix-partitioned path.
+func withRadix(t *testing.T) *int {
+	t.Helper()
+	old := radixRan
+	t.Cleanup(func() { radixRan = old })
+	var n int
+	radixRan = func() { n++ }
+	return &n
+}
+
+// runRows runs plan over data (random batch shapes from seed) with a
+// checked allocator that must end empty.
+func runRows(t *testing.T, plan planner.Node, data []tcol, seed uint64, bs int, opts Options) ([][]any, error) {
+	t.Helper()
+	alloc := newAlloc()
+	src := aggDiffSource(rand.New(rand.NewPCG(seed, 7)), alloc, data)
+	opts.Alloc, opts.BatchSize = alloc, bs
+	got, err := run(t, plan, src, opts)
+	src.release()
+	alloc.AssertSize(t, 0)
+	return got, err
+}
+
+// The radix-partitioned path gives every aggregate, order-dependent ones
+// included, exactly the serial result (each partition sees its rows in
+// input order): the same groups with the same values to the bit, in
+// another order.
+func TestRadixAggregateMatchesSerial(t *testing.T) {
+	ran := withRadix(t)
+	withParallel(t, 1)
+	base := []string{"median:x", "quantile:y:0.3", "first:s", "last:e", "first:x", "last:k", "min:e", "max:s", "count_distinct:e", "sum:x", "count:*"}
+	for iter := range uint64(60) {
+		r := rand.New(rand.NewPCG(77, iter))
+		nrows := 1 + r.IntN(2000)
+		data := moreAggData(r, nrows)
+		scan := &planner.Scan{Dataset: "t", Out: schemaOf(data)}
+		var keys []string
+		for _, k := range []string{"k", "s", "b", "e"} {
+			if r.IntN(2) == 0 {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			keys = []string{"e"}
+		}
+		// median makes the states non-mergeable: the radix path, not the merging one
+		specs := []string{"median:x"}
+		for range r.IntN(3) {
+			specs = append(specs, base[r.IntN(len(base))])
+		}
+		a := aggOf(scan, keys, specs...)
+		fs := slices.Clone(a.Out.Fields())
+		for j := range r.IntN(4) {
+			e := randMoreAgg(r, scan.Out, j)
+			a.Aggs = append(a.Aggs, e)
+			fs = append(fs, arrow.Field{Name: e.Name, Type: e.Type, Nullable: true})
+		}
+		a.Out = arrow.NewSchema(fs, nil)
+		bs := 1 + r.IntN(300)
+		parallelWorkers = func() int { return 1 }
+		want, err := runRows(t, a, data, iter, bs, Options{})
+		if err != nil {
+			t.Fatalf("iter %d serial: %v", iter, err)
+		}
+		w := 2 + r.IntN(3)
+		parallelWorkers = func() int { return w }
+		parallelMinRows = r.IntN(nrows/2 + 1)
+		before := *ran
+		got, err := runRows(t, a, data, iter, bs, Options{})
+		label := fmt.Sprintf("iter %d (%d rows, batch size %d, %d workers, prefix %d, radix %v) plan:\n%s", iter, nrows, bs, w, parallelMinRows, *ran > before, planner.String(a))
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d groups, want %d\ngot\n%swant\n%s", label, len(got), len(want), fmtRows(got), fmtRows(want))
+		}
+		nk := len(keys)
+		byKey := map[string][]any{}
+		for _, g := range want {
+			byKey[keyOf(g[:nk]...)] = g
+		}
+		for _, g := range got {
+			wg, ok := byKey[keyOf(g[:nk]...)]
+			if !ok {
+				t.Fatalf("%s: group %v twice or not in the serial result\ngot\n%swant\n%s", label, g[:nk], fmtRows(got), fmtRows(want))
+			}
+			delete(byKey, keyOf(g[:nk]...))
+			for c := nk; c < len(g); c++ {
+				if keyOf(g[c]) != keyOf(wg[c]) {
+					t.Fatalf("%s\ngroup %v column %s: got %v, want %v", label, g[:nk], a.Out.Field(c).Name, g[c], wg[c])
+				}
+			}
+		}
+	}
+	t.Logf("radix path in %d of 60 iterations", *ran)
+	if *ran < 30 {
+		t.Fatalf("the radix path ran %d times in 60 iterations; the test does not exercise it", *ran)
+	}
+}
+
+// Nearly unique keys with merging states take the radix path too (not the
+// merging one), and the rows come out in the same order on every run.
+func TestRadixAggregateNearlyUniqueRepeatable(t *testing.T) {
+	ran := withRadix(t)
+	par := withParallel(t, 2)
+	parallelMinRows = 1000
+	n := 20000
+	k, s, x := make([]any, n), make([]any, n), make([]any, n)
+	for i := range n {
+		k[i], s[i], x[i] = int64(i/2), fmt.Sprintf("id%07d", i%977), float64(i)/3
+	}
+	data := []tcol{{"k", tInt64, k}, {"s", tStr, s}, {"x", tF64, x}}
+	plan := aggOf(scanOf(schemaOf(data)), []string{"k", "s"}, "sum:x", "count:*")
+	var first [][]any
+	for rep := range 3 {
+		got, err := runRows(t, plan, data, uint64(rep), 512, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n { // every row a group of its own: s differs between the two rows of each k
+			t.Fatalf("%d groups, want %d", len(got), n)
+		}
+		if rep == 0 {
+			first = got
+		} else if !rowsEq(first, got) {
+			t.Fatalf("run %d differs from run 0", rep)
+		}
+	}
+	if *ran != 3 || par.Load() != 0 {
+		t.Fatalf("radix path ran %d times, merging path %d, want 3 and 0", *ran, par.Load())
+	}
+}
+
+// Errors on the radix path (a sum overflowing in one partition, the memory
+// budget, cancellation) come back as the query's error with every buffer
+// released.
+func TestRadixAggregateErrors(t *testing.T) {
+	ran := withRadix(t)
+	withParallel(t, 2)
+	parallelMinRows = 100
+	n := 20000
+	k, v := make([]any, n), make([]any, n)
+	for i := range n {
+		k[i], v[i] = int64(i%7), int64(i)
+	}
+	v[n-3] = int64(math.MaxInt64)
+	data := []tcol{{"k", tInt64, k}, {"v", tInt64, v}}
+	plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:v", "median:v")
+	_, err := runRows(t, plan, data, 1, 128, Options{})
+	if qerr.Code(err) != qerr.CodeInvalidAggregate || *ran == 0 {
+		t.Fatalf("overflow: err %v, radix runs %d", err, *ran)
+	}
+
+	for i := range n {
+		k[i], v[i] = int64(i%5000), int64(i)
+	}
+	plan = aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:v", "first:v", "median:v")
+	_, err = runRows(t, plan, data, 2, 4096, Options{MemoryLimit: 64 << 10})
+	if qerr.Code(err) != qerr.CodeResourceExhausted {
+		t.Fatalf("budget: err %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	alloc := newAlloc()
+	src := newSource(alloc, data)
+	_, err = Execute(ctx, plan, src, Options{Alloc: alloc, BatchSize: 128})
+	src.release()
+	alloc.AssertSize(t, 0)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: err %v", err)
+	}
+}
