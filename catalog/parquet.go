@@ -243,6 +243,10 @@ func corruptFileError(id string, err error) error {
 	if errors.Is(err, ErrFileChanged) {
 		return FileChangedError(id, err)
 	}
+	if errors.Is(err, errIPC) { // found by checkArrowFile's validation
+		return qerr.Unsupported(qerr.CodeUnsupportedFormat, "dataset %q cannot be read: %v", id, err).
+			WithHint("the file is damaged; replace it").Wrap(err)
+	}
 	return qerr.Internal(err, "reading dataset %q failed: %v", id, err).
 		WithHint("the file may be corrupt or have changed since it was cataloged; refresh the catalog and retry")
 }
