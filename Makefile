@@ -72,14 +72,19 @@ fuzz: setup
 
 # Soak: SOAK_CLIENTS mcp-go clients over Streamable HTTP run a mixed workload
 # (catalog, schema, estimates, handle paging, Parquet artifacts read back,
-# distinct values, aggregates, a file replaced under load) for SOAK_DURATION
-# against a server in the test process, checking every answer and that
-# goroutines, open files and the live heap return to the post-warm-up
-# baseline. Not part of `make test` (build tag soak). See docs/RELIABILITY.md.
+# distinct values, aggregates, CSV artifacts, HDF5 slices, a 3M-row file, a
+# file replaced under load) for SOAK_CALLS calls each (or SOAK_DURATION if
+# SOAK_CALLS is empty) against a server in the test process, checking every
+# answer and that goroutines, open files, the live heap and RSS return to the
+# post-warm-up baseline; then TestSoakBigQueries: 8 parallel 10M-group
+# queries against bin/quarry under --server-memory 512MiB, peak RSS checked.
+# Not part of `make test` (build tag soak). See docs/RELIABILITY.md.
 SOAK_DURATION ?= 5m
-SOAK_CLIENTS ?= 16
+SOAK_CLIENTS ?= 64
+SOAK_CALLS ?= 1000
 soak: setup
-	QUARRY_SOAK_DURATION=$(SOAK_DURATION) QUARRY_SOAK_CLIENTS=$(SOAK_CLIENTS) $(GO) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/app
+	QUARRY_SOAK_DURATION=$(SOAK_DURATION) QUARRY_SOAK_CLIENTS=$(SOAK_CLIENTS) QUARRY_SOAK_CALLS=$(SOAK_CALLS) $(GO) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/app
+	$(GO) test -tags soak -count=1 -timeout 0 -run '^TestSoakBigQueries$$' -v ./e2e
 
 # CSV type inference against DuckDB's sniffer on 100,000 generated CSV files
 # (the default test run does 2,000); INGEST_SEED picks another set.

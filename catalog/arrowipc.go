@@ -471,7 +471,7 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 	if !fr.Schema().Equal(s.stored) || lay.rows != s.rows {
 		fr.Close()
 		fh.Close()
-		return nil, corruptFileError(s.id, errors.New("the file changed since it was cataloged"))
+		return nil, corruptFileError(s.id, fmt.Errorf("%w since it was cataloged", ErrFileChanged))
 	}
 	var (
 		cur  arrow.RecordBatch // the batch being sliced
@@ -504,11 +504,11 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 				return nil, err
 			}
 			if cur.NumRows() != lay.batches[next] {
-				return nil, fmt.Errorf("record batch %d holds %d rows, its metadata says %d", next, cur.NumRows(), lay.batches[next])
+				return nil, ipcErrorf("record batch %d holds %d rows, its metadata says %d", next, cur.NumRows(), lay.batches[next])
 			}
 			for i, c := range cur.Columns() {
 				if err := checkIPCData(c.Data(), 0); err != nil {
-					return nil, fmt.Errorf("record batch %d, column %q: %w", next, cur.Schema().Field(i).Name, err)
+					return nil, ipcErrorf("record batch %d, column %q: %w", next, cur.Schema().Field(i).Name, err)
 				}
 			}
 			next++

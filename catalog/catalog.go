@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -499,6 +500,16 @@ func (c *Catalog) lookupNow(id string) (*Dataset, error) {
 	snap := c.snapshot()
 	ds, ok := snap.byID[id]
 	if !ok {
+		// The file of id may have failed to open after a change (a rewrite
+		// caught half-written): if it changed again since, open it again.
+		if e := snap.failedFileOf(id); e != nil {
+			if info, err := c.restat(e.info); err == nil && !sameVersion(info, e.info) {
+				snap, _ = c.reopen(e, info, nil)
+				if ds, ok := snap.byID[id]; ok {
+					return ds, nil
+				}
+			}
+		}
 		return nil, c.notFound(snap, id)
 	}
 	e := snap.fileOf[id]
@@ -506,10 +517,40 @@ func (c *Catalog) lookupNow(id string) (*Dataset, error) {
 	if err == nil && sameVersion(info, e.info) {
 		return ds, nil
 	}
+	snap, ne := c.reopen(e, info, err)
+	if ds, ok := snap.byID[id]; ok {
+		return ds, nil
+	}
+	if ne != nil && errors.Is(ne.err, qerr.ErrPermission) {
+		return nil, ne.err
+	}
+	nf := c.notFound(snap, id)
+	switch {
+	case ne == nil:
+		nf.Message = "the file of dataset " + quote(id) + " was removed"
+	case ne.err != nil:
+		nf.Message = "the file of dataset " + quote(id) + " changed and can no longer be read: " + reason(ne.err)
+		nf.Cause = ne.err
+	}
+	return nil, nf
+}
 
-	// The file changed, vanished or is refused: re-open it (outside any
-	// lock) and publish the result unless someone else already replaced
-	// the entry.
+// failedFileOf is the entry of a file that failed to open and would hold
+// dataset id (its id is the file's base id or path, or lies under it).
+func (s *snapshot) failedFileOf(id string) *fileEntry {
+	for rel, e := range s.files {
+		if e.err != nil && (id == rel || id == e.info.BaseID || strings.HasPrefix(id, e.info.BaseID+"/")) {
+			return e
+		}
+	}
+	return nil
+}
+
+// reopen re-opens the file of entry e, which restat found changed (info),
+// vanished or refused (err), outside any lock, and publishes the result
+// unless someone else already replaced the entry. It returns the snapshot
+// after that and the new entry (nil: the file was removed).
+func (c *Catalog) reopen(e *fileEntry, info FileInfo, err error) (*snapshot, *fileEntry) {
 	var ne *fileEntry
 	switch {
 	case err == nil:
@@ -538,24 +579,9 @@ func (c *Catalog) lookupNow(id string) (*Dataset, error) {
 		}
 		c.snap = newSnapshot(files, c.snap.walkDiags, c.snap.cards, c.snap.memo)
 	}
-	snap = c.snap
+	snap := c.snap
 	c.mu.Unlock()
-
-	if ds, ok := snap.byID[id]; ok {
-		return ds, nil
-	}
-	if ne != nil && errors.Is(ne.err, qerr.ErrPermission) {
-		return nil, ne.err
-	}
-	nf := c.notFound(snap, id)
-	switch {
-	case ne == nil:
-		nf.Message = "the file of dataset " + quote(id) + " was removed"
-	case ne.err != nil:
-		nf.Message = "the file of dataset " + quote(id) + " changed and can no longer be read: " + reason(ne.err)
-		nf.Cause = ne.err
-	}
-	return nil, nf
+	return snap, ne
 }
 
 // restat re-checks a file of a snapshot: its path relative to the root

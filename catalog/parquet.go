@@ -240,6 +240,13 @@ func corruptFileError(id string, err error) error {
 	if errors.As(err, &qe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	if errors.Is(err, ErrFileChanged) {
+		return FileChangedError(id, err)
+	}
+	if errors.Is(err, errIPC) { // found by checkArrowFile's validation
+		return qerr.Unsupported(qerr.CodeUnsupportedFormat, "dataset %q cannot be read: %v", id, err).
+			WithHint("the file is damaged; replace it").Wrap(err)
+	}
 	return qerr.Internal(err, "reading dataset %q failed: %v", id, err).
 		WithHint("the file may be corrupt or have changed since it was cataloged; refresh the catalog and retry")
 }
@@ -270,7 +277,7 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 	}
 	fr, sc, err := parquetArrow(r, alloc, int64(batch))
 	if err == nil && (!sc.Equal(s.stored) || r.NumRows() != s.rows) {
-		err = errors.New("the file changed since it was cataloged")
+		err = fmt.Errorf("%w since it was cataloged", ErrFileChanged)
 	}
 	if err != nil {
 		r.Close()

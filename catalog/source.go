@@ -60,6 +60,19 @@ func SourceOpenError(id string, err error) error {
 	return qerr.Internal(err, "cannot open the file of dataset %q", id)
 }
 
+// ErrFileChanged: a source file was truncated, rewritten or grew while a
+// scan was reading it.
+var ErrFileChanged = errors.New("the file changed while it was being read")
+
+// FileChangedError is the error of a scan whose file changed under it
+// (cause wraps ErrFileChanged): dataset_not_found, since the version the
+// catalog listed is gone, with diagnostics "changed": true and a hint to
+// retry (the next query reads the file as it is then).
+func FileChangedError(id string, cause error) *qerr.Error {
+	return qerr.NotFound(qerr.CodeDatasetNotFound, "the file of dataset %q changed while it was being read", id).
+		With("changed", true).WithHint("retry the query: it will read the file as it is now").Wrap(cause)
+}
+
 // MultiCloser closes every closer it holds, joining their errors.
 type MultiCloser []io.Closer
 

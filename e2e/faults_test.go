@@ -24,18 +24,7 @@ func TestKillDuringArtifactWrite(t *testing.T) {
 	args := []string{"--data", data, "--artifact-dir", arts, "--confirm-rows", "-1", "--confirm-bytes", "-1"}
 	list := func() (temps, files []string) {
 		t.Helper()
-		ents, err := os.ReadDir(arts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			switch {
-			case strings.HasPrefix(e.Name(), ".tmp-"):
-				temps = append(temps, e.Name())
-			case !e.IsDir() && !strings.HasPrefix(e.Name(), "."):
-				files = append(files, e.Name())
-			}
-		}
+		temps, files, _ = artifactDirState(t, arts)
 		return temps, files
 	}
 

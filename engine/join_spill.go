@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -42,7 +43,8 @@ var graceSpills atomic.Int64
 // graceJoin runs the partition joins of one spilled join.
 type graceJoin struct {
 	j     *joinOp
-	dir   string
+	tmp   *artifacts.TempDir
+	dir   string   // tmp.Path
 	build []string // partition file paths ("" = empty)
 	probe []string
 	part  int     // next partition to join
@@ -67,11 +69,15 @@ func newGraceJoin(j *joinOp) (g *graceJoin, err error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	if dir, err = os.MkdirTemp(dir, "join-spill-"); err != nil {
+	// A locked ".tmp-" directory: the artifact store deletes it if this
+	// process dies before close does.
+	tmp, err := artifacts.MkdirTemp(dir, "join-spill-")
+	if err != nil {
 		return nil, qerr.Internal(err, "join: cannot create a spill directory: %v", err)
 	}
+	dir = tmp.Path
 	graceSpills.Add(1)
-	g = &graceJoin{j: j, dir: dir}
+	g = &graceJoin{j: j, tmp: tmp, dir: dir}
 	defer func() {
 		if err != nil {
 			g.close()
@@ -158,7 +164,7 @@ func (g *graceJoin) close() {
 		g.cur.close()
 		g.cur = nil
 	}
-	_ = os.RemoveAll(g.dir)
+	_ = g.tmp.Remove()
 }
 
 // partWriters writes the rows of one input into per-partition IPC files.

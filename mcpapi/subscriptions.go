@@ -3,6 +3,7 @@ package mcpapi
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"sync"
 	"time"
 
@@ -28,23 +29,29 @@ var watchEvery = 2 * time.Second
 // (artifacts, result pages) never change and are never notified. The
 // polling goroutine runs only while a subscription exists.
 //
-// 2026-07-28 clients subscribe through subscriptions/listen instead; mcp-go
-// v1.2.1 establishes no resource subscription on such a stream (its
-// sessions do not track them), so they get no updates (docs/RELIABILITY.md).
+// 2026-07-28 clients subscribe with the resourceSubscriptions of a
+// subscriptions/listen request instead and are told on that request's
+// stream while it stays open. mcp-go v1.2.1 records such subscriptions only
+// on sessions implementing server.SessionWithResourceSubscriptions, which
+// its own ephemeral listen sessions do not: a hook takes the URIs and the
+// stream's session from the request, and the updates are queued on that
+// session (the transport tags them with the subscription id).
 type resourceWatch struct {
 	s   *server.MCPServer
 	svc *service.Service
 
-	mu      sync.Mutex
-	subs    map[string]map[string]bool // session id -> subscribed URIs
-	seen    map[string][32]byte        // URI -> fingerprint last seen
-	running bool
+	mu         sync.Mutex
+	subs       map[string]map[string]bool // subscriber -> subscribed URIs
+	seen       map[string][32]byte        // URI -> fingerprint last seen
+	listeners  map[string]server.ClientSession
+	nextListen int
+	running    bool
 }
 
 // watchResources registers the subscription hooks on hooks; s is set once
 // the server exists.
 func watchResources(hooks *server.Hooks, svc *service.Service) *resourceWatch {
-	w := &resourceWatch{svc: svc, subs: map[string]map[string]bool{}, seen: map[string][32]byte{}}
+	w := &resourceWatch{svc: svc, subs: map[string]map[string]bool{}, seen: map[string][32]byte{}, listeners: map[string]server.ClientSession{}}
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		if sess := server.ClientSessionFromContext(ctx); sess != nil && watchable(req.Params.URI) {
 			w.add(sess.SessionID(), req.Params.URI)
@@ -57,6 +64,29 @@ func watchResources(hooks *server.Hooks, svc *service.Service) *resourceWatch {
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) {
 		w.remove(sess.SessionID(), "")
+	})
+	hooks.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest) {
+		sess := server.ClientSessionFromContext(ctx)
+		if sess == nil {
+			return
+		}
+		w.mu.Lock()
+		w.nextListen++
+		key := fmt.Sprintf("listen/%d", w.nextListen) // never a session id (those are UUIDs)
+		w.listeners[key] = sess
+		w.mu.Unlock()
+		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+			if watchable(uri) {
+				w.add(key, uri)
+			}
+		}
+		go func() { // the stream ends with its request
+			<-ctx.Done()
+			w.remove(key, "")
+			w.mu.Lock()
+			delete(w.listeners, key)
+			w.mu.Unlock()
+		}()
 	})
 	return w
 }
@@ -155,8 +185,27 @@ func (w *resourceWatch) loop() {
 				continue
 			}
 			for _, sess := range sessions {
-				_ = w.s.SendNotificationToSpecificClient(sess, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": uri})
+				w.notify(sess, uri)
 			}
 		}
+	}
+}
+
+// notify tells subscriber (a session id, or a listen stream's key) that
+// uri was updated. A listen stream whose queue is full misses it (as
+// mcp-go's own broadcasts do).
+func (w *resourceWatch) notify(subscriber, uri string) {
+	w.mu.Lock()
+	sess := w.listeners[subscriber]
+	w.mu.Unlock()
+	if sess == nil {
+		_ = w.s.SendNotificationToSpecificClient(subscriber, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": uri})
+		return
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: mcp.MethodNotificationResourceUpdated, Params: mcp.NotificationParams{AdditionalFields: map[string]any{"uri": uri}}}}
+	select {
+	case sess.NotificationChannel() <- n:
+	default:
 	}
 }

@@ -868,11 +868,4 @@ func (r *csvFastReader) fail(err error) {
 	r.finish()
 }
 
-func (r *csvFastReader) readError(err error) error {
-	var qe *qerr.Error
-	if errors.As(err, &qe) {
-		return err
-	}
-	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", r.src.id).
-		WithHint("refresh the catalog and retry")
-}
+func (r *csvFastReader) readError(err error) error { return readFailure(r.src.id, r.src.file, err) }

@@ -8,6 +8,9 @@ import (
 	"os"
 	"runtime"
 	"unsafe"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // Chunks of a memory-mapped file. For a plain regular file the chunk
@@ -27,7 +30,30 @@ import (
 // reader reaches the end.
 
 // errFileChanged: the file changed while it was being read.
-var errFileChanged = errors.New("the file changed while it was being read")
+var errFileChanged = catalog.ErrFileChanged
+
+// readFailure is the error of a scan of dataset id (file, as cataloged)
+// that failed with err: err itself if structured, FileChangedError if the
+// file changed under the scan (a record cut by a truncation looks malformed
+// before the reader reaches the end and notices), else internal.
+func readFailure(id string, file catalog.FileInfo, err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) {
+		return err
+	}
+	if errors.Is(err, errFileChanged) || changedSince(file) {
+		return catalog.FileChangedError(id, err)
+	}
+	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", id).
+		WithHint("refresh the catalog and retry")
+}
+
+// changedSince reports whether file's size or modification time is not
+// what it was when cataloged (or it is gone).
+func changedSince(file catalog.FileInfo) bool {
+	st, err := os.Stat(file.AbsPath)
+	return err != nil || st.Size() != file.Size || !st.ModTime().Equal(file.ModTime)
+}
 
 // Mapping switches (tests and benchmarks change them).
 var (

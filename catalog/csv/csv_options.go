@@ -613,14 +613,7 @@ func (s *optSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.R
 	return r, nil
 }
 
-func (s *optSource) readError(err error) error {
-	var qe *qerr.Error
-	if errors.As(err, &qe) {
-		return err
-	}
-	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", s.id).
-		WithHint("refresh the catalog and retry")
-}
+func (s *optSource) readError(err error) error { return readFailure(s.id, s.file, err) }
 
 // optReader is the record reader of an optSource.
 type optReader struct {

@@ -2,7 +2,6 @@ package csv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -233,11 +232,4 @@ func (r *csvRecordReader) fail(err error) {
 	r.finish()
 }
 
-func (r *csvRecordReader) readError(err error) error {
-	var qe *qerr.Error
-	if errors.As(err, &qe) {
-		return err
-	}
-	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", r.src.id).
-		WithHint("refresh the catalog and retry")
-}
+func (r *csvRecordReader) readError(err error) error { return readFailure(r.src.id, r.src.file, err) }

@@ -18,10 +18,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/klauspost/compress/zstd"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/qerr"
@@ -66,6 +68,14 @@ var brokenFiles = []struct {
 	{"h5/truncated.h5", true},
 	{"h5/bad_magic.h5", true},
 	{"h5/bitflip.h5", false},
+	{"xlsx/truncated.xlsx", true},
+	{"xlsx/bad_magic.xlsx", true},
+	{"xlsx/bitflip.xlsx", false},
+	{"xlsx/not_a_zip.xlsx", true},
+	{"arrow/truncated.arrow", true},
+	{"arrow/bad_magic.arrow", true},
+	{"arrow/huge_footer.arrow", true},
+	{"arrow/bitflip.arrow", false},
 }
 
 // TestBrokenFileCorpus loads the broken-file corpus through the fully wired
@@ -172,8 +182,9 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 // writeBrokenCorpus regenerates testdata/broken from good files: text
-// written here, a Parquet file written by arrow-go, the demo data's
-// calibration.h5 and catalog's bzip2 test file.
+// written here, a Parquet and an Arrow IPC file written by arrow-go, a
+// workbook written by excelize, the demo data's calibration.h5 and
+// catalog's bzip2 test file.
 func writeBrokenCorpus(t *testing.T) {
 	must(t, os.RemoveAll(brokenDir))
 	put := func(rel string, b []byte) {
@@ -256,12 +267,51 @@ func writeBrokenCorpus(t *testing.T) {
 	put("h5/truncated.h5", half(h5))
 	put("h5/bad_magic.h5", flip(h5, 0, 1, 2, 3, 4, 5, 6, 7))
 	put("h5/bitflip.h5", flip(h5, len(h5)/3, len(h5)/2, 2*len(h5)/3))
+
+	xl := xlsxFile(t)
+	put("xlsx/truncated.xlsx", half(xl))
+	put("xlsx/bad_magic.xlsx", flip(xl, 0, 1, 2, 3))
+	put("xlsx/bitflip.xlsx", flip(xl, len(xl)/4, len(xl)/3, len(xl)/2))
+	put("xlsx/not_a_zip.xlsx", good)
+
+	ar := arrowFile(t)
+	put("arrow/truncated.arrow", half(ar))
+	put("arrow/bad_magic.arrow", flip(ar, 0, 1, 2, len(ar)-1, len(ar)-2))
+	hugeAr := bytes.Clone(ar)
+	copy(hugeAr[len(hugeAr)-10:], []byte{0xff, 0xff, 0xff, 0x7f}) // footer length 2 GiB
+	put("arrow/huge_footer.arrow", hugeAr)
+	put("arrow/bitflip.arrow", flip(ar, len(ar)/4, len(ar)/3, len(ar)/2))
 }
 
-// parquetFile is a small Parquet file of two columns (arrow-go's writer).
-func parquetFile(t *testing.T) []byte {
+// xlsxFile is a small workbook (excelize) of a header row and 500 rows.
+func xlsxFile(t *testing.T) []byte {
+	x := excelize.NewFile()
+	defer x.Close()
+	must(t, x.SetSheetRow("Sheet1", "A1", &[]any{"id", "name", "value"}))
+	for i := range 500 {
+		must(t, x.SetSheetRow("Sheet1", fmt.Sprintf("A%d", i+2), &[]any{i, fmt.Sprintf("name %d", i%37), float64(i) * 1.5}))
+	}
+	b, err := x.WriteToBuffer()
+	must(t, err)
+	return b.Bytes()
+}
+
+// arrowFile is a small Arrow IPC file of sampleRecord.
+func arrowFile(t *testing.T) []byte {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
+	rec := sampleRecord(mem)
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(rec.Schema()), ipc.WithAllocator(mem))
+	must(t, err)
+	must(t, w.Write(rec))
+	must(t, w.Close())
+	return buf.Bytes()
+}
+
+// sampleRecord is 3,000 rows of id (int64) and name (string).
+func sampleRecord(mem memory.Allocator) arrow.RecordBatch {
 	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "name", Type: arrow.BinaryTypes.String}}, nil)
 	b := array.NewRecordBuilder(mem, sc)
 	defer b.Release()
@@ -269,10 +319,17 @@ func parquetFile(t *testing.T) []byte {
 		b.Field(0).(*array.Int64Builder).Append(int64(i))
 		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("name %d", i%50))
 	}
-	rec := b.NewRecordBatch()
+	return b.NewRecordBatch()
+}
+
+// parquetFile is a small Parquet file of two columns (arrow-go's writer).
+func parquetFile(t *testing.T) []byte {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	rec := sampleRecord(mem)
 	defer rec.Release()
 	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithAllocator(mem)),
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithAllocator(mem)),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	must(t, err)
 	must(t, w.Write(rec))

@@ -3,6 +3,7 @@
 package app_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -14,10 +15,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,18 +30,19 @@ import (
 
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/internal/app"
-	"github.com/quarrydb/quarry/mcpapi"
-	"github.com/quarrydb/quarry/mcpapi/transport"
+	qtransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
 
-// TestSoak (make soak; build tag soak) runs a mixed workload for
-// QUARRY_SOAK_DURATION (default 2m) with QUARRY_SOAK_CLIENTS (default 8)
-// mcp-go clients over Streamable HTTP against a wired server in this
-// process: catalog, schema, estimates, queries paged through handles,
-// Parquet artifacts read back as resources, distinct values, aggregates,
-// and queries of a file that is replaced every 200 ms. Every answer is
-// checked; after the run the goroutines, open files and live heap must be
-// back within bounds of the post-warm-up baseline.
+// TestSoak (make soak; build tag soak) runs a mixed workload with
+// QUARRY_SOAK_CLIENTS (default 8) mcp-go clients over Streamable HTTP
+// against a wired server in this process, for QUARRY_SOAK_CALLS calls per
+// client if set, else for QUARRY_SOAK_DURATION (default 2m): catalog,
+// schema, estimates, queries paged through handles, Parquet and CSV
+// artifacts read back as resources, distinct values, aggregates, HDF5
+// slices, queries of a 3M-row file (QUARRY_SOAK_BIG_ROWS), and queries of a
+// file that is replaced every 200 ms. Every answer is checked; after the
+// run the goroutines, open files, live heap and RSS must be back within
+// bounds of the post-warm-up baseline.
 func TestSoak(t *testing.T) {
 	dur := 2 * time.Minute
 	if v := os.Getenv("QUARRY_SOAK_DURATION"); v != "" {
@@ -46,14 +50,15 @@ func TestSoak(t *testing.T) {
 		must(t, err)
 		dur = d
 	}
-	clients := 8
-	if v := os.Getenv("QUARRY_SOAK_CLIENTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		must(t, err)
-		clients = n
+	clients := envInt(t, "QUARRY_SOAK_CLIENTS", 8)
+	perClient := envInt(t, "QUARRY_SOAK_CALLS", 0) // 0: run for dur
+	if perClient > 0 {
+		dur = 24 * time.Hour // bounded by the call count
 	}
+	bigRows := envInt(t, "QUARRY_SOAK_BIG_ROWS", 3_000_000)
 	root, err := demodata.Extract(t.TempDir())
 	must(t, err)
+	writeSoakBig(t, filepath.Join(root, "soak", "big.csv"), bigRows)
 	replaced := filepath.Join(root, "soak", "replace.csv")
 	writeReplaced := func(gen int) {
 		var b bytes.Buffer
@@ -70,19 +75,20 @@ func TestSoak(t *testing.T) {
 		HandleMemory: 64 << 20, ServerMemory: 512 << 20, CacheMemory: 64 << 20, Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	defer a.Close()
-	h, err := transport.NewHTTPHandler(a.MCP, transport.HTTPOptions{RateLimit: -1, MaxConcurrent: -1, Logger: slog.New(slog.DiscardHandler)})
+	h, err := qtransport.NewHTTPHandler(a.MCP, qtransport.HTTPOptions{RateLimit: -1, MaxConcurrent: -1, Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close(context.Background())
 
-	type sample struct{ goroutines, fds, heapMiB int }
+	type sample struct{ goroutines, fds, heapMiB, rssMiB int }
 	measure := func() sample {
 		runtime.GC()
+		debug.FreeOSMemory()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		fds, _ := os.ReadDir("/proc/self/fd")
-		return sample{runtime.NumGoroutine(), len(fds), int(m.HeapInuse >> 20)}
+		return sample{runtime.NumGoroutine(), len(fds), int(m.HeapInuse >> 20), procStatusMiB("VmRSS")}
 	}
 	var (
 		mu       sync.Mutex
@@ -97,6 +103,7 @@ func TestSoak(t *testing.T) {
 			failures = append(failures, fmt.Sprintf(format, args...))
 		}
 	}
+	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -106,16 +113,34 @@ func TestSoak(t *testing.T) {
 			writeReplaced(gen)
 		}
 	})
-	var baseline sample
+	var (
+		baseline  sample
+		warmCalls atomic.Int64 // calls left before the baseline is taken (QUARRY_SOAK_CALLS)
+		warm      = make(chan struct{})
+	)
+	warmCalls.Store(int64(clients * perClient / 5))
 	wg.Go(func() {
-		select {
-		case <-time.After(dur / 5):
-			baseline = measure()
-		case <-ctx.Done():
+		warmup := time.After(dur / 5)
+		if perClient > 0 {
+			warmup = nil
 		}
+		select {
+		case <-warmup:
+		case <-warm:
+		case <-ctx.Done():
+			return
+		}
+		baseline = measure()
 	})
+	var clientsDone sync.WaitGroup
+	clientsDone.Add(clients)
+	go func() { // the replaced-file writer stops with the last client
+		clientsDone.Wait()
+		cancel()
+	}()
 	for ci := range clients {
 		wg.Go(func() {
+			defer clientsDone.Done()
 			c, err := client.NewStreamableHttpClient(ts.URL+"/mcp", transport.WithHTTPTimeout(60*time.Second))
 			if err != nil {
 				fail("client: %v", err)
@@ -131,7 +156,9 @@ func TestSoak(t *testing.T) {
 				return
 			}
 			rng := rand.New(rand.NewPCG(uint64(ci), 7))
+			mine := 0 // calls made (tool calls and resource reads)
 			callTool := func(tool string, args map[string]any) (map[string]any, string) {
+				mine++
 				req := mcp.CallToolRequest{}
 				req.Params.Name, req.Params.Arguments = tool, args
 				cctx, ccancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -142,6 +169,9 @@ func TestSoak(t *testing.T) {
 				mu.Lock()
 				lat[tool] = append(lat[tool], el)
 				mu.Unlock()
+				if warmCalls.Add(-1) == 0 {
+					close(warm)
+				}
 				if err != nil {
 					fail("%s: protocol error %v", tool, err)
 					return nil, "protocol"
@@ -167,6 +197,37 @@ func TestSoak(t *testing.T) {
 				}
 				return out, ""
 			}
+			// readArtifact reads a result file back (resources/read), nil on failure.
+			readArtifact := func(uri string) []byte {
+				mine++
+				rreq := mcp.ReadResourceRequest{}
+				rreq.Params.URI = uri
+				start := time.Now()
+				res, err := c.ReadResource(context.Background(), rreq)
+				mu.Lock()
+				lat["resources/read"] = append(lat["resources/read"], time.Since(start))
+				mu.Unlock()
+				if warmCalls.Add(-1) == 0 {
+					close(warm)
+				}
+				if err != nil || len(res.Contents) != 1 {
+					fail("read %s: %v", uri, err)
+					return nil
+				}
+				switch x := res.Contents[0].(type) {
+				case mcp.BlobResourceContents:
+					raw, err := base64.StdEncoding.DecodeString(x.Blob)
+					if err != nil {
+						fail("read %s: %v", uri, err)
+						return nil
+					}
+					return raw
+				case mcp.TextResourceContents:
+					return []byte(x.Text)
+				}
+				fail("read %s: %T", uri, res.Contents[0])
+				return nil
+			}
 			expectOK := func(tool string, args map[string]any) map[string]any {
 				out, code := callTool(tool, args)
 				if code != "" && code != "bad" && code != "protocol" {
@@ -174,8 +235,8 @@ func TestSoak(t *testing.T) {
 				}
 				return out
 			}
-			for i := 0; ctx.Err() == nil; i++ {
-				switch op := rng.IntN(8); op {
+			for ctx.Err() == nil && (perClient == 0 || mine < perClient) {
+				switch op := rng.IntN(12); op {
 				case 0:
 					if out := expectOK("get_catalog", map[string]any{}); out != nil {
 						if ds, _ := out["datasets"].([]any); len(ds) < 5 {
@@ -231,16 +292,7 @@ func TestSoak(t *testing.T) {
 						}
 						continue
 					}
-					rreq := mcp.ReadResourceRequest{}
-					rreq.Params.URI = uri
-					res, err := c.ReadResource(context.Background(), rreq)
-					if err != nil || len(res.Contents) != 1 {
-						fail("read %s: %v", uri, err)
-						continue
-					}
-					blob, ok := res.Contents[0].(mcp.BlobResourceContents)
-					raw, derr := base64.StdEncoding.DecodeString(blob.Blob)
-					if !ok || derr != nil || !bytes.HasPrefix(raw, []byte("PAR1")) || !bytes.HasSuffix(raw, []byte("PAR1")) {
+					if raw := readArtifact(uri); raw != nil && (!bytes.HasPrefix(raw, []byte("PAR1")) || !bytes.HasSuffix(raw, []byte("PAR1"))) {
 						fail("artifact %s is not a Parquet file", uri)
 					}
 				case 5:
@@ -254,6 +306,44 @@ func TestSoak(t *testing.T) {
 						"aggs": []map[string]any{{"col": "qty", "fn": "sum"}}}); out != nil {
 						if n, _ := out["total_rows"].(float64); n <= 0 {
 							fail("aggregate: %v", out)
+						}
+					}
+				case 8: // a CSV artifact, read back
+					out := expectOK("query_data", map[string]any{"dataset": "sales/orders", "columns": []string{"order_id", "region"}, "output_format": "csv"})
+					if uri, _ := out["resource_uri"].(string); uri != "" {
+						if raw := readArtifact(uri); raw != nil && !bytes.HasPrefix(raw, []byte("order_id,region\r\n")) {
+							fail("artifact %s is not the CSV: %.40q", uri, raw)
+						}
+					} else if out != nil && out["method"] != "direct" {
+						fail("csv query: no resource_uri: %v", out["method"])
+					}
+				case 9: // an HDF5 slice
+					if out := expectOK("read_dataset_slice", map[string]any{"uri": "h5://physics/experiment.h5?path=/detector/image", "slice_str": "1:3, 2:5"}); out != nil {
+						if b, _ := json.Marshal(out); !bytes.Contains(b, []byte(`"shape":[2,3]`)) {
+							fail("read_dataset_slice: %s", b)
+						}
+					}
+				case 10: // the 3M-row file, all of it
+					if out := expectOK("query_data", map[string]any{"dataset": "soak/big", "group_by": []string{"g"},
+						"aggs": []map[string]any{{"col": "*", "fn": "count"}}}); out != nil {
+						rows, _ := out["data"].([]any)
+						n := 0.0
+						for _, r := range rows {
+							for k, v := range r.(map[string]any) {
+								if k != "g" {
+									f, _ := v.(float64)
+									n += f
+								}
+							}
+						}
+						if len(rows) != 100 || n != float64(bigRows) {
+							fail("big group-by: %d groups, %v rows", len(rows), n)
+						}
+					}
+				case 11: // the 3M-row file, a filter
+					if out := expectOK("query_data", map[string]any{"dataset": "soak/big", "filters": []map[string]any{{"col": "id", "op": "lt", "value": 50}}}); out != nil {
+						if n, _ := out["row_count"].(float64); n != 50 {
+							fail("big filter: %v rows", out["row_count"])
 						}
 					}
 				case 7: // the file being replaced: a whole generation, or a clear error
@@ -277,6 +367,7 @@ func TestSoak(t *testing.T) {
 	ts.CloseClientConnections()
 	time.Sleep(2 * time.Second) // idle connections and sessions wind down
 	end := measure()
+	peak := procStatusMiB("VmHWM")
 	calls := 0
 	for tool, ds := range lat {
 		slices.Sort(ds)
@@ -284,8 +375,8 @@ func TestSoak(t *testing.T) {
 		t.Logf("%-16s %6d calls  p50 %6.1f ms  p99 %7.1f ms", tool, len(ds),
 			float64(ds[len(ds)/2].Microseconds())/1000, float64(ds[len(ds)*99/100].Microseconds())/1000)
 	}
-	t.Logf("%d calls in %v by %d clients; replaced-file errors %v", calls, dur, clients, softErrs)
-	t.Logf("baseline after warm-up: %+v; after the run: %+v", baseline, end)
+	t.Logf("%d calls in %v by %d clients; replaced-file errors %v", calls, time.Since(began).Round(time.Second), clients, softErrs)
+	t.Logf("baseline after warm-up: %+v; after the run: %+v; peak RSS %d MiB", baseline, end, peak)
 	for _, f := range failures {
 		t.Error(f)
 	}
@@ -301,4 +392,51 @@ func TestSoak(t *testing.T) {
 	if end.heapMiB > baseline.heapMiB+baseline.heapMiB/10+16 {
 		t.Errorf("live heap grew from %d MiB to %d MiB", baseline.heapMiB, end.heapMiB)
 	}
+	if end.rssMiB > baseline.rssMiB+baseline.rssMiB/10 {
+		t.Errorf("RSS did not return within 10%% of the baseline: %d MiB, then %d MiB", baseline.rssMiB, end.rssMiB)
+	}
+}
+
+// envInt is the integer environment variable name, or def.
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	must(t, err)
+	return n
+}
+
+// procStatusMiB is a memory figure of /proc/self/status (VmRSS, VmHWM) in MiB.
+func procStatusMiB(field string) int {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, field+":"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return kb >> 10
+		}
+	}
+	return 0
+}
+
+// writeSoakBig writes a CSV of rows rows: id (0..rows-1), g (id % 100), v.
+func writeSoakBig(t *testing.T, path string, rows int) {
+	must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	f, err := os.Create(path)
+	must(t, err)
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString("id,g,v\n")
+	var line []byte
+	for i := range rows {
+		line = strconv.AppendInt(line[:0], int64(i), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(i%100), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(i*7%1000), 10)
+		line = append(line, '\n')
+		w.Write(line)
+	}
+	must(t, w.Flush())
+	must(t, f.Close())
 }

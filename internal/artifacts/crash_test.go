@@ -19,7 +19,9 @@ const crashChildEnv = "QUARRY_ARTIFACTS_CRASH_CHILD_DIR"
 // binary again), kills it with SIGKILL in the middle of writing, and checks
 // that the partial file never becomes visible as an artifact, that a store
 // opened while the writer lived left its temp file alone, and that a store
-// opened after the crash deletes it at once.
+// opened after the crash deletes it at once. The child also holds a
+// TempDir (a join's spill partitions) with a file in it: spared while the
+// child lives, deleted with its contents after the crash.
 func TestCrashedWriterCleanedOnOpen(t *testing.T) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		crashChild(dir)
@@ -57,9 +59,10 @@ func TestCrashedWriterCleanedOnOpen(t *testing.T) {
 		}
 		close(ready)
 	}()
-	var tmp string
+	var tmp, spillDir string
 	select {
 	case tmp = <-ready:
+		tmp, spillDir, _ = strings.Cut(tmp, "\t")
 	case <-time.After(30 * time.Second):
 		t.Fatal("child writer did not start")
 	}
@@ -78,6 +81,9 @@ func TestCrashedWriterCleanedOnOpen(t *testing.T) {
 	if !exists(tmp) {
 		t.Fatal("a store deleted the temp file of a live writer")
 	}
+	if !exists(filepath.Join(spillDir, "part-00.arrows")) {
+		t.Fatal("a store deleted the spill directory of a live join")
+	}
 	if l := s1.List(); len(l) != 0 {
 		t.Fatalf("partial artifact visible: %+v", l)
 	}
@@ -88,8 +94,8 @@ func TestCrashedWriterCleanedOnOpen(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	killed = true
-	if !exists(tmp) {
-		t.Fatal("temp file vanished with the writer: the test proves nothing")
+	if !exists(tmp) || !exists(spillDir) {
+		t.Fatal("temp file or spill directory vanished with the writer: the test proves nothing")
 	}
 
 	// The next start cleans the garbage.
@@ -100,6 +106,9 @@ func TestCrashedWriterCleanedOnOpen(t *testing.T) {
 	defer s2.Close()
 	if exists(tmp) {
 		t.Fatal("crashed writer's temp file survived Open")
+	}
+	if exists(spillDir) {
+		t.Fatal("crashed join's spill directory survived Open")
 	}
 	if l := s2.List(); len(l) != 0 {
 		t.Fatalf("partial artifact visible: %+v", l)
@@ -124,7 +133,14 @@ func crashChild(dir string) {
 	if _, err := w.Write(chunk); err != nil {
 		panic(err)
 	}
-	os.Stdout.WriteString("WRITING " + filepath.Join(s.Dir(), filepath.Base(w.f.Name())) + "\n")
+	td, err := MkdirTemp(s.Dir(), "join-spill-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(filepath.Join(td.Path, "part-00.arrows"), chunk, 0o600); err != nil {
+		panic(err)
+	}
+	os.Stdout.WriteString("WRITING " + filepath.Join(s.Dir(), filepath.Base(w.f.Name())) + "\t" + td.Path + "\n")
 	for {
 		if _, err := w.Write(chunk); err != nil {
 			panic(err)

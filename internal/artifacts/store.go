@@ -361,12 +361,12 @@ func (s *Store) scanLocked(adopt bool) error {
 				continue
 			}
 			fi, err := de.Info()
-			if err != nil || !fi.Mode().IsRegular() {
+			if err != nil || !fi.Mode().IsRegular() && !fi.IsDir() {
 				continue
 			}
 			p, age := filepath.Join(s.dir, name), now.Sub(fi.ModTime())
 			if locksSupported && age >= OrphanTempAge && !tempInUse(p) || age >= StaleTempAge && !locksSupported {
-				_ = os.Remove(p)
+				_ = os.RemoveAll(p) // a TempDir (MkdirTemp) with its contents
 			}
 			continue
 		}
