@@ -53,7 +53,7 @@ func (arrowFormat) Kind() Kind { return KindArrow }
 
 // Match implements Format.
 func (arrowFormat) Match(name string) bool {
-	return hasExt(name, ".arrow") || hasExt(name, ".feather") || hasExt(name, ".ipc")
+	return hasExt(name, ".arrow") || hasExt(name, ".feather") || hasExt(name, ".ipc") || hasExt(name, ".arrows")
 }
 
 // errIPCAlloc is the panic of a capped allocator asked for too much.
@@ -71,6 +71,10 @@ type cappedAllocator struct {
 	used  int64
 	gen   int
 	live  map[*byte]ipcAlloc
+	// aborted: abort freed buffers that arrow-go's objects (a stream
+	// reader's current batch and dictionaries) still point to; their
+	// later Free is ignored (no allocation is made after an abort).
+	aborted bool
 }
 
 // ipcAlloc is one live allocation and the call that made it.
@@ -94,6 +98,7 @@ func (a *cappedAllocator) begin() {
 func (a *cappedAllocator) abort() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.aborted = true
 	for k, v := range a.live {
 		if v.gen == a.gen {
 			delete(a.live, k)
@@ -142,14 +147,20 @@ func (a *cappedAllocator) Reallocate(size int, b []byte) []byte {
 func (a *cappedAllocator) Free(b []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if len(b) > 0 && a.aborted {
+		if _, ok := a.live[&b[0]]; !ok {
+			return // freed by abort
+		}
+	}
 	a.untrack(b)
 	a.mem.Free(b)
 }
 
-// openArrow opens f (confined), validates it and opens arrow-go's reader
-// on it with an allocator capped to what the validation allows. The
-// caller closes fh after the reader.
-func openArrow(f FileInfo, lim Limits, mem memory.Allocator) (fh *os.File, fr *ipc.FileReader, capped *cappedAllocator, lay ipcLayout, err error) {
+// openArrow opens f (confined), validates it (the file format when it
+// starts with ARROW1, the stream format otherwise: arrowipc_stream.go) and
+// opens arrow-go's reader on it with an allocator capped to what the
+// validation allows. The caller closes fh after the reader.
+func openArrow(f FileInfo, lim Limits, mem memory.Allocator) (fh *os.File, fr ipcReader, capped *cappedAllocator, lay ipcLayout, err error) {
 	fh, err = f.Open()
 	if err != nil {
 		return nil, nil, nil, lay, err
@@ -174,18 +185,25 @@ func openArrow(f FileInfo, lim Limits, mem memory.Allocator) (fh *os.File, fr *i
 	if err != nil {
 		return nil, nil, nil, lay, err
 	}
-	if lay, err = checkArrowFile(fh, st.Size(), lim); err != nil {
+	stream := !startsWithMagic(fh)
+	if stream {
+		lay, err = checkArrowStream(fh, st.Size(), lim)
+	} else {
+		lay, err = checkArrowFile(fh, st.Size(), lim)
+	}
+	if err != nil {
 		return nil, nil, nil, lay, err
 	}
-	capped = newCappedAllocator(mem, lay.bodies+lay.inflated+1<<20)
+	capped = newCappedAllocator(mem, lay.bodies+lay.inflated+lay.metadata+1<<20)
 	capped.begin()
-	fr, err = ipc.NewFileReader(fh, ipc.WithAllocator(capped), ipc.WithMetadataSizeLimit(int64(lim.MaxMetadataBytes)),
-		ipc.WithBodySizeLimit(st.Size()))
-	if err != nil {
-		return nil, nil, nil, lay, fmt.Errorf("not a readable Arrow file: %v", err)
+	opts := []ipc.Option{ipc.WithAllocator(capped), ipc.WithMetadataSizeLimit(int64(lim.MaxMetadataBytes)), ipc.WithBodySizeLimit(st.Size())}
+	if stream {
+		fr, err = openIPCStream(fh, opts)
+	} else {
+		fr, err = openIPCFile(fh, opts, len(lay.batches))
 	}
-	if fr.NumRecords() != len(lay.batches) {
-		return nil, nil, nil, lay, ipcErrorf("the reader sees %d batches, the footer %d", fr.NumRecords(), len(lay.batches))
+	if err != nil {
+		return nil, nil, nil, lay, err
 	}
 	for _, fd := range fr.Schema().Fields() {
 		if err := ipcSupported(fd.Type, 0); err != nil {
@@ -420,6 +438,10 @@ func (af arrowFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) 
 	if sc.NumFields() == 0 {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "the Arrow file has no columns")
 	}
+	attrs := map[string]any{"record_batches": len(lay.batches)}
+	if lay.stream {
+		attrs["ipc_format"] = "stream"
+	}
 	if err := checkFieldNames(sc); err != nil {
 		return nil, err
 	}
@@ -435,7 +457,7 @@ func (af arrowFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) 
 		SizeBytes:     f.Size,
 		ModTime:       f.ModTime,
 		FileID:        f.FileID,
-		Attributes:    map[string]any{"record_batches": len(lay.batches)},
+		Attributes:    attrs,
 		ColumnNotes:   notes,
 	}
 	ds.Source = &arrowSource{id: f.BaseID, file: f, schema: exposed, stored: sc, rows: lay.rows, lim: af.lim}
@@ -496,11 +518,11 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 		}()
 		for cur == nil || pos >= cur.NumRows() {
 			release()
-			if next >= fr.NumRecords() {
+			if next >= len(lay.batches) {
 				return nil, nil
 			}
 			capped.begin()
-			if cur, err = fr.RecordBatchAt(next); err != nil {
+			if cur, err = fr.batch(next); err != nil {
 				return nil, err
 			}
 			if cur.NumRows() != lay.batches[next] {

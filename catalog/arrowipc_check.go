@@ -42,8 +42,11 @@ type ipcLayout struct {
 	batches []int64
 	// inflated is the most the compressed buffers claim to inflate to
 	// (0 when nothing is compressed); bodies is the sum of the message
-	// bodies. Reading the whole file allocates at most their sum.
-	inflated, bodies int64
+	// bodies; metadata the sum of the messages' metadata for a stream
+	// (whose reader allocates it; 0 for a file). Reading the whole file
+	// allocates at most their sum.
+	inflated, bodies, metadata int64
+	stream                     bool // the stream format (arrowipc_stream.go)
 }
 
 // errIPC marks a file the pre-pass refuses.

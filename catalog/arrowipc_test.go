@@ -40,6 +40,22 @@ func arrowBytes(t testing.TB, opts []ipc.Option, recs ...arrow.RecordBatch) []by
 	return buf.Bytes()
 }
 
+// arrowStreamBytes writes recs as an Arrow IPC stream (opts: compression).
+func arrowStreamBytes(t testing.TB, opts []ipc.Option, recs ...arrow.RecordBatch) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, append([]ipc.Option{ipc.WithSchema(recs[0].Schema())}, opts...)...)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // dictRecord is a record with a dictionary-encoded string column and an
 // int64 column.
 func dictRecord(t testing.TB, mem memory.Allocator, n int) arrow.RecordBatch {
@@ -79,16 +95,22 @@ func TestArrowDataset(t *testing.T) {
 	cattest.WriteRaw(t, root, "multi.feather", string(arrowBytes(t, nil, a, b)))
 	cattest.WriteRaw(t, root, "zstd.ipc", string(arrowBytes(t, []ipc.Option{ipc.WithZstd()}, a, b)))
 	cattest.WriteRaw(t, root, "lz4.ARROW", string(arrowBytes(t, []ipc.Option{ipc.WithLZ4()}, rec)))
+	cattest.WriteRaw(t, root, "stream.arrows", string(arrowStreamBytes(t, nil, a, b)))
+	cattest.WriteRaw(t, root, "zstream.arrows", string(arrowStreamBytes(t, []ipc.Option{ipc.WithZstd()}, a, b)))
+	cattest.WriteRaw(t, root, "named.arrow", string(arrowStreamBytes(t, nil, rec))) // a stream named as a file
 	c := cattest.NewCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
 	if d := c.Diagnostics(); len(d) != 0 {
 		t.Fatalf("diagnostics %v", d)
 	}
 	want := []string{"int64", "int32", "float64", "utf8", "bool", "date32", "timestamp[us, tz=UTC]", "float64", "utf8", "utf8", "utf8"}
 	var first [][]any
-	for _, id := range []string{"plain", "multi", "zstd", "lz4"} {
+	for _, id := range []string{"plain", "multi", "zstd", "lz4", "stream", "zstream", "named"} {
 		ds := cattest.Lookup(t, c, id)
 		if ds.Kind != catalog.KindArrow || !ds.RowCountExact || ds.RowCount != 10 {
 			t.Fatalf("%s: kind %s rows %d exact %v", id, ds.Kind, ds.RowCount, ds.RowCountExact)
+		}
+		if isStream := ds.Attributes["ipc_format"] == "stream"; isStream != (id == "stream" || id == "zstream" || id == "named") {
+			t.Errorf("%s: attributes %v", id, ds.Attributes)
 		}
 		if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: types %v, want %v", id, got, want)
@@ -119,14 +141,20 @@ func TestArrowDataset(t *testing.T) {
 	drec := dictRecord(t, mem, 12)
 	defer drec.Release()
 	cattest.WriteRaw(t, root, "d/dict.arrow", string(arrowBytes(t, nil, drec)))
+	d1, d2 := drec.NewSlice(0, 5), drec.NewSlice(5, 12)
+	defer d1.Release()
+	defer d2.Release()
+	cattest.WriteRaw(t, root, "d/sdict.arrows", string(arrowStreamBytes(t, nil, d1, d2)))
 	c = cattest.NewCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{}))
-	ds := cattest.Lookup(t, c, "d/dict")
-	if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, []string{"utf8", "int64"}) {
-		t.Fatalf("dict types %v", got)
-	}
-	_, cols = cattest.ScanAll(t, ds, catalog.ScanOptions{})
-	if cols[0][0] != "north" || cols[0][4] != nil || cols[0][5] != "east" || cols[1][11] != int64(121) {
-		t.Fatalf("dict values %v", cols)
+	for _, id := range []string{"d/dict", "d/sdict"} {
+		ds := cattest.Lookup(t, c, id)
+		if got := cattest.TypeNames(ds.Schema); !reflect.DeepEqual(got, []string{"utf8", "int64"}) {
+			t.Fatalf("%s: dict types %v", id, got)
+		}
+		_, cols = cattest.ScanAll(t, ds, catalog.ScanOptions{})
+		if cols[0][0] != "north" || cols[0][4] != nil || cols[0][5] != "east" || cols[1][11] != int64(121) {
+			t.Fatalf("%s: dict values %v", id, cols)
+		}
 	}
 }
 
@@ -151,10 +179,11 @@ func TestArrowBrokenFiles(t *testing.T) {
 		name, data, reason string
 	}{
 		{"empty", "", "too short"},
-		{"text", "a,b\n1,2\n", "magic bytes ARROW1 are missing at the start"},
+		{"text", "a,b\n1,2\n", "Arrow message's metadata is"},
 		{"feather1", "FEA1" + strings.Repeat("\x00", 40), "Feather v1"},
 		{"truncated", string(good[:len(good)/2]), "missing at the end"},
-		{"stream", stream.String(), "magic bytes ARROW1 are missing"},
+		{"stream truncated", stream.String()[:stream.Len()/2], "the file holds"},
+		{"stream schema only", stream.String()[:8] + "\x00\x00\x00\x00", "claims"},
 		{"footer", string(hugeFooter), "footer claims"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,7 +213,8 @@ func TestArrowHostileLengths(t *testing.T) {
 	defer small.Release()
 	one := small.NewSlice(0, 2)
 	defer one.Release()
-	files := [][]byte{arrowBytes(t, nil, rec), arrowBytes(t, []ipc.Option{ipc.WithZstd()}, one)}
+	files := [][]byte{arrowBytes(t, nil, rec), arrowBytes(t, []ipc.Option{ipc.WithZstd()}, one),
+		arrowStreamBytes(t, nil, rec), arrowStreamBytes(t, []ipc.Option{ipc.WithZstd()}, one)}
 	root := t.TempDir()
 	path := filepath.Join(root, "h.arrow")
 	format := catalog.NewArrowFormat(catalog.Limits{MaxMetadataBytes: 1 << 20})

@@ -326,9 +326,9 @@ func (idx *cardIndex) applyCards(ds *Dataset, prev, next cardMemo, used map[stri
 				}
 				continue
 			}
-			if cc.Type != "" && ds.Kind != KindCSV && !SameTypeName(cc.Type, f.Type) {
+			if cc.Type != "" && !cardTypesApply(ds.Kind) && !SameTypeName(cc.Type, f.Type) {
 				diags[Diagnostic{Path: e.info.RelPath, Level: "warning",
-					Reason: fmt.Sprintf("schema card says column %s is %s but %s infers %s; the card's type is ignored (type overrides apply to CSV files)", quote(cc.Name), cc.Type, ds.Path, TypeName(f.Type))}] = true
+					Reason: fmt.Sprintf("schema card says column %s is %s but %s infers %s; the card's type is ignored (type overrides apply to CSV, JSON and Excel files)", quote(cc.Name), cc.Type, ds.Path, TypeName(f.Type))}] = true
 			}
 			cur := card.Columns[cc.Name]
 			cur.Name = cc.Name

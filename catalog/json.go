@@ -95,7 +95,47 @@ type jsonColumn struct {
 	seen       [jNested + 1]bool // JSON kinds met (jNull unused)
 	numK, strK infer.Kind        // join of the numbers / strings met
 	num, str   infer.Trace
-	source     string // names the values' format in hints; "" is JSON
+	source     string    // names the values' format in hints; "" is JSON
+	card       *cardType // the schema card's type override (cardtypes.go); nil: none
+}
+
+// addChecked is add, then the check of the value against the column's
+// type override (row counted from 1).
+func (c *jsonColumn) addChecked(spec *ReadSpec, row int64, f *jsonField) error {
+	c.add(row, f)
+	if c.card == nil || f.kind == jNull {
+		return nil
+	}
+	return c.card.check(spec, row, c.name, f.text)
+}
+
+// cardTypes are the columns' type overrides, nil when none applies
+// (cardTyped may drop some), after releasing their check scratch.
+func cardTypes(cols []*jsonColumn) []*cardType {
+	var out []*cardType
+	for i, c := range cols {
+		c.card.release()
+		if c.card != nil {
+			if out == nil {
+				out = make([]*cardType, len(cols))
+			}
+			out[i] = c.card
+		}
+	}
+	return out
+}
+
+// newJSONColumn is a column named name with its override in spec.
+func newJSONColumn(spec *ReadSpec, name, source string) (*jsonColumn, error) {
+	card, err := cardTypeFor(spec, name)
+	return &jsonColumn{name: name, source: source, card: card}, err
+}
+
+// releaseChecks frees the override checks of cols (an Open that failed).
+func releaseChecks(cols []*jsonColumn) {
+	for _, c := range cols {
+		c.card.release()
+	}
 }
 
 // add folds value f of record row into the column.
@@ -178,6 +218,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	}
 	defer closer.Close()
 	var cols []*jsonColumn
+	defer func() { releaseChecks(cols) }()
 	index := map[string]int{}
 	for {
 		more, err := recs.next()
@@ -204,15 +245,23 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 				}
 				j = len(cols)
 				index[fd.name] = j
-				cols = append(cols, &jsonColumn{name: fd.name})
+				col, err := newJSONColumn(f.Read, fd.name, "")
+				if err != nil {
+					return nil, asFileError(err)
+				}
+				cols = append(cols, col)
 			}
-			cols[j].add(recs.n, fd)
+			if err := cols[j].addChecked(f.Read, recs.n, fd); err != nil {
+				return nil, asFileError(err)
+			}
 		}
 	}
 	if len(cols) == 0 {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "the JSON file has no keys to make columns of")
 	}
 	schema, kinds, notes := inferredSchema(cols)
+	types := cardTypes(cols)
+	schema, notes = cardTyped(schema, notes, types)
 	attrs := map[string]any{"layout": "objects one after another (newline-delimited)"}
 	if recs.array {
 		attrs["layout"] = "array of objects"
@@ -234,7 +283,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		Attributes:    attrs,
 		ColumnNotes:   notes,
 	}
-	ds.Source = &jsonSource{id: f.BaseID, file: f, gz: gz, schema: schema, kinds: kinds, rows: recs.n, lim: jf.lim}
+	ds.Source = &jsonSource{id: f.BaseID, file: f, gz: gz, schema: schema, kinds: kinds, types: types, rows: recs.n, lim: jf.lim}
 	return []*Dataset{ds}, nil
 }
 
@@ -245,6 +294,7 @@ type jsonSource struct {
 	gz     bool
 	schema *arrow.Schema
 	kinds  []infer.Kind
+	types  []*cardType // type overrides by column (nil: none)
 	rows   int64
 	lim    Limits
 }
@@ -336,9 +386,18 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	out := arrow.NewSchema(fields, nil)
 	r := newExposedReader(ctx, s.id, newFuncReader(textSchema, next), out, pick, alloc, func() { closer.Close() })
 	r.convert = func(mem memory.Allocator, a arrow.Array, i int) (arrow.Array, error) {
-		return textToKind(mem, a.(*array.String), s.kinds[proj[i]])
+		return convertText(mem, a.(*array.String), s.kinds, s.types, proj[i])
 	}
 	return r, nil
+}
+
+// convertText converts the texts of column j: under its type override
+// when it has one, else to its inferred kind.
+func convertText(mem memory.Allocator, in *array.String, kinds []infer.Kind, types []*cardType, j int) (arrow.Array, error) {
+	if types != nil && types[j] != nil {
+		return types[j].convert(mem, in)
+	}
+	return textToKind(mem, in, kinds[j])
 }
 
 // textToKind converts a column of cell texts to kind k's type (the texts

@@ -144,7 +144,7 @@ func (pf parquetFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error
 		return nil, asFileError(err)
 	}
 	defer r.Close()
-	_, sc, err := parquetArrow(r, memory.DefaultAllocator, 0)
+	fr, sc, err := parquetArrow(r, memory.DefaultAllocator, 0, nil)
 	if err != nil {
 		return nil, asFileError(err)
 	}
@@ -186,18 +186,27 @@ func (pf parquetFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error
 		Attributes:    attrs,
 		ColumnNotes:   notes,
 	}
-	ds.Source = &parquetSource{id: f.BaseID, file: f, schema: exposed, stored: sc, rows: rows, lim: pf.lim}
+	dict := dictLeaves(md, fr, sc)
+	ds.Source = &parquetSource{id: f.BaseID, file: f, schema: exposed, stored: sc, rows: rows, lim: pf.lim,
+		dict: dict, plan: withDicts(exposed, dict), storedDict: withDicts(sc, dict)}
 	return []*Dataset{ds}, nil
 }
 
-// parquetArrow wraps r for Arrow reads and returns the file's Arrow schema.
-func parquetArrow(r *file.Reader, mem memory.Allocator, batch int64) (fr *pqarrow.FileReader, sc *arrow.Schema, err error) {
+// parquetArrow wraps r for Arrow reads and returns the file's Arrow schema;
+// the leaf columns in dict (-1: none) are read as dictionaries.
+func parquetArrow(r *file.Reader, mem memory.Allocator, batch int64, dict []int) (fr *pqarrow.FileReader, sc *arrow.Schema, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the Parquet schema does not decode (%v)", p)
 		}
 	}()
-	fr, err = pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{BatchSize: batch, Parallel: batch > 0}, mem)
+	props := pqarrow.ArrowReadProperties{BatchSize: batch, Parallel: batch > 0}
+	for _, leaf := range dict {
+		if leaf >= 0 {
+			props.SetReadDict(leaf, true)
+		}
+	}
+	fr, err = pqarrow.NewFileReader(r, props, mem)
 	if err != nil {
 		return nil, nil, fmt.Errorf("unsupported Parquet schema: %v", trimParquetErr(err))
 	}
@@ -259,11 +268,16 @@ type parquetSource struct {
 	stored *arrow.Schema // the file's Arrow schema when cataloged
 	rows   int64
 	lim    Limits
+	// dict holds, by field, the leaf column read as a dictionary (-1:
+	// none; nil: no field), plan the exposed schema and storedDict the
+	// file's schema with those fields dictionary-typed (parquet_dict.go).
+	dict             []int
+	plan, storedDict *arrow.Schema
 }
 
 // Scan implements Source: the requested columns, row group by row group.
 func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
-	ts, err := newTypedScan(ctx, s.id, s.schema, opts)
+	ts, err := newTypedScan(ctx, s.id, s.plan, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -275,8 +289,8 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 	if err != nil {
 		return nil, SourceOpenError(s.id, err)
 	}
-	fr, sc, err := parquetArrow(r, alloc, int64(batch))
-	if err == nil && (!sc.Equal(s.stored) || r.NumRows() != s.rows) {
+	fr, sc, err := parquetArrow(r, alloc, int64(batch), s.dict)
+	if err == nil && (!sc.Equal(s.storedDict) || r.NumRows() != s.rows) {
 		err = fmt.Errorf("%w since it was cataloged", ErrFileChanged)
 	}
 	if err != nil {
@@ -296,6 +310,7 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 	}
 	rgs := s.keptRowGroups(r.MetaData(), fr, proj, opts.ZoneFilters)
 	stats := prunedStats(r.MetaData(), rgs)
+	rgs = skipRowGroups(r.MetaData(), rgs, opts)
 	if rgs != nil && len(rgs) == 0 { // no row can match
 		r.Close()
 		empty, err := array.NewRecordReader(out, nil)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/internal/cattest"
 )
@@ -173,19 +175,30 @@ func TestReadOptionsValidation(t *testing.T) {
 	}
 }
 
-// Read options and differing types in a card of a non-CSV file are
-// reported, not applied.
+// Read options in a card of a non-CSV file are reported, not applied;
+// differing types are applied to JSON and Excel files and reported for
+// the typed formats (here Arrow).
 func TestReadOptionsNonCSV(t *testing.T) {
 	root := t.TempDir()
 	cattest.WriteRaw(t, root, "j.jsonl", `{"a": 1}`+"\n")
 	cattest.WriteRaw(t, root, "j.jsonl.schema.json", `{"read": {"delimiter": ";"}, "columns": [{"name": "a", "type": "string"}]}`)
-	c := cattest.NewCatalog(t, root, catalog.NewJSONFormat(catalog.Limits{}))
-	if got := cattest.TypeNames(cattest.Lookup(t, c, "j").Schema); got[0] != "int64" {
-		t.Fatalf("type %v", got)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rec := dictRecord(t, mem, 3)
+	cattest.WriteRaw(t, root, "r.arrow", string(arrowBytes(t, nil, rec)))
+	rec.Release()
+	cattest.WriteRaw(t, root, "r.arrow.schema.json", `{"columns": [{"name": "n", "type": "string"}]}`)
+	c := cattest.NewCatalog(t, root, catalog.NewJSONFormat(catalog.Limits{}), catalog.NewArrowFormat(catalog.Limits{}))
+	if got := cattest.TypeNames(cattest.Lookup(t, c, "j").Schema); got[0] != "utf8" {
+		t.Fatalf("JSON type %v, want the card's string", got)
 	}
-	for _, want := range []string{"apply to CSV/TSV files only", "type overrides apply to CSV files"} {
-		if !hasDiag(c.Diagnostics(), "j.jsonl.schema.json", want) {
-			t.Errorf("no diagnostic %q in %v", want, c.Diagnostics())
-		}
+	if got := cattest.TypeNames(cattest.Lookup(t, c, "r").Schema); got[1] != "int64" {
+		t.Fatalf("Arrow type %v, want the file's int64", got)
+	}
+	if !hasDiag(c.Diagnostics(), "j.jsonl.schema.json", "apply to CSV/TSV files only") {
+		t.Errorf("no read options diagnostic in %v", c.Diagnostics())
+	}
+	if !hasDiag(c.Diagnostics(), "r.arrow.schema.json", "type overrides apply to CSV, JSON and Excel files") {
+		t.Errorf("no type diagnostic in %v", c.Diagnostics())
 	}
 }

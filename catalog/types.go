@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -83,6 +84,18 @@ type ScanOptions struct {
 	// while reading. A source (or a wrapper: a sample, a cache hit) may
 	// ignore them: the caller applies them again to what it returns.
 	Filters []planner.Predicate
+	// SkipRows is how many leading rows the caller drops (the offset of a
+	// limit directly over an unfiltered scan). A source that can leave
+	// rows out unread (Parquet row groups, by the footer's row counts)
+	// may skip up to that many whole leading rows and then adds their
+	// number to Skipped before Scan returns. A wrapper that does not
+	// pass SkipRows on, or reads what it passes to the caller from
+	// elsewhere (a cache hit), leaves Skipped alone; one that must see
+	// every row (a sample) clears SkipRows; the column cache does not
+	// fill itself from such a scan.
+	SkipRows int64
+	// Skipped receives the rows skipped for SkipRows; nil when SkipRows is 0.
+	Skipped *atomic.Int64
 }
 
 // ScanStats are what a scan's reader read and left out, for EXPLAIN

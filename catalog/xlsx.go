@@ -385,7 +385,11 @@ func (xf xlsxFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		if sh == nil {
 			continue
 		}
-		out = append(out, sh.dataset(f, name, xf.lim))
+		ds, err := sh.dataset(f, name, xf.lim)
+		if err != nil {
+			return nil, asFileError(fmt.Errorf("sheet %q: %w", name, err))
+		}
+		out = append(out, ds)
 	}
 	if len(out) == 0 {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "no sheet of the workbook holds a cell")
@@ -394,20 +398,34 @@ func (xf xlsxFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 }
 
 // dataset infers the sheet's column types (jsonColumn: the no-loss rules
-// shared with JSON and CSV) and makes its dataset.
-func (sh *xlsxSheet) dataset(f FileInfo, name string, lim Limits) *Dataset {
+// shared with JSON and CSV), applies the schema card's type overrides
+// (cardtypes.go) and makes its dataset.
+func (sh *xlsxSheet) dataset(f FileInfo, name string, lim Limits) (*Dataset, error) {
 	cols := make([]*jsonColumn, len(sh.names))
+	defer func() { releaseChecks(cols) }()
 	for j, n := range sh.names {
-		cols[j] = &jsonColumn{name: n, source: "Excel"}
+		c, err := newJSONColumn(f.Read, n, "Excel")
+		if err != nil {
+			return nil, err
+		}
+		cols[j] = c
 	}
 	for i, row := range sh.rows {
 		for j := range row {
-			if row[j].kind != jNull {
-				cols[j].add(int64(i), &row[j])
+			if row[j].kind == jNull {
+				continue
+			}
+			cols[j].add(int64(i), &row[j])
+			if c := cols[j].card; c != nil {
+				if err := c.check(f.Read, int64(i)+1, cols[j].name, row[j].text); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	schema, kinds, notes := inferredSchema(cols)
+	types := cardTypes(cols)
+	schema, notes = cardTyped(schema, notes, types)
 	id := f.BaseID + "/" + name
 	return &Dataset{
 		ID:            id,
@@ -422,8 +440,8 @@ func (sh *xlsxSheet) dataset(f FileInfo, name string, lim Limits) *Dataset {
 		FileID:        f.FileID,
 		Attributes:    map[string]any{"sheet": name, "header_row": sh.header},
 		ColumnNotes:   notes,
-		Source:        &xlsxSource{id: id, file: f, sheet: name, schema: schema, kinds: kinds, rows: int64(len(sh.rows)), lim: lim},
-	}
+		Source:        &xlsxSource{id: id, file: f, sheet: name, schema: schema, kinds: kinds, types: types, rows: int64(len(sh.rows)), lim: lim},
+	}, nil
 }
 
 // xlsxSource reads one sheet.
@@ -433,6 +451,7 @@ type xlsxSource struct {
 	sheet  string
 	schema *arrow.Schema
 	kinds  []infer.Kind
+	types  []*cardType // type overrides by column (nil: none)
 	rows   int64
 	lim    Limits
 }
@@ -488,7 +507,7 @@ func (s *xlsxSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	}
 	r := newExposedReader(ctx, s.id, newFuncReader(textSchema, next), ts.out, pick, ts.alloc, func() {})
 	r.convert = func(mem memory.Allocator, a arrow.Array, i int) (arrow.Array, error) {
-		return textToKind(mem, a.(*array.String), s.kinds[ts.proj[i]])
+		return convertText(mem, a.(*array.String), s.kinds, s.types, ts.proj[i])
 	}
 	return r, nil
 }

@@ -76,6 +76,8 @@ type exec struct {
 
 	// srcDataset is the dataset src reads (the plan's first scan's).
 	srcDataset string
+	// skips are the offsets passed to scans (limit_skip.go).
+	skips map[*planner.Scan]*scanSkip
 }
 
 // Execute builds a streaming pipeline for the plan and returns a reader over
@@ -321,8 +323,9 @@ func (ex *exec) buildNode(n planner.Node) (op, error) {
 		return ex.buildTopNPerGroup(n)
 	case *planner.Limit:
 		var (
-			in  op
-			err error
+			in      op
+			err     error
+			skipped *atomic.Int64
 		)
 		if s, ok := n.Input.(*planner.Sort); ok && n.Count >= 0 {
 			// Top-k: the sort only needs to keep offset+count rows.
@@ -332,12 +335,13 @@ func (ex *exec) buildNode(n planner.Node) (op, error) {
 			}
 			in, err = ex.buildAs(s, func() (op, error) { return ex.buildSort(s, k) })
 		} else {
+			skipped = ex.skipFor(n)
 			in, err = ex.build(n.Input)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &limitOp{ex: ex, in: in, skip: max(n.Offset, 0), remain: n.Count}, nil
+		return &limitOp{ex: ex, in: in, skip: max(n.Offset, 0), remain: n.Count, skipped: skipped}, nil
 	}
 	return nil, qerr.Internal(nil, "execute: unknown plan node %T", n)
 }

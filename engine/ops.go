@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,8 +52,9 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 
 // openScan opens the source for n and checks the columns' types.
 func (ex *exec) openScan(n *planner.Scan) (array.RecordReader, error) {
+	skipRows, skipped := ex.skipOf(n)
 	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters,
-		Filters: n.Filters})
+		Filters: n.Filters, SkipRows: skipRows, Skipped: skipped})
 	if err != nil {
 		return nil, sourceErr(n.Dataset, err)
 	}
@@ -370,6 +372,9 @@ type limitOp struct {
 	skip   int64
 	remain int64
 	closed bool
+	// skipped counts the rows of skip the source left out (limit_skip.go);
+	// taken once, when the first batch arrives.
+	skipped *atomic.Int64
 }
 
 func (l *limitOp) next() (arrow.RecordBatch, error) {
@@ -384,6 +389,10 @@ func (l *limitOp) next() (arrow.RecordBatch, error) {
 		b, err := l.in.next()
 		if err != nil || b == nil {
 			return nil, err
+		}
+		if l.skipped != nil {
+			l.skip -= l.skipped.Load()
+			l.skipped = nil
 		}
 		n := b.NumRows()
 		if l.skip >= n {

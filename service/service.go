@@ -748,6 +748,7 @@ type headSource struct {
 // filtered out or not (the engine applies the filters to the sample).
 func (h headSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.RecordReader, error) {
 	opts.ZoneFilters, opts.Filters = nil, nil
+	opts.SkipRows, opts.Skipped = 0, nil
 	rr, err := h.src.Scan(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -423,11 +423,7 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 // datasetInput is the planner input of ds read through src (the column
 // cache's plan schema when src is the cache).
 func datasetInput(ds *catalog.Dataset, src catalog.Source) planner.Input {
-	schema := ds.Schema
-	if cs, ok := src.(*colcache.Source); ok {
-		schema = cs.PlanSchema()
-	}
-	return planner.Input{Dataset: ds.ID, Schema: schema, RowCount: ds.RowCount, RowCountExact: ds.RowCountExact}
+	return planner.Input{Dataset: ds.ID, Schema: colcache.PlanSchema(src, ds), RowCount: ds.RowCount, RowCountExact: ds.RowCountExact}
 }
 
 // specPlan builds and optimizes sp over in.

@@ -7,10 +7,14 @@ import (
 )
 
 // PlanSchema is the schema to plan a query over src against: for a cache
-// Source, its PlanSchema; otherwise the dataset's schema.
+// Source, its PlanSchema; for a source that implements
+// catalog.PlanSchemaer, its; otherwise the dataset's schema.
 func PlanSchema(src catalog.Source, ds *catalog.Dataset) *arrow.Schema {
 	if s, ok := src.(*Source); ok {
 		return s.PlanSchema()
+	}
+	if p, ok := src.(catalog.PlanSchemaer); ok {
+		return p.PlanSchema()
 	}
 	return ds.Schema
 }

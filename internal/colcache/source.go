@@ -46,6 +46,9 @@ func (s *Source) PlanSchema() *arrow.Schema {
 	defer s.c.mu.Unlock()
 	f := s.c.files[s.key]
 	if f == nil {
+		if p, ok := s.inner.(catalog.PlanSchemaer); ok {
+			return p.PlanSchema() // what a read that misses the cache returns
+		}
 		return s.ds.Schema
 	}
 	fields := s.ds.Schema.Fields()
@@ -127,9 +130,9 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 		r.refs.Store(1)
 		return r, nil
 	}
-	// Too big to fit, or filtered while read (the rows are not all the
-	// file's): do not tee, read with the caller's allocator.
-	if s.estimate(len(names)) > s.c.budget || len(opts.Filters) > 0 {
+	// Too big to fit, or filtered or offset while read (the rows are not
+	// all the file's): do not tee, read with the caller's allocator.
+	if s.estimate(len(names)) > s.c.budget || len(opts.Filters) > 0 || opts.SkipRows > 0 {
 		return s.inner.Scan(ctx, opts)
 	}
 	inner := opts
