@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -162,7 +163,12 @@ type Materializer struct {
 	spillBytes   int64
 	codec        ParquetCodec // of Parquet artifacts
 	shareHandles bool
+	spilled      atomic.Int64 // bytes of committed spill files (SpilledBytes)
 }
+
+// SpilledBytes is the bytes of the spill files Collect has written since
+// the Materializer was made (a server's spill metric).
+func (m *Materializer) SpilledBytes() int64 { return m.spilled.Load() }
 
 // New returns a Materializer for cfg.
 func New(cfg Config) *Materializer {
@@ -837,6 +843,7 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, princ
 			sw = nil // finish aborted or committed it
 			return fail(spillError(err))
 		}
+		m.spilled.Add(t.spill.art.Size)
 		return t, nil
 	}
 	t := newTable(schema, batches)

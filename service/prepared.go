@@ -108,7 +108,7 @@ func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.P
 
 func (q *preparedQuery) engineOptions(prof *engine.Profile) engine.Options {
 	return engine.Options{Alloc: q.s.cfg.Alloc, MemoryLimit: q.s.cfg.QueryMemory, Pool: q.s.pool, Profile: prof,
-		Sources: q.sources, SpillDir: q.s.cfg.Artifacts.Dir()}
+		Sources: q.sources, SpillDir: q.s.cfg.Artifacts.Dir(), Spilled: &q.s.spilled}
 }
 
 // run executes the query (over the first sample rows when sample > 0) and
