@@ -11,10 +11,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -373,6 +375,8 @@ func cellsFit(rows, cols, maxCells int64) bool {
 // Deliver takes ownership of nothing: it Retains t when it stores it in a
 // handle; the caller still Releases its own reference.
 func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Result, error) {
+	ctx, span := tracing.Start(ctx, "materialize", attribute.String("quarry.format", req.Format))
+	defer span.End()
 	if t == nil {
 		return nil, qerr.Internal(errors.New("nil table"), "no result to deliver")
 	}
