@@ -22,6 +22,8 @@ ARG VERSION=dev
 RUN VERSION=${VERSION} scripts/container-build.sh /out/quarry
 
 FROM debian:bookworm-slim
+# The MCP registry checks this label against server.json's name.
+LABEL io.modelcontextprotocol.server.name="io.github.quarrydb/quarry"
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libhdf5-103-1 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \

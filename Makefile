@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o bench-h2o-join bench-tpch clean soak build-nocgo release-check release-snapshot
+.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o bench-h2o-join bench-tpch clean soak build-nocgo release-check release-snapshot release-ci
 
 all: build
 
@@ -24,16 +24,21 @@ build: setup
 build-nocgo:
 	CGO_ENABLED=0 $(GO) build -tags nohdf5 -ldflags "$(LDFLAGS)" -o bin/quarry-nocgo ./cmd/quarry
 
-# Release archives with goreleaser, run as a Go module (.goreleaser.yaml). Not
-# part of `make test`: the first run downloads and builds goreleaser (several
-# minutes). release-snapshot writes dist/ (linux/darwin/windows x amd64/arm64
-# cgo-free archives and the linux/amd64 HDF5 one) and runs the host's archive.
-GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+# Release archives with goreleaser, run as a Go module pinned (with its
+# go.sum) in tools/goreleaser, so the main go.mod does not carry its
+# dependencies (.goreleaser.yaml). Not part of `make test`: the first run
+# downloads and builds goreleaser (several minutes). release-snapshot writes
+# dist/ (linux/darwin/windows x amd64/arm64 cgo-free archives and the
+# linux/amd64 HDF5 one) and runs the host's archives; release-ci is the cut
+# CI runs: check, then the host's cgo-free archive built and run.
+GORELEASER := $(GO) run -modfile=tools/goreleaser/go.mod github.com/goreleaser/goreleaser/v2
 release-check:
 	$(GORELEASER) check
 release-snapshot: setup
 	$(GORELEASER) release --snapshot --clean
 	./scripts/check-release.sh dist
+release-ci:
+	./scripts/release-ci.sh
 
 # Serve the bundled demo data (or DATA=/path) over Streamable HTTP.
 run: build

@@ -276,6 +276,9 @@ func TestConsoleBrowser(t *testing.T) {
 
 	// Home, before the token: the health line says a token is needed.
 	run("home", chromedp.Navigate(base+"/"), waitPage("home"), waitText("#health", "token required"))
+	// Room for every request of the session in the resource timing buffer
+	// (the config fetch is counted after the tools page).
+	evaluate[bool](t, ctx, `(performance.setResourceTimingBufferSize(100000), true)`)
 	// Keyboard: the skip link is the first focusable element.
 	run("keyboard", chromedp.KeyEvent("\t"))
 	focused := evaluate[string](t, ctx, `document.activeElement.className`)
@@ -343,6 +346,10 @@ func TestConsoleBrowser(t *testing.T) {
 	screenshot(t, ctx, shots, "tools")
 	if n := evaluate[int](t, ctx, `document.querySelectorAll("section.tool details.output-schema").length`); n < 10 {
 		t.Errorf("the tools page shows %d output schemas", n)
+	}
+	// The home and tools pages share one fetch of the console configuration.
+	if n := evaluate[int](t, ctx, `performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/console/config.json")).length`); n != 1 {
+		t.Errorf("/console/config.json fetched %d times in one page load, want 1", n)
 	}
 	run("try get_schema",
 		chromedp.Click(chromedp.CSS("#tool-get_schema details.try summary")),

@@ -51,7 +51,8 @@ func scrape(t *testing.T, base string, headers map[string]string) (int, map[stri
 // shows the expected counters and gauges, and only to a token holder.
 func TestMetricsAfterSession(t *testing.T) {
 	const token = "metrics-test-token-0123456789"
-	p := launchHTTP(t, nil, "--auth-token", token)
+	// --spill-rows 5: the 7-row query below is collected to a spill file.
+	p := launchHTTP(t, nil, "--auth-token", token, "--spill-rows", "5")
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	c := connectHTTP(t, p.base, auth, false)
 	call(t, c, "get_catalog", map[string]any{}, nil)
@@ -83,7 +84,8 @@ func TestMetricsAfterSession(t *testing.T) {
 		`quarry_delivered_rows_total{method="direct"}`:                           7,
 		`quarry_http_rejected_total{code="unauthorized",reason="auth"}`:          1,
 		`quarry_http_rejected_total{code="forbidden_origin",reason="origin"}`:    1,
-		`quarry_handles_live`: 0,
+		`quarry_handles_live`:                   0,
+		`quarry_spill_bytes_total{kind="join"}`: 0,
 	}
 	for k, v := range want {
 		if got, ok := m[k]; !ok || got != v {
@@ -95,6 +97,9 @@ func TestMetricsAfterSession(t *testing.T) {
 		if _, ok := m[k]; !ok {
 			t.Errorf("%s missing", k)
 		}
+	}
+	if m[`quarry_spill_bytes_total{kind="result"}`] <= 0 {
+		t.Errorf(`quarry_spill_bytes_total{kind="result"} = %v after a result over --spill-rows`, m[`quarry_spill_bytes_total{kind="result"}`])
 	}
 	if m[`quarry_delivered_bytes_total{method="direct"}`] <= 0 || m["quarry_memory_limit_bytes"] <= 0 {
 		t.Errorf("bytes %v, memory limit %v", m[`quarry_delivered_bytes_total{method="direct"}`], m["quarry_memory_limit_bytes"])

@@ -71,6 +71,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"max-gz-bytes":         "TestServeInputLimitFlags",
 	"max-gz-ratio":         "TestServeInputLimitFlags",
 	"allow-origin":         "TestHTTPOrigin",
+	"otel-endpoint":        "TestServeOtelEndpoint",
 	"auth-token":           "TestHTTPAuth",
 	"auth-token-file":      "TestHTTPAuth",
 	"max-body":             "TestHTTPLimits",

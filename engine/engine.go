@@ -45,6 +45,9 @@ type Options struct {
 	// its partition files (in a private directory removed when the query
 	// ends); "" means os.TempDir(). Never the data root.
 	SpillDir string
+	// Spilled, when set, counts the bytes of the spill files the query
+	// writes (added as each file is finished; a server's spill metric).
+	Spilled *atomic.Int64
 
 	joinBuild int // tests: force the build side of joins (buildLeft, buildRight)
 }
@@ -73,6 +76,7 @@ type exec struct {
 	sources   map[string]catalog.Source // joined datasets (Options.Sources)
 	joinBuild int
 	spillDir  string
+	spilled   *atomic.Int64 // Options.Spilled
 
 	// srcDataset is the dataset src reads (the plan's first scan's).
 	srcDataset string
@@ -147,6 +151,7 @@ func newExec(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 		sources:   opts.Sources,
 		joinBuild: opts.joinBuild,
 		spillDir:  opts.SpillDir,
+		spilled:   opts.Spilled,
 
 		srcDataset: datasetOf(first),
 	}, nil

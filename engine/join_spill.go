@@ -282,6 +282,9 @@ func (w *partWriters) finish() ([]string, error) {
 		if err == nil {
 			err = w.bufs[p].Flush()
 		}
+		if fi, serr := w.files[p].Stat(); err == nil && serr == nil && w.ex.spilled != nil {
+			w.ex.spilled.Add(fi.Size())
+		}
 		if cerr := w.files[p].Close(); err == nil {
 			err = cerr
 		}

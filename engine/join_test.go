@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -279,9 +280,10 @@ func TestJoinSpills(t *testing.T) {
 	spec := planner.Spec{Join: []planner.JoinSpec{{Dataset: "r", As: "r", On: []planner.JoinOn{{Left: "a", Right: "b"}}}}}
 	plan := planJoin(t, spec, ls.schema, rs.schema, int64(n), int64(n))
 	dir := t.TempDir()
+	var spilled atomic.Int64
 	count := func(limit int64) (int, error) {
 		rr, err := Execute(context.Background(), plan, ls, Options{Alloc: mem, BatchSize: 1024, MemoryLimit: limit,
-			Sources: map[string]catalog.Source{"r": rs}, SpillDir: dir, joinBuild: buildRight})
+			Sources: map[string]catalog.Source{"r": rs}, SpillDir: dir, joinBuild: buildRight, Spilled: &spilled})
 		if err != nil {
 			return 0, err
 		}
@@ -309,6 +311,9 @@ func TestJoinSpills(t *testing.T) {
 	}
 	if got != n {
 		t.Fatalf("spilled join: %d rows, want %d", got, n)
+	}
+	if spilled.Load() < int64(n)*8 { // at least the build side's keys went to disk
+		t.Fatalf("Options.Spilled counted %d bytes", spilled.Load())
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("spill files left behind: %v", ents)

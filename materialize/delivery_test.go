@@ -480,8 +480,8 @@ func TestSpill(t *testing.T) {
 		f := newFixtureCfg(t, Config{SpillRows: 20_000}, handles.Options{})
 		tbl := collectVia(t, f.m, src)
 		defer tbl.Release()
-		if tbl.Spilled() || tbl.SizeBytes() == 0 {
-			t.Fatalf("spilled %v size %d", tbl.Spilled(), tbl.SizeBytes())
+		if tbl.Spilled() || tbl.SizeBytes() == 0 || f.m.SpilledBytes() != 0 {
+			t.Fatalf("spilled %v size %d, SpilledBytes %d", tbl.Spilled(), tbl.SizeBytes(), f.m.SpilledBytes())
 		}
 	})
 	for _, cfg := range []Config{{SpillRows: 1000}, {SpillRows: -1, SpillBytes: 4096}} {
@@ -493,6 +493,9 @@ func TestSpill(t *testing.T) {
 				t.Fatalf("spilled %v size %d rows %d", tbl.Spilled(), tbl.SizeBytes(), tbl.NumRows())
 			}
 			spillURI := tbl.spill.art.URI
+			if got := f.m.SpilledBytes(); got != tbl.spill.art.Size || got == 0 {
+				t.Fatalf("SpilledBytes %d, spill file %d bytes", got, tbl.spill.art.Size)
+			}
 			if _, err := f.store.Get(spillURI, ""); err != nil {
 				t.Fatalf("spill artifact: %v", err)
 			}

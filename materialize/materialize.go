@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/artifacts"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -162,7 +165,12 @@ type Materializer struct {
 	spillBytes   int64
 	codec        ParquetCodec // of Parquet artifacts
 	shareHandles bool
+	spilled      atomic.Int64 // bytes of committed spill files (SpilledBytes)
 }
+
+// SpilledBytes is the bytes of the spill files Collect has written since
+// the Materializer was made (a server's spill metric).
+func (m *Materializer) SpilledBytes() int64 { return m.spilled.Load() }
 
 // New returns a Materializer for cfg.
 func New(cfg Config) *Materializer {
@@ -367,6 +375,8 @@ func cellsFit(rows, cols, maxCells int64) bool {
 // Deliver takes ownership of nothing: it Retains t when it stores it in a
 // handle; the caller still Releases its own reference.
 func (m *Materializer) Deliver(ctx context.Context, t *Table, req Request) (*Result, error) {
+	ctx, span := tracing.Start(ctx, "materialize", attribute.String("quarry.format", req.Format))
+	defer span.End()
 	if t == nil {
 		return nil, qerr.Internal(errors.New("nil table"), "no result to deliver")
 	}
@@ -837,6 +847,7 @@ func (m *Materializer) Collect(ctx context.Context, rr array.RecordReader, princ
 			sw = nil // finish aborted or committed it
 			return fail(spillError(err))
 		}
+		m.spilled.Add(t.spill.art.Size)
 		return t, nil
 	}
 	t := newTable(schema, batches)

@@ -9,9 +9,11 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/service"
 )
@@ -204,6 +206,8 @@ func toolMiddleware(base *slog.Logger, meta *serverMeta, onCall func(ToolCall)) 
 			ctx = context.WithValue(ctx, recordKey{}, rec)
 			ctx = context.WithValue(ctx, metaKey{}, meta)
 			log := obs.Logger(ctx).With("tool", req.Params.Name)
+			ctx, span := tracing.Start(ctx, "tools/call "+req.Params.Name, attribute.String("mcp.method.name", "tools/call"),
+				attribute.String("gen_ai.tool.name", req.Params.Name), attribute.String("quarry.request_id", obs.RequestID(ctx)))
 			start := time.Now()
 			defer func() {
 				if r := recover(); r != nil {
@@ -230,6 +234,7 @@ func toolMiddleware(base *slog.Logger, meta *serverMeta, onCall func(ToolCall)) 
 						"bytes", rec.bytes, "truncated", rec.truncated)
 				}
 				log.Info("tool call", attrs...)
+				endToolSpan(span, rec, outcome)
 				if onCall != nil {
 					onCall(ToolCall{Tool: req.Params.Name, Outcome: outcome, Duration: time.Since(start), Method: rec.method, Rows: rec.rows, Bytes: rec.bytes})
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/engine"
@@ -12,6 +13,7 @@ import (
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/internal/safeopen"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/materialize"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -46,6 +48,8 @@ func (s *Service) prepare(ctx context.Context, d *catalog.Dataset, spec planner.
 // filters go into sources that take them (pushdown, may be nil), zone
 // filters to sources that skip batches with them.
 func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.Source, pushdown planner.FilterPushdowner, spec planner.Spec) (*preparedQuery, error) {
+	ctx, span := tracing.Start(ctx, "plan", attribute.String("quarry.dataset", in.Dataset))
+	defer span.End()
 	spec, err := s.resolveFilterTokens(in.Dataset, spec)
 	if err != nil {
 		return nil, err
@@ -98,6 +102,8 @@ func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.P
 	if err := ctx.Err(); err != nil {
 		return qerr.As(err)
 	}
+	ctx, span := tracing.Start(ctx, "execute")
+	defer span.End()
 	rr, err := engine.Execute(ctx, q.plan, q.source(ctx, sample), q.engineOptions(prof))
 	if err == nil {
 		err = consume(ctx, rr)
@@ -108,7 +114,7 @@ func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.P
 
 func (q *preparedQuery) engineOptions(prof *engine.Profile) engine.Options {
 	return engine.Options{Alloc: q.s.cfg.Alloc, MemoryLimit: q.s.cfg.QueryMemory, Pool: q.s.pool, Profile: prof,
-		Sources: q.sources, SpillDir: q.s.cfg.Artifacts.Dir()}
+		Sources: q.sources, SpillDir: q.s.cfg.Artifacts.Dir(), Spilled: &q.s.spilled}
 }
 
 // run executes the query (over the first sample rows when sample > 0) and

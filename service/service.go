@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -105,7 +106,8 @@ type Service struct {
 	// patterns caches pattern_filter's normalized distinct values.
 	patterns   *lru.Cache[string, *patternDict]
 	filterKeys filterKeys
-	reach      reachState // read_result's open result files
+	reach      reachState   // read_result's open result files
+	spilled    atomic.Int64 // bytes of join spill files (SpillBytes)
 }
 
 // New validates cfg, fills defaults and returns a Service.

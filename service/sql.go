@@ -5,9 +5,12 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/planner"
 	"github.com/quarrydb/quarry/sqlfront"
 )
@@ -72,6 +75,8 @@ func (c *sqlCatalog) Input(ctx context.Context, name string) (planner.Input, err
 
 // prepareSQL parses, checks and plans a statement.
 func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*preparedQuery, string, *catalog.Dataset, error) {
+	ctx, span := tracing.Start(ctx, "plan", attribute.String("quarry.sql", "true"))
+	defer span.End()
 	st, err := sqlfront.Parse(sql)
 	if err != nil {
 		return nil, "", nil, err

@@ -18,3 +18,10 @@ func (s *Service) CacheStats() colcache.Stats {
 	}
 	return s.cfg.Cache.Stats()
 }
+
+// SpillBytes is the bytes of spill files written since start: by joins
+// whose build side went over the query memory budget, and by results
+// collected to disk (materialize's spill files).
+func (s *Service) SpillBytes() (join, result int64) {
+	return s.spilled.Load(), s.cfg.Materializer.SpilledBytes()
+}

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/colcache"
 	"github.com/quarrydb/quarry/internal/obs"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/internal/safeopen"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -111,6 +113,8 @@ func unionColumns(names []string, schemas []*arrow.Schema) (common []string, dro
 // returned dataset stands for the union in logs and the confirmation
 // preflight (its row count is the sum).
 func (s *Service) prepareUnion(ctx context.Context, ids []string, spec planner.Spec) (*preparedQuery, *catalog.Dataset, error) {
+	ctx, span := tracing.Start(ctx, "plan", attribute.Int("quarry.union_datasets", len(ids)))
+	defer span.End()
 	ds, err := s.unionInputs(ctx, ids)
 	if err != nil {
 		return nil, nil, err

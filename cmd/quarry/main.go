@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -23,6 +24,7 @@ import (
 	"github.com/quarrydb/quarry/console"
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/metrics"
+	"github.com/quarrydb/quarry/internal/tracing"
 	"github.com/quarrydb/quarry/mcpapi"
 	mcptransport "github.com/quarrydb/quarry/mcpapi/transport"
 )
@@ -144,6 +146,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	transport := fs.String("transport", "stdio", "MCP transport: stdio or http (Streamable HTTP at /mcp)")
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address for --transport http (not loopback: bearer tokens required)")
 	consoleOn := fs.Bool("console", true, "with --transport http, serve the web console at / and an instruction page for browsers at /mcp")
+	otelEndpoint := fs.String("otel-endpoint", "", "OTLP/HTTP collector to send OpenTelemetry traces to (e.g. http://127.0.0.1:4318; /v1/traces is appended); off when empty")
 	var httpFlags mcptransport.HTTPFlags
 	httpFlags.Register(fs)
 	var flight flightFacade
@@ -175,6 +178,12 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := flight.check(&httpFlags); err != nil {
 		return err
 	}
+	if *otelEndpoint != "" {
+		if _, err := tracing.TracesURL(*otelEndpoint); err != nil {
+			fmt.Fprintf(stderr, "quarry serve: %v\n", err)
+			return errUsage
+		}
+	}
 	cfg.app.BackgroundScan = true // answer at once; the catalog scan runs behind
 	m := metrics.New()
 	cfg.app.OnToolCall = m.ToolCall
@@ -184,6 +193,18 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer a.Close()
 	watchApp(m, a)
+	stopTracing, err := tracing.Setup(*otelEndpoint, version, a.Config.Logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Flush the spans still batched, within a bound.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(ctx); err != nil {
+			a.Config.Logger.Warn("opentelemetry: flushing spans", "error", err)
+		}
+	}()
 	if err := tools.apply(a.MCP); err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // watchApp adds a's scrape-time gauges (cache, handles, artifacts, memory
-// budget) to m.
+// budget, spill bytes) to m.
 func watchApp(m *metrics.Metrics, a *app.App) {
 	m.AddGauges(metrics.Sources{
 		Cache:   a.Service.CacheStats,
@@ -20,5 +20,6 @@ func watchApp(m *metrics.Metrics, a *app.App) {
 			return len(list), bytes
 		},
 		Memory: a.Service.MemoryUse,
+		Spill:  a.Service.SpillBytes,
 	})
 }

@@ -242,6 +242,20 @@ async function download(uri, name) {
 
 // ---------- pages ----------
 
+// consoleConfig is /console/config.json (client configurations, output
+// schemas), fetched once per page load and shared by the pages that use it;
+// a failed fetch is tried again next time.
+let configOnce = null;
+function consoleConfig() {
+  configOnce ||= fetch("/console/config.json")
+    .then((r) => (r.ok ? r.json() : Promise.reject(new Error("/console/config.json: HTTP " + r.status))))
+    .catch((e) => {
+      configOnce = null;
+      throw e;
+    });
+  return configOnce;
+}
+
 async function home() {
   const root = main();
   root.replaceChildren(
@@ -269,7 +283,7 @@ async function home() {
   }
   health.textContent = line;
 
-  const cfg = await (await fetch("/console/config.json")).json();
+  const cfg = await consoleConfig();
   root.append(el("h2", { text: "Connect a client" }));
   for (const c of cfg.clients) {
     const pre = el("pre", { text: c.text });
@@ -600,7 +614,7 @@ async function tools() {
   if (!list) return;
   // tools/list leaves output schemas out (to stay small); the server hands
   // them to the console with its configuration.
-  const outputs = (await (await fetch("/console/config.json")).json()).output_schemas || {};
+  const outputs = (await consoleConfig()).output_schemas || {};
   for (const t of list) {
     const output = t.outputSchema || outputs[t.name];
     root.append(

@@ -1,8 +1,8 @@
 // Package metrics is Quarry's Prometheus instrumentation: tool calls by
 // tool and outcome with latency histograms, rows and bytes delivered by
 // method, HTTP requests rejected by reason, and gauges read at scrape time
-// (column cache, result handles, artifacts, the server memory budget), plus
-// the Go runtime and process collectors. `quarry serve --transport http`
+// (column cache, result handles, artifacts, the server memory budget, spill
+// bytes), plus the Go runtime and process collectors. `quarry serve --transport http`
 // serves it at /metrics (docs/OPERATIONS.md).
 package metrics
 
@@ -79,6 +79,9 @@ type Sources struct {
 	// Memory returns the bytes running queries hold of the server memory
 	// budget and its limit.
 	Memory func() (used, limit int64)
+	// Spill returns the bytes of spill files written since start by joins
+	// over their memory budget and by results collected to disk.
+	Spill func() (join, result int64)
 }
 
 // AddGauges registers the gauges read from src at scrape time.
@@ -112,6 +115,21 @@ func (m *Metrics) AddGauges(src Sources) {
 	if src.Memory != nil {
 		gauge("quarry_memory_used_bytes", "Bytes running queries hold of the server memory budget.", func() float64 { u, _ := src.Memory(); return float64(u) })
 		gauge("quarry_memory_limit_bytes", "The server memory budget (0: none).", func() float64 { _, l := src.Memory(); return float64(l) })
+	}
+	if src.Spill != nil {
+		// One family, kind="join" (partition files of joins over the query
+		// memory budget) and kind="result" (results collected to disk).
+		for _, kind := range []string{"join", "result"} {
+			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "quarry_spill_bytes_total",
+				Help: "Bytes of spill files written, by kind (join: join partitions, result: results collected to disk).", ConstLabels: prometheus.Labels{"kind": kind}},
+				func() float64 {
+					join, result := src.Spill()
+					if kind == "join" {
+						return float64(join)
+					}
+					return float64(result)
+				}))
+		}
 	}
 }
 

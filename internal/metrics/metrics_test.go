@@ -26,6 +26,7 @@ func TestExposition(t *testing.T) {
 		Handles:   func() int { return 2 },
 		Artifacts: func() (int, int64) { return 4, 4096 },
 		Memory:    func() (int64, int64) { return 10, 1 << 20 },
+		Spill:     func() (int64, int64) { return 7, 9 },
 	})
 	rr := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rr, httptest.NewRequest("GET", "/metrics", nil))
@@ -43,6 +44,7 @@ func TestExposition(t *testing.T) {
 		`quarry_http_rejected_total{code="something_else",reason="other"} 1`,
 		"quarry_cache_hit_ratio 0.75", "quarry_cache_bytes 100", "quarry_handles_live 2",
 		"quarry_artifacts_live 4", "quarry_artifact_bytes 4096", "quarry_memory_used_bytes 10", "quarry_memory_limit_bytes 1.048576e+06",
+		`quarry_spill_bytes_total{kind="join"} 7`, `quarry_spill_bytes_total{kind="result"} 9`,
 	} {
 		if !strings.Contains(string(body), want+"\n") {
 			t.Errorf("exposition lacks %q", want)
