@@ -182,7 +182,7 @@ func TestPlotInputs(t *testing.T) {
 	})
 	waitFreed(t, alloc)
 	t.Run("result handle", func(t *testing.T) {
-		qr, err := s.Query(ctx, QueryRequest{EstimateRequest: EstimateRequest{Dataset: "points"}, MaxRows: 10})
+		qr, err := s.Query(ctx, QueryRequest{EstimateRequest: EstimateRequest{Dataset: "points"}, DeliveryOptions: DeliveryOptions{MaxRows: 10}})
 		if err != nil || qr.ResultHandle == "" {
 			t.Fatalf("%v %+v", err, qr)
 		}
@@ -277,7 +277,7 @@ func TestPlotSpilledHandle(t *testing.T) {
 		c.Materializer = materialize.New(materialize.Config{Artifacts: c.Artifacts, Handles: reg, SpillRows: 1000})
 	})
 	ctx := context.Background()
-	qr, err := s.Query(ctx, QueryRequest{EstimateRequest: EstimateRequest{Dataset: "points"}, MaxRows: 10})
+	qr, err := s.Query(ctx, QueryRequest{EstimateRequest: EstimateRequest{Dataset: "points"}, DeliveryOptions: DeliveryOptions{MaxRows: 10}})
 	if err != nil || qr.ResultHandle == "" {
 		t.Fatalf("%v %+v", err, qr)
 	}

@@ -585,7 +585,7 @@ func (s *Service) Aggregate(ctx context.Context, req AggregateRequest) (*QueryRe
 			GroupBy: req.GroupBy, Aggs: req.Aggs, Filters: req.Filters, TopN: req.TopN, OrderBy: req.OrderBy, Having: req.Having, Join: req.Join,
 			Windows: req.Windows, Columns: req.Columns,
 		}},
-		OutputFormat: req.OutputFormat, MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain,
+		DeliveryOptions: req.DeliveryOptions,
 	}
 	r, err := s.query(ctx, q, "aggregate")
 	return shapeQuery(r, err, req.Shape)

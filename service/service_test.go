@@ -190,7 +190,7 @@ func waitFreed(t *testing.T, alloc *memory.CheckedAllocator) {
 }
 
 func confirmed(dataset string, spec planner.Spec) QueryRequest {
-	return QueryRequest{EstimateRequest: EstimateRequest{Dataset: dataset, Spec: spec}, Confirm: true}
+	return QueryRequest{EstimateRequest: EstimateRequest{Dataset: dataset, Spec: spec}, DeliveryOptions: DeliveryOptions{Confirm: true}}
 }
 
 func TestCancelFreesMemory(t *testing.T) {

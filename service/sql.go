@@ -21,14 +21,8 @@ type SQLRequest struct {
 	SQL string `json:"sql" jsonschema:"One SELECT; EXPLAIN ANALYZE prefix for per-operator statistics."`
 	// Params are the values of $1, $2, ...
 	Params []any `json:"params,omitempty" jsonschema:"Values of $1, $2, ..."`
-	// OutputFormat, MaxRows, MaxBytes, Confirm and Explain are those of query_data.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file; json or omitted: inline when small, else pages."`
-	MaxRows      int64  `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
-	MaxBytes     int64  `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
-	Confirm      bool   `json:"confirm,omitempty" jsonschema:"After needs_confirmation, once the user agreed."`
-	Explain      string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: run the query and also return per-operator statistics."`
-	// Shape lays out the inline rows, as in query_data.
-	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"Layout of inline rows, as in query_data: records, columns or csv."`
+	// DeliveryOptions are those of query_data.
+	DeliveryOptions
 }
 
 // sqlCatalog resolves SQL table names against the service's catalog.
@@ -135,8 +129,7 @@ func (s *Service) sql(ctx context.Context, req SQLRequest) (*QueryResponse, erro
 	if err != nil {
 		return nil, err
 	}
-	qr := QueryRequest{EstimateRequest: EstimateRequest{Dataset: d.ID, Spec: q.spec}, OutputFormat: req.OutputFormat,
-		MaxRows: req.MaxRows, MaxBytes: req.MaxBytes, Confirm: req.Confirm, Explain: req.Explain}
+	qr := QueryRequest{EstimateRequest: EstimateRequest{Dataset: d.ID, Spec: q.spec}, DeliveryOptions: req.DeliveryOptions}
 	switch explain {
 	case "analyze":
 		qr.Explain = ExplainAnalyze

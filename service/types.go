@@ -151,19 +151,9 @@ type QueryRequest struct {
 	// Datasets, when set, runs the spec over the union of these datasets'
 	// rows (see queryUnion).
 	Datasets []string `json:"datasets,omitempty" jsonschema:"More datasets: their union (shared columns plus _dataset)."`
-	// OutputFormat is json (handle pages), csv or parquet (file) for results over the inline caps.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"csv, parquet or arrow: always a file; json or omitted: inline when small, else pages."`
-	// MaxRows lowers the inline row cap for this call.
-	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap."`
-	// MaxBytes lowers the inline byte cap for this call.
-	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
-	// Confirm runs the query even when its estimate is above the
-	// confirmation threshold.
-	Confirm bool `json:"confirm,omitempty" jsonschema:"After needs_confirmation, once the user agreed."`
-	// Explain "analyze" runs the query and returns per-operator statistics.
-	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: add per-operator statistics."`
-	// Shape lays out the inline rows (materialize.Shapes).
-	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"records (default), columns {col: [values]} or csv: half the bytes."`
+	// DeliveryOptions are output_format, max_rows, max_bytes, confirm,
+	// explain and shape.
+	DeliveryOptions
 }
 
 // SuggestedCaps are the caps estimate_query recommends for query_data.
@@ -289,18 +279,8 @@ type AggregateRequest struct {
 	Join []planner.JoinSpec `json:"join,omitempty" jsonschema:"Datasets to join before filtering and grouping, as in query_data: [{dataset, on: [{left, right}], type?, columns?, as?}]; group by and aggregate their columns as alias.col."`
 	// OrderBy sorts the groups; may name group keys and aggregate outputs.
 	OrderBy []planner.OrderSpec `json:"order_by,omitempty" jsonschema:"Sort keys: group_by columns or aggregate output names (fn_col, count_all, or as)."`
-	// OutputFormat, MaxRows, MaxBytes and Confirm are as in query_data.
-	OutputFormat string `json:"output_format,omitempty" jsonschema:"enum=json,enum=csv,enum=parquet,enum=arrow" jsonschema_description:"As in query_data: csv, parquet or arrow always a file; json inline or paged."`
-	// MaxRows lowers the inline row cap.
-	MaxRows int64 `json:"max_rows,omitempty" jsonschema:"Lower the inline row cap for this call."`
-	// MaxBytes lowers the inline byte cap.
-	MaxBytes int64 `json:"max_bytes,omitempty" jsonschema:"Lower the inline byte cap."`
-	// Confirm runs even above the confirmation threshold.
-	Confirm bool `json:"confirm,omitempty" jsonschema:"Run even if the estimate is above the confirmation threshold (after the user agreed)."`
-	// Explain is as in query_data.
-	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"As in query_data: analyze also returns per-operator statistics."`
-	// Shape is as in query_data.
-	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"As in query_data: records, columns or csv."`
+	// DeliveryOptions are as in query_data.
+	DeliveryOptions
 }
 
 // DistinctRequest is the input of distinct_values.

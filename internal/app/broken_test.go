@@ -131,7 +131,7 @@ func TestBrokenFileCorpus(t *testing.T) {
 				}
 				sch, err := a.Service.Schema(ctx, service.SchemaRequest{Dataset: id})
 				structured("get_schema", err)
-				_, err = a.Service.Query(ctx, service.QueryRequest{EstimateRequest: service.EstimateRequest{Dataset: id}, Confirm: true})
+				_, err = a.Service.Query(ctx, service.QueryRequest{EstimateRequest: service.EstimateRequest{Dataset: id}, DeliveryOptions: service.DeliveryOptions{Confirm: true}})
 				structured("query_data", err)
 				_, err = a.Service.Estimate(ctx, service.EstimateRequest{Dataset: id})
 				structured("estimate_query", err)

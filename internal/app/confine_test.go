@@ -123,7 +123,7 @@ func TestSwappedDataFileRefused(t *testing.T) {
 					ctx := context.Background()
 					calls := map[string]func() (any, error){
 						"query_data": func() (any, error) {
-							return a.Service.Query(ctx, service.QueryRequest{EstimateRequest: service.EstimateRequest{Dataset: id}, Confirm: true})
+							return a.Service.Query(ctx, service.QueryRequest{EstimateRequest: service.EstimateRequest{Dataset: id}, DeliveryOptions: service.DeliveryOptions{Confirm: true}})
 						},
 						"distinct_values": func() (any, error) {
 							return a.Service.DistinctValues(ctx, service.DistinctRequest{Dataset: id, Column: "name"})
@@ -176,7 +176,7 @@ func TestInRootSymlinkServed(t *testing.T) {
 	a, err := app.Open(context.Background(), app.Config{Data: root, ArtifactDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	defer a.Close()
-	res, err := a.Service.Query(context.Background(), service.QueryRequest{EstimateRequest: service.EstimateRequest{Dataset: "link"}, Confirm: true})
+	res, err := a.Service.Query(context.Background(), service.QueryRequest{EstimateRequest: service.EstimateRequest{Dataset: "link"}, DeliveryOptions: service.DeliveryOptions{Confirm: true}})
 	must(t, err)
 	if b, _ := json.Marshal(res); !bytes.Contains(b, []byte("alice")) {
 		t.Fatalf("link: %s", b)
