@@ -2,6 +2,7 @@ package mcpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -57,6 +58,14 @@ var capabilities = map[string]bool{
 // NewServer builds the MCP server with every tool, resource, prompt and
 // completion registered.
 func NewServer(svc *service.Service, opts Options) *server.MCPServer {
+	s, _ := NewServerWithSchemas(svc, opts)
+	return s
+}
+
+// NewServerWithSchemas is NewServer that also returns what tools/list
+// leaves out (listedTool): the output schema of every tool by name, for
+// the console's Tools page, from the same build of the tools.
+func NewServerWithSchemas(svc *service.Service, opts Options) (*server.MCPServer, map[string]json.RawMessage) {
 	if opts.Name == "" {
 		opts.Name = "quarry"
 	}
@@ -108,8 +117,12 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 		server.WithPromptHandlerMiddleware(promptMiddleware(opts.Logger)),
 	}, conformanceOptions(opts.ConformanceFixtures)...)...)
 	watch.s = s
+	outSchemas := make(map[string]json.RawMessage, len(Tools))
 	for _, c := range Tools {
 		t, h := c(svc)
+		if len(t.RawOutputSchema) > 0 {
+			outSchemas[t.Name] = t.RawOutputSchema
+		}
 		if opts.NoSQL && t.Name == AdvancedQueryName {
 			continue
 		}
@@ -126,7 +139,7 @@ func NewServer(svc *service.Service, opts Options) *server.MCPServer {
 	if opts.ConformanceFixtures {
 		addConformanceFixtures(s)
 	}
-	return s
+	return s, outSchemas
 }
 
 // serverMeta is what get_server_info reports about the MCP layer; the tool

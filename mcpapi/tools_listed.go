@@ -1,11 +1,7 @@
 package mcpapi
 
 import (
-	"encoding/json"
-
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/quarrydb/quarry/service"
 )
 
 // listedTool is t as tools/list announces it, kept small (docs/TOOLS.md,
@@ -24,17 +20,4 @@ func listedTool(t mcp.Tool) mcp.Tool {
 		t.Annotations.DestructiveHint, t.Annotations.IdempotentHint = nil, nil
 	}
 	return t
-}
-
-// OutputSchemas are the output schemas of every tool by name: what
-// tools/list leaves out, for the console's Tools page.
-func OutputSchemas(svc *service.Service) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(Tools))
-	for _, c := range Tools {
-		t, _ := c(svc)
-		if len(t.RawOutputSchema) > 0 {
-			out[t.Name] = t.RawOutputSchema
-		}
-	}
-	return out
 }

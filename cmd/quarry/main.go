@@ -221,7 +221,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
 	httpOpts.Metrics, httpOpts.OnReject = m.Handler(), m.Rejected
 	if *consoleOn {
-		if httpOpts.Console, err = console.New(console.Options{Version: version, Clients: clientConfigs(a), OutputSchemas: mcpapi.OutputSchemas(a.Service)}); err != nil {
+		if httpOpts.Console, err = console.New(console.Options{Version: version, Clients: clientConfigs(a), OutputSchemas: a.OutputSchemas}); err != nil {
 			return err
 		}
 	}

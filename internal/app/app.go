@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -190,6 +191,9 @@ type App struct {
 	Catalog *catalog.Catalog
 	Service *service.Service
 	MCP     *server.MCPServer
+	// OutputSchemas are the tools' output schemas by name (the console
+	// shows them; tools/list leaves them out).
+	OutputSchemas map[string]json.RawMessage
 	// Artifacts is the result-file store.
 	Artifacts *artifacts.Store
 
@@ -297,7 +301,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5, shared: rs}
-	a.MCP = mcpapi.NewServer(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available,
+	a.MCP, a.OutputSchemas = mcpapi.NewServerWithSchemas(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available,
 		ConformanceFixtures: cfg.ConformanceFixtures, OnToolCall: cfg.OnToolCall})
 	return a, nil
 }
