@@ -123,7 +123,7 @@ func NewServerWithSchemas(svc *service.Service, opts Options) (*server.MCPServer
 		if len(t.RawOutputSchema) > 0 {
 			outSchemas[t.Name] = t.RawOutputSchema
 		}
-		if opts.NoSQL && t.Name == AdvancedQueryName {
+		if (opts.NoSQL && t.Name == AdvancedQueryName) || (t.Name == ExportName && !svc.ExportEnabled()) {
 			continue
 		}
 		s.AddTool(listedTool(t), h)

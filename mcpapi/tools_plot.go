@@ -29,7 +29,8 @@ func NewPlotTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 // query_data's, already described by that tool's schema, and repeating
 // them would more than double plot's share of tools/list. The arguments
 // are still bound strictly (unknown knobs are refused by name) and
-// validated by the planner.
+// validated by the planner. The shared definitions only the spec used go
+// with it.
 func compactSpec(raw json.RawMessage) json.RawMessage {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -38,6 +39,13 @@ func compactSpec(raw json.RawMessage) json.RawMessage {
 	props, _ := m["properties"].(map[string]any)
 	spec, _ := props["spec"].(map[string]any)
 	props["spec"] = map[string]any{"type": "object", "description": spec["description"]}
+	if defs, ok := m["$defs"].(map[string]any); ok {
+		delete(m, "$defs")
+		pruneDefs(m, defs) // the filter types were the spec's
+		if len(defs) > 0 {
+			m["$defs"] = defs
+		}
+	}
 	out, err := json.Marshal(m)
 	if err != nil {
 		panic("mcpapi: plot schema: " + err.Error())

@@ -21,7 +21,7 @@ func NewQueryDataTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	return newTool(toolSpec[service.QueryRequest, *service.QueryResponse]{
 		name:        "query_data",
 		title:       "Query a dataset",
-		description: "Query a dataset. Small results come inline (method direct); big ones as a result handle with the first page (query_next_page) or a file (output_format; rows via read_result); never silently cut. needs_confirmation: ask the user, then retry with the option's args. Examples: the query_examples prompt.",
+		description: "Query a dataset: small results inline (method direct); big ones as a handle with the first page (query_next_page) or a file (output_format; rows via read_result); never silently cut. needs_confirmation: ask the user, retry with the option's args. Examples: prompt query_examples.",
 		call:        svc.Query,
 		extra:       queryLinks,
 		notices:     queryNotices,

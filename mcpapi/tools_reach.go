@@ -33,10 +33,15 @@ func NewReadResultTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) 
 	})
 }
 
+// ExportName is the export tool's name: NewServer lists it only when the
+// server has an export directory (serve --export-dir), as it would refuse
+// every call otherwise.
+const ExportName = "export"
+
 // NewExportTool builds export. It writes files, so it is not read-only.
 func NewExportTool(svc *service.Service) (mcp.Tool, server.ToolHandlerFunc) {
 	t, h := newTool(toolSpec[service.ExportRequest, *service.ExportResponse]{
-		name:        "export",
+		name:        ExportName,
 		title:       "Save a result as a file",
 		description: "Save a result (result_handle, resource_uri or query) as Parquet/CSV/Arrow at path in the export directory (serve --export-dir).",
 		call:        svc.Export,

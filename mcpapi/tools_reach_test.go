@@ -16,6 +16,8 @@ import (
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/h5"
 	"github.com/quarrydb/quarry/internal/h5/h5write"
+	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/service"
 )
 
 // reachRoot is a data root for the reach tools: an HDF5 file of arrays
@@ -276,15 +278,18 @@ func TestReadResultTool(t *testing.T) {
 	}
 }
 
-// TestExportTool: export is refused without an export directory; with one
-// it writes files from a handle, a file result or a query, never over an
-// existing file without overwrite, never outside the directory, and the
-// directory may not overlap the data root.
+// TestExportTool: export is not listed without an export directory (and
+// the service refuses it); with one it writes files from a handle, a file
+// result or a query, never over an existing file without overwrite, never
+// outside the directory, and the directory may not overlap the data root.
 func TestExportTool(t *testing.T) {
 	data := reachRoot(t)
 	off := open(t, app.Config{Data: data})
-	if e := off.callErr(t, "export", map[string]any{"path": "x.parquet", "query": map[string]any{"dataset": "rows"}}); e["code"] != "export_disabled" {
-		t.Fatalf("without --export-dir: %v", e)
+	if off.app.MCP.GetTool("export") != nil {
+		t.Fatal("export is listed without --export-dir")
+	}
+	if _, err := off.app.Service.Export(context.Background(), service.ExportRequest{Path: "x.parquet"}); qerr.Code(err) != "export_disabled" {
+		t.Fatalf("without --export-dir: %v", err)
 	}
 	dir := t.TempDir()
 	f := open(t, app.Config{Data: data, ExportDir: dir})

@@ -103,6 +103,11 @@ func within(root, p string) bool {
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
+// ExportEnabled tells whether the server has an export directory (else
+// Export refuses every call with export_disabled, and the MCP server does
+// not list the export tool).
+func (s *Service) ExportEnabled() bool { return s.cfg.ExportDir != "" }
+
 // Export is the export tool: it writes a result (a handle's rows, a file
 // result, or a query's rows) to path under the export directory, atomically
 // and never over an existing file unless overwrite.

@@ -215,7 +215,10 @@ func (s *Service) QueryExamples(ctx context.Context, dataset, column string) ([]
 		Then: "the answer has method=handle, result_handle and page_info.page_token: call query_next_page {result_handle, page_token} with the newest page_token until page_info.has_more is false"})
 	exp := Example{Title: "Export a whole filtered result as a Parquet file resource", Tool: "query_data",
 		Args: map[string]any{"dataset": d.ID, "output_format": "parquet"},
-		Then: "the answer is method=file with resource_uri (however small the result): read its rows with read_result {resource_uri}, or save it with export"}
+		Then: "the answer is method=file with resource_uri (however small the result): read its rows with read_result {resource_uri}"}
+	if s.ExportEnabled() {
+		exp.Then += ", or save it with export"
+	}
 	if len(top) > 1 {
 		exp.Args["filters"] = []map[string]any{{"col": dim, "op": "in", "value": top[:2]}}
 	}

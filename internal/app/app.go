@@ -98,7 +98,7 @@ type Config struct {
 	// the scan, lookups wait for it). False scans before Open returns.
 	BackgroundScan bool
 	// ExportDir is where the export tool writes files; "" => export is
-	// refused (export_disabled). Never inside the data root.
+	// not listed (and the service refuses it). Never inside the data root.
 	ExportDir string
 	// MaxMessageBytes bounds one JSON-RPC message Quarry sends (resource
 	// reads, read_result pages); 0 => 8 MiB.
@@ -166,7 +166,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.QueryTimeout, "query-timeout", service.DefaultQueryTimeout, "time limit of one query")
 	fs.Int64Var(&c.ConfirmRows, "confirm-rows", service.DefaultConfirmRows, "ask the user before query_data/aggregate return more rows than this (estimated; negative: never ask)")
 	fs.Int64Var(&c.ConfirmBytes, "confirm-bytes", service.DefaultConfirmBytes, "ask the user before query_data/aggregate return more JSON bytes than this (estimated; negative: never ask)")
-	fs.StringVar(&c.ExportDir, "export-dir", "", "directory the export tool writes result files into (default: none, export is refused; never inside --data)")
+	fs.StringVar(&c.ExportDir, "export-dir", "", "directory the export tool writes result files into (default: none: the export tool is not listed; never inside --data)")
 	fs.Int64Var(&c.MaxMessageBytes, "max-message-bytes", service.DefaultMaxMessageBytes, "largest JSON-RPC message sent, bytes: bigger artifacts are read in ranges, with read_result or over HTTP by download URL")
 	lim := catalog.DefaultLimits()
 	fs.IntVar(&c.InputLimits.MaxColumns, "max-csv-columns", lim.MaxColumns, "CSV files with more columns are not cataloged (a diagnostic)")

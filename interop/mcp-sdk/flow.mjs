@@ -62,7 +62,7 @@ async function runFlow(client, label) {
   // schemas), and it plus the query_examples prompt is all a client needs:
   // every example call runs as written.
   const listBytes = Buffer.byteLength(JSON.stringify({ tools }));
-  assert(listBytes < 18 * 1024, `tools/list is ${listBytes} bytes, want < 18 KB (e2e/toolslist_test.go: toolsListBudget)`);
+  assert(listBytes < 16 * 1024, `tools/list is ${listBytes} bytes, want < 16 KB (e2e/toolslist_test.go: toolsListBudget)`);
   const prompt = await client.getPrompt({ name: "query_examples", arguments: {} });
   const text = prompt.messages.map((m) => m.content.text || "").join("\n");
   const examples = [...text.matchAll(/^\s+([a-z_]+) (\{.*\})$/gm)];
