@@ -50,7 +50,7 @@ func newSumState(id arrow.Type, col string) (aggState, arrow.DataType) {
 	case arrow.FLOAT32:
 		return &sumFloat[float32]{}, arrow.PrimitiveTypes.Float64
 	case arrow.FLOAT64:
-		return &sumFloat[float64]{}, arrow.PrimitiveTypes.Float64
+		return &decSum{}, arrow.PrimitiveTypes.Float64 // exact while decimal (agg_decimal.go)
 	default:
 		return nil, nil
 	}
@@ -79,7 +79,7 @@ func newAvgState(id arrow.Type) aggState {
 	case arrow.FLOAT32:
 		return &avgState[float32]{}
 	case arrow.FLOAT64:
-		return &avgState[float64]{}
+		return &decSum{avg: true} // exact while decimal (agg_decimal.go)
 	}
 	return nil
 }

@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"math"
+	"math/big"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Exact sums and averages of decimal-looking float64 values (docs/QUERY.md,
+// "Exact sums and averages"). A float64 value v looks decimal with d
+// fraction digits when it is the double nearest to n/10^d for an integer
+// n, |n| < 2^53: the value a CSV cell "75.79" parses to, and the one the
+// shortest printing of v shows. While every value of a column does, for
+// some d up to maxDecScale, sum and avg add the integers n exactly (int64,
+// one scale d per state, raised when a value needs more digits) and the
+// result is the double nearest to the exact decimal sum (or the sum divided
+// by the count): the average of 75.78 and 75.7990 prints as 75.7895, where
+// adding doubles would print 75.78949999999999. The first value that does
+// not look decimal (1/3, NaN, ±Inf, more than maxDecScale digits, |n| ≥
+// 2^53) or a sum beyond int64 turns the state into a float64 sum in input
+// order, from the exact partial sums. Partial states merge exactly while
+// both are exact (agg_merge.go).
+
+// maxDecScale is the most fraction digits a value may have to be summed
+// exactly.
+const maxDecScale = 9
+
+// decPow10 are the exact powers of ten up to 10^18.
+var decPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// decIPow10 are the same as int64.
+var decIPow10 = [...]int64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// maxExact is 2^53: integers below it in magnitude are exact doubles.
+const maxExact = 1 << 53
+
+// decScaled returns n with v the double nearest to n/p (p = 10^d), if
+// there is one with |n| < 2^53.
+func decScaled(v, p float64) (int64, bool) {
+	x := v * p
+	if !(x > -maxExact && x < maxExact) { // also NaN
+		return 0, false
+	}
+	n := int64(x + math.Copysign(0.5, x))
+	return n, float64(n)/p == v
+}
+
+// decSum is sum (avg: true) of a float64 column: exact scaled integers
+// while the values look decimal, else float64.
+type decSum struct {
+	avg    bool
+	scale  int       // fraction digits of the exact sums
+	float  bool      // the sums are fsums (no longer exact)
+	sums   []int64   // exact: the sums times 10^scale
+	fsums  []float64 // float: the sums
+	counts []int64   // non-null values per group
+}
+
+func (s *decSum) grow(n int) {
+	s.counts = growTo(s.counts, n)
+	if s.float {
+		s.fsums = growTo(s.fsums, n)
+	} else {
+		s.sums = growTo(s.sums, n)
+	}
+}
+
+func (s *decSum) groupBytes() int64 { return 16 }
+
+func (s *decSum) update(col arrow.Array, gids []int32) error {
+	vals := values[float64](col)
+	v := validityOf(col)
+	for i := 0; i < len(gids); {
+		if s.float {
+			s.addFloat(vals, v, gids[i:], i)
+			return nil
+		}
+		i = s.addExact(vals, v, gids, i)
+		if i < len(gids) {
+			s.widen(vals[i]) // the value at i needs more digits, or the sum left int64
+		}
+	}
+	return nil
+}
+
+// addExact adds rows from i on exactly and returns the first row it could
+// not add (len(gids) when it added them all).
+func (s *decSum) addExact(vals []float64, v validity, gids []int32, i int) int {
+	p := decPow10[s.scale]
+	sums, counts := s.sums, s.counts
+	for ; i < len(gids); i++ {
+		if !v.ok(i) {
+			continue
+		}
+		n, ok := decScaled(vals[i], p)
+		if !ok {
+			return i
+		}
+		g := gids[i]
+		acc := sums[g]
+		r := acc + n
+		if (n > 0 && r < acc) || (n < 0 && r > acc) {
+			return i
+		}
+		sums[g] = r
+		counts[g]++
+	}
+	return i
+}
+
+// addFloat adds rows (gids from row off on) as float64.
+func (s *decSum) addFloat(vals []float64, v validity, gids []int32, off int) {
+	fsums, counts := s.fsums, s.counts
+	for j, g := range gids {
+		if i := off + j; v.ok(i) {
+			fsums[g] += vals[i]
+			counts[g]++
+		}
+	}
+}
+
+// widen makes the state able to take x: a larger scale when x looks
+// decimal with more digits and every sum still fits in int64 at it, else
+// float sums.
+func (s *decSum) widen(x float64) {
+	if _, ok := decScaled(x, decPow10[s.scale]); ok { // x fits: the sum left int64
+		s.toFloat()
+		return
+	}
+	for d := s.scale + 1; d <= maxDecScale; d++ {
+		if _, ok := decScaled(x, decPow10[d]); ok {
+			if s.rescale(d) {
+				return
+			}
+			break
+		}
+	}
+	s.toFloat()
+}
+
+// rescale multiplies every exact sum by 10^(d-scale); false (nothing
+// changed) when one would leave int64.
+func (s *decSum) rescale(d int) bool {
+	m := decIPow10[d-s.scale]
+	lim := math.MaxInt64 / m
+	for _, x := range s.sums {
+		if x > lim || x < -lim {
+			return false
+		}
+	}
+	for i := range s.sums {
+		s.sums[i] *= m
+	}
+	s.scale = d
+	return true
+}
+
+// toFloat turns the exact sums into float sums (each the double nearest
+// to its exact value).
+func (s *decSum) toFloat() {
+	if s.float {
+		return
+	}
+	s.fsums = make([]float64, len(s.sums), cap(s.sums))
+	for g, x := range s.sums {
+		s.fsums[g] = decQuo(x, 1, s.scale)
+	}
+	s.sums, s.float = nil, true
+}
+
+// decQuo is the double nearest to x / (c * 10^d).
+func decQuo(x, c int64, d int) float64 {
+	if x > -maxExact && x < maxExact && c < maxExact/decIPow10[d] {
+		return float64(x) / (float64(c) * decPow10[d]) // one correctly rounded division
+	}
+	den := new(big.Int).Mul(big.NewInt(c), big.NewInt(decIPow10[d]))
+	f, _ := new(big.Rat).SetFrac(big.NewInt(x), den).Float64()
+	return f
+}
+
+func (s *decSum) build(mem memory.Allocator, lo, hi int) arrow.Array {
+	n := hi - lo
+	out := make([]float64, n)
+	valid := make([]bool, n)
+	for i := range n {
+		g := lo + i
+		c := s.counts[g]
+		if c == 0 {
+			continue
+		}
+		valid[i] = true
+		switch {
+		case s.float && s.avg:
+			out[i] = s.fsums[g] / float64(c)
+		case s.float:
+			out[i] = s.fsums[g]
+		case s.avg:
+			out[i] = decQuo(s.sums[g], c, s.scale)
+		default:
+			out[i] = decQuo(s.sums[g], 1, s.scale)
+		}
+	}
+	return buildFixed(mem, arrow.PrimitiveTypes.Float64, out, valid)
+}
+
+func (s *decSum) merge(src aggState, dst []int32) error {
+	o := src.(*decSum)
+	if !s.float && !o.float {
+		d := max(s.scale, o.scale)
+		if s.rescale(d) && o.rescale(d) && s.mergeExact(o, dst) {
+			return nil
+		}
+	}
+	s.toFloat()
+	o.toFloat()
+	for g, d := range dst {
+		s.fsums[d] += o.fsums[g]
+		s.counts[d] += o.counts[g]
+	}
+	return nil
+}
+
+// mergeExact adds o's exact sums (at s's scale) into s's groups dst; false,
+// with s unchanged, when a sum would leave int64.
+func (s *decSum) mergeExact(o *decSum, dst []int32) bool {
+	for g, d := range dst {
+		acc, x := s.sums[d], o.sums[g]
+		if r := acc + x; (x > 0 && r < acc) || (x < 0 && r > acc) {
+			return false
+		}
+	}
+	for g, d := range dst {
+		s.sums[d] += o.sums[g]
+		s.counts[d] += o.counts[g]
+	}
+	return true
+}

@@ -1,0 +1,36 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// BenchmarkGroupBySumAvgFloat: sum and avg of a float64 column over 1,000
+// groups, H2O-style: 2-decimal values (exact path), binary fractions that
+// are not short decimals (i/3: the float fallback after the first value),
+// and 6-decimal values (H2O's v3).
+func BenchmarkGroupBySumAvgFloat(b *testing.B) {
+	for _, kind := range []string{"dec2", "dec6", "binary"} {
+		b.Run(kind, func(b *testing.B) {
+			k, x := make([]any, benchRows), make([]any, benchRows)
+			for i := range benchRows {
+				k[i] = int64((i * 7919) % 1000)
+				switch kind {
+				case "dec2":
+					x[i] = float64(i%10_000) / 100
+				case "dec6":
+					x[i], _ = strconv.ParseFloat(fmt.Sprintf("%.6f", float64((i*7919)%100_000_000)/1e6), 64)
+				default:
+					x[i] = float64(i) / 3
+				}
+			}
+			src := newSource(memory.DefaultAllocator, []tcol{{"k", tInt64, k}, {"x", arrow.PrimitiveTypes.Float64, x}})
+			src.noCopy = true
+			benchRun(b, src, aggOf(scanOf(src.schema), []string{"k"}, "sum:x", "avg:x"))
+		})
+	}
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// decRun folds vals (nil: null) into one group of a fresh sum (or avg)
+// state, in batches of batch rows, and returns the result (NaN bits for
+// null are not possible: ok false).
+func decRun(t *testing.T, mem memory.Allocator, avg bool, vals []*float64, batch int) (float64, bool) {
+	t.Helper()
+	var s aggState = &decSum{avg: avg}
+	s.grow(1)
+	for lo := 0; lo < len(vals); lo += batch {
+		hi := min(lo+batch, len(vals))
+		b := array.NewFloat64Builder(mem)
+		for _, v := range vals[lo:hi] {
+			if v == nil {
+				b.AppendNull()
+			} else {
+				b.Append(*v)
+			}
+		}
+		arr := b.NewArray()
+		b.Release()
+		if err := s.update(arr, make([]int32, hi-lo)); err != nil {
+			t.Fatal(err)
+		}
+		arr.Release()
+	}
+	out := s.build(mem, 0, 1).(*array.Float64)
+	defer out.Release()
+	return out.Value(0), out.IsValid(0)
+}
+
+func fp(x float64) *float64 { return &x }
+
+// TestDecimalSums: sums and averages of decimal-looking values are the
+// doubles nearest to the exact decimal results; values that are not
+// decimal fall back to float sums.
+func TestDecimalSums(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tenths := make([]*float64, 10)
+	for i := range tenths {
+		tenths[i] = fp(0.1)
+	}
+	for _, c := range []struct {
+		name     string
+		vals     []*float64
+		sum, avg string
+	}{
+		{"two decimals", []*float64{fp(75.78), fp(75.799)}, "151.579", "75.7895"},
+		{"tenths", tenths, "1", "0.1"},
+		{"0.1+0.2", []*float64{fp(0.1), fp(0.2)}, "0.3", "0.15"},
+		{"widening scale", []*float64{fp(1.5), fp(0.25), fp(0.125), fp(-3)}, "-1.125", "-0.28125"},
+		{"nulls", []*float64{nil, fp(2.5), nil, fp(0.01)}, "2.51", "1.255"},
+		{"all null", []*float64{nil, nil}, "null", "null"},
+		{"scaled sum beyond 2^53", []*float64{fp(5e14), fp(5e14), fp(0.5)}, "1.0000000000000005e+15", "3.333333333333335e+14"},
+		{"value beyond 2^53 at its scale: float sum", []*float64{fp(9e15), fp(9e15), fp(0.5)}, "1.8e+16", "6e+15"},
+		{"not decimal: float sum", []*float64{fp(0.1), fp(1.0 / 3)}, strconv.FormatFloat(0.1+1.0/3, 'g', -1, 64), strconv.FormatFloat((0.1+1.0/3)/2, 'g', -1, 64)},
+		{"NaN", []*float64{fp(1), fp(math.NaN())}, "NaN", "NaN"},
+		{"Inf", []*float64{fp(1.25), fp(math.Inf(-1))}, "-Inf", "-Inf"},
+		{"ten digits: float sum", []*float64{fp(0.1), fp(1e-10)}, strconv.FormatFloat(0.1+1e-10, 'g', -1, 64), strconv.FormatFloat((0.1+1e-10)/2, 'g', -1, 64)},
+	} {
+		for _, batch := range []int{1, 3, 1000} {
+			for _, avg := range []bool{false, true} {
+				got, ok := decRun(t, mem, avg, c.vals, batch)
+				s := "null"
+				if ok {
+					s = strconv.FormatFloat(got, 'g', -1, 64)
+				}
+				want := c.sum
+				if avg {
+					want = c.avg
+				}
+				if s != want {
+					t.Errorf("%s (batch %d, avg %v): got %s, want %s", c.name, batch, avg, s, want)
+				}
+			}
+		}
+	}
+}
+
+// TestDecimalSumsDiff: random decimal columns over random groups, folded in
+// two partial states merged at the end (agg_parallel.go), against the exact
+// decimal sums (math/big) of the texts the values were parsed from: equal
+// bit for bit, or (values past 2^53 at their scale, the float fallback)
+// within 1e-12.
+func TestDecimalSumsDiff(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r := rand.New(rand.NewPCG(17, 2026))
+	for trial := range 200 {
+		groups := 1 + r.IntN(8)
+		n := r.IntN(400)
+		maxd := r.IntN(7)
+		wide := trial%5 == 0
+		texts := make([]string, n)
+		gids := make([]int32, n)
+		exact := make([]*big.Rat, groups)
+		counts := make([]int64, groups)
+		for g := range exact {
+			exact[g] = new(big.Rat)
+		}
+		b := array.NewFloat64Builder(mem)
+		for i := range n {
+			d := r.IntN(maxd + 1)
+			mag := []int64{10, 1000, 1_000_000, 1_000_000_000}[r.IntN(4)]
+			if wide {
+				mag *= 100_000 // past 2^53 at 6 digits: the float fallback
+			}
+			texts[i] = strconv.FormatFloat(float64(r.Int64N(2*mag)-mag)/math.Pow10(d), 'f', d, 64)
+			v, _ := strconv.ParseFloat(texts[i], 64)
+			b.Append(v)
+			g := int32(r.IntN(groups))
+			gids[i] = g
+			x, _ := new(big.Rat).SetString(texts[i])
+			exact[g].Add(exact[g], x)
+			counts[g]++
+		}
+		arr := b.NewArray()
+		b.Release()
+		cut := 0
+		if n > 0 {
+			cut = r.IntN(n + 1)
+		}
+		for _, avg := range []bool{false, true} {
+			a, c := &decSum{avg: avg}, &decSum{avg: avg}
+			a.grow(groups)
+			c.grow(groups)
+			left, right := array.NewSlice(arr, 0, int64(cut)), array.NewSlice(arr, int64(cut), int64(n))
+			if err := a.update(left, gids[:cut]); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.update(right, gids[cut:]); err != nil {
+				t.Fatal(err)
+			}
+			left.Release()
+			right.Release()
+			ident := make([]int32, groups)
+			for g := range ident {
+				ident[g] = int32(g)
+			}
+			if err := a.merge(c, ident); err != nil {
+				t.Fatal(err)
+			}
+			out := a.build(mem, 0, groups).(*array.Float64)
+			for g := range groups {
+				if counts[g] == 0 {
+					if out.IsValid(g) {
+						t.Errorf("trial %d group %d: empty group is not null", trial, g)
+					}
+					continue
+				}
+				want := new(big.Rat).Set(exact[g])
+				if avg {
+					want.Quo(want, new(big.Rat).SetInt64(counts[g]))
+				}
+				w, _ := want.Float64()
+				if got := out.Value(g); got != w && (!wide || math.Abs(got-w) > 1e-12*math.Abs(w)) {
+					t.Errorf("trial %d group %d (avg %v, %d digits): got %v, want %v (exact %s)", trial, g, avg, maxd, got, w, want.FloatString(12))
+				}
+			}
+			out.Release()
+		}
+		arr.Release()
+	}
+}
