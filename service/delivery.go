@@ -17,4 +17,7 @@ type DeliveryOptions struct {
 	Explain string `json:"explain,omitempty" jsonschema:"enum=analyze" jsonschema_description:"analyze: add per-operator statistics."`
 	// Shape lays out the inline rows (materialize.Shapes).
 	Shape string `json:"shape,omitempty" jsonschema:"enum=records,enum=columns,enum=csv" jsonschema_description:"records (default), columns {col: [values]} or csv: half the bytes."`
+	// Round rounds the float columns the query computed to this many
+	// significant digits (round.go); 0 keeps full precision.
+	Round int `json:"round,omitempty" jsonschema:"Significant digits (1..17) of computed floats (aggregates, expressions)."`
 }

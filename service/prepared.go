@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"go.opentelemetry.io/otel/attribute"
 
@@ -33,6 +34,10 @@ type preparedQuery struct {
 	// their sources by dataset id (see joinInputs).
 	joins   []planner.Input
 	sources map[string]catalog.Source
+	// input is the main dataset's schema (nil: constant rows) and round
+	// the significant digits of computed float columns (0: off; round.go).
+	input *arrow.Schema
+	round int
 }
 
 // prepare plans spec over dataset d, read through the column cache (and
@@ -71,7 +76,7 @@ func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.S
 	if err := ctx.Err(); err != nil { // planning used up the request's time
 		return nil, qerr.As(err)
 	}
-	return &preparedQuery{s: s, spec: spec, src: src, plan: plan, rows: in.RowCount, joins: joins, sources: sources}, nil
+	return &preparedQuery{s: s, spec: spec, src: src, plan: plan, rows: in.RowCount, joins: joins, sources: sources, input: in.Schema}, nil
 }
 
 // source is what one run reads: the prepared source, cut to its first
@@ -106,6 +111,7 @@ func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.P
 	defer span.End()
 	rr, err := engine.Execute(ctx, q.plan, q.source(ctx, sample), q.engineOptions(prof))
 	if err == nil {
+		rr = newRoundReader(rr, q.s.cfg.Alloc, q.input, q.round)
 		err = consume(ctx, rr)
 		rr.Release()
 	}

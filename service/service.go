@@ -623,6 +623,10 @@ func (s *Service) queryOn(ctx context.Context, d *catalog.Dataset, req QueryRequ
 // it (the confirmation preflight, explain analyze and the materializer).
 func (s *Service) runPrepared(ctx context.Context, d *catalog.Dataset, q *preparedQuery, req QueryRequest, tool string, start time.Time) (*QueryResponse, error) {
 	log := obs.Logger(ctx).With("dataset", d.ID)
+	if err := checkRound(req.Round); err != nil {
+		return nil, err
+	}
+	q.round = req.Round
 	var err error
 	var (
 		t        *materialize.Table
