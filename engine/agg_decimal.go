@@ -10,18 +10,30 @@ import (
 
 // Exact sums and averages of decimal-looking float64 values (docs/QUERY.md,
 // "Exact sums and averages"). A float64 value v looks decimal with d
-// fraction digits when it is the double nearest to n/10^d for an integer
-// n, |n| < 2^53: the value a CSV cell "75.79" parses to, and the one the
-// shortest printing of v shows. While every value of a column does, for
-// some d up to maxDecScale, sum and avg add the integers n exactly (int64,
-// one scale d per state, raised when a value needs more digits) and the
-// result is the double nearest to the exact decimal sum (or the sum divided
-// by the count): the average of 75.78 and 75.7990 prints as 75.7895, where
-// adding doubles would print 75.78949999999999. The first value that does
-// not look decimal (1/3, NaN, ±Inf, more than maxDecScale digits, |n| ≥
-// 2^53) or a sum beyond int64 turns the state into a float64 sum in input
-// order, from the exact partial sums. Partial states merge exactly while
-// both are exact (agg_merge.go).
+// fraction digits when, with x = v·10^d (the rounded product) and n the
+// integer nearest to x, either |n| < 2^40 and |x − n| ≤ 2^-50·|x| (decTol:
+// v is within a few ulps of n/10^d, so it differs from that decimal at its
+// 16th significant digit at most), or 2^40 ≤ |n| < 2^53 and v is exactly
+// the double nearest to n/10^d (decNearExact: there a few ulps could hold a
+// real further digit). The double nearest to any such decimal qualifies (it
+// is within 2^-52 of it relatively): the value a CSV cell "75.79" parses
+// to, and the one the shortest printing of v shows. While every value of a
+// column looks decimal, for some d up to maxDecScale, sum and avg add the
+// integers n exactly (int64, one scale d per state, raised when a value
+// needs more digits): the sum is the exact sum of the decimals n/10^d, each
+// within 2^-50 of its value relatively, and the result is the double nearest
+// to it (or to it divided by the count): the average of 75.78 and 75.7990
+// prints as 75.7895, where adding doubles would print 75.78949999999999.
+// The first value that does not look decimal (1/3, NaN, ±Inf, more than
+// maxDecScale digits, |n| ≥ 2^53) or a sum beyond int64 turns the state
+// into a float64 sum in input order, from the exact partial sums. Partial
+// states merge exactly while both are exact (agg_merge.go).
+//
+// Cost: the check uses no division. Columns without nulls go through
+// addFast, chunk by chunk (decAddChunkK: multiply, round by adding 1.5·2^52,
+// compare squares, add; no per-value branch on the state), and only a chunk
+// with a value that fails is taken back and redone value by value
+// (addExact, widen) for the rest of the batch.
 
 // maxDecScale is the most fraction digits a value may have to be summed
 // exactly.
@@ -36,15 +48,40 @@ var decIPow10 = [...]int64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // maxExact is 2^53: integers below it in magnitude are exact doubles.
 const maxExact = 1 << 53
 
-// decScaled returns n with v the double nearest to n/p (p = 10^d), if
-// there is one with |n| < 2^53.
+// decTol is the relative distance from a decimal a value may have and still
+// look decimal: 2^-50, a few ulps (the double nearest to n/10^d, times
+// 10^d and rounded, is within about 2^-52 of n relatively).
+const decTol = 1.0 / (1 << 50)
+
+// decNearExact is 2^40: at |n| below it, decTol·|x| is less than 2^-10 of a
+// unit of the d-th digit; at and above it a value must be exactly the double
+// nearest to n/10^d (decScaled divides), and addFast leaves it to addExact.
+const decNearExact = 1 << 40
+
+// decRound is the integer nearest to x (ties to even) for |x| < 2^51 (the
+// fast path's values are below decNearExact), with no call: adding and
+// removing 1.5·2^52 rounds in the FPU.
+func decRound(x float64) float64 {
+	return (x + decMagic) - decMagic
+}
+
+// decMagic is 1.5·2^52.
+const decMagic = 3 << 51
+
+// decScaled returns n with v within decTol of n/p (p = 10^d) relatively,
+// and, when |n| ≥ decNearExact, v the double nearest to n/p; |n| < 2^53.
 func decScaled(v, p float64) (int64, bool) {
 	x := v * p
-	if !(x > -maxExact && x < maxExact) { // also NaN
+	a := math.Abs(x)
+	if !(a < maxExact) { // also NaN
 		return 0, false
 	}
-	n := int64(x + math.Copysign(0.5, x))
-	return n, float64(n)/p == v
+	r := math.Round(x)
+	n := int64(r)
+	if math.Abs(x-r) > a*decTol {
+		return 0, false
+	}
+	return n, a < decNearExact || float64(n)/p == v
 }
 
 // decSum is sum (avg: true) of a float64 column: exact scaled integers
@@ -56,6 +93,7 @@ type decSum struct {
 	sums   []int64   // exact: the sums times 10^scale
 	fsums  []float64 // float: the sums
 	counts []int64   // non-null values per group
+	bound  int64     // exact: at least every |sums[g]|, at most decSumBound
 }
 
 func (s *decSum) grow(n int) {
@@ -72,7 +110,11 @@ func (s *decSum) groupBytes() int64 { return 16 }
 func (s *decSum) update(col arrow.Array, gids []int32) error {
 	vals := values[float64](col)
 	v := validityOf(col)
-	for i := 0; i < len(gids); {
+	i := 0
+	if !s.float && v.bits == nil {
+		i = s.addFast(vals, gids)
+	}
+	for i < len(gids) {
 		if s.float {
 			s.addFloat(vals, v, gids[i:], i)
 			return nil
@@ -83,6 +125,97 @@ func (s *decSum) update(col arrow.Array, gids []int32) error {
 		}
 	}
 	return nil
+}
+
+// decChunk is how many values the fast path converts before adding them.
+const decChunk = 256
+
+// decSumBound is 2^61: while every |sum| stays below it, a chunk of
+// decChunk values each below decNearExact cannot take a sum out of int64
+// (and two bounds add without overflow).
+const decSumBound = 1 << 61
+
+// decChunkBound bounds what one chunk adds to a sum in magnitude.
+const decChunkBound = decChunk * decNearExact
+
+// addFast adds rows (no nulls) a chunk at a time while every value of the
+// chunk is within decTol of a decimal at the current scale with |n| <
+// decNearExact and the sums stay below decSumBound. Each chunk is added in
+// one pass with no branch on the state or the value but a predictable one
+// for the check; a chunk with a value that fails is taken back (integer
+// additions undo exactly, even wrapped ones) and the function returns its
+// first row (addExact takes over there).
+func (s *decSum) addFast(vals []float64, gids []int32) int {
+	p := decPow10[s.scale]
+	for i := 0; i < len(gids); i += decChunk {
+		if s.bound+decChunkBound >= decSumBound {
+			s.tighten()
+			if s.bound+decChunkBound >= decSumBound {
+				return i
+			}
+		}
+		gs := gids[i:min(i+decChunk, len(gids))]
+		vs := vals[i : i+len(gs)]
+		if !decAddChunk(vs, gs, s.sums, s.counts, p) {
+			decUndoChunk(vs, gs, s.sums, s.counts, p)
+			return i
+		}
+		s.bound += decChunkBound
+	}
+	return len(gids)
+}
+
+// decAddChunk adds the integers nearest to vs times p to sums (counts) of
+// groups gs; false when a value is not strictly within decTol of its
+// integer (compared as squares: (x−n)² < x²·decTol², or x = n) or not below
+// decNearExact (also NaN, ±Inf): a subset of what decScaled accepts, with
+// the same n.
+func decAddChunk(vs []float64, gs []int32, sums, counts []int64, p float64) bool {
+	return decAddChunkK(vs, gs, sums, counts, p, decMagic, decTol*decTol, decNearExact*decNearExact)
+}
+
+// decAddChunkK is decAddChunk with its constants passed in, so that the
+// loop of this leaf keeps them in registers (magic: see decRound, tol2 =
+// decTol², lim2 = decNearExact²).
+//
+//go:noinline
+func decAddChunkK(vs []float64, gs []int32, sums, counts []int64, p, magic, tol2, lim2 float64) bool {
+	ok := true
+	vs = vs[:len(gs)]
+	for j, g := range gs {
+		x := vs[j] * p
+		r := (x + magic) - magic
+		e, x2 := x-r, x*x
+		if !((e*e < x2*tol2 || e == 0) && x2 < lim2) {
+			ok = false
+		}
+		sums[g] += int64(r)
+		counts[g]++
+	}
+	return ok
+}
+
+// decUndoChunk takes back what decAddChunk added.
+func decUndoChunk(vs []float64, gs []int32, sums, counts []int64, p float64) {
+	for j, g := range gs {
+		sums[g] -= int64(decRound(vs[j] * p))
+		counts[g]--
+	}
+}
+
+// decAbs is |n| without a branch.
+func decAbs(n int64) int64 {
+	m := n >> 63
+	return (n ^ m) - m
+}
+
+// tighten sets bound to the largest |sum|.
+func (s *decSum) tighten() {
+	s.bound = 0
+	for _, x := range s.sums {
+		s.bound = max(s.bound, decAbs(x))
+	}
+	s.bound = min(s.bound, decSumBound)
 }
 
 // addExact adds rows from i on exactly and returns the first row it could
@@ -106,6 +239,7 @@ func (s *decSum) addExact(vals []float64, v validity, gids []int32, i int) int {
 		}
 		sums[g] = r
 		counts[g]++
+		s.bound = min(s.bound+decAbs(n), decSumBound)
 	}
 	return i
 }
@@ -154,6 +288,7 @@ func (s *decSum) rescale(d int) bool {
 		s.sums[i] *= m
 	}
 	s.scale = d
+	s.tighten()
 	return true
 }
 
@@ -235,5 +370,6 @@ func (s *decSum) mergeExact(o *decSum, dst []int32) bool {
 		s.sums[d] += o.sums[g]
 		s.counts[d] += o.counts[g]
 	}
+	s.bound = min(s.bound+o.bound, decSumBound)
 	return true
 }

@@ -68,6 +68,9 @@ func TestDecimalSums(t *testing.T) {
 		{"not decimal: float sum", []*float64{fp(0.1), fp(1.0 / 3)}, strconv.FormatFloat(0.1+1.0/3, 'g', -1, 64), strconv.FormatFloat((0.1+1.0/3)/2, 'g', -1, 64)},
 		{"NaN", []*float64{fp(1), fp(math.NaN())}, "NaN", "NaN"},
 		{"Inf", []*float64{fp(1.25), fp(math.Inf(-1))}, "-Inf", "-Inf"},
+		{"zeros", []*float64{fp(0), fp(0), fp(1.5)}, "1.5", "0.5"},
+		{"a few ulps off a decimal: the decimal", []*float64{fp(math.Nextafter(0.1, 1)), fp(0.2)}, "0.3", "0.15"},
+		{"exact double with a further digit, 2^40 or more at its scale: float sum", []*float64{fp(1e15 + 0.25), fp(1)}, strconv.FormatFloat(1e15+1.25, 'g', -1, 64), strconv.FormatFloat((1e15+1.25)/2, 'g', -1, 64)},
 		{"ten digits: float sum", []*float64{fp(0.1), fp(1e-10)}, strconv.FormatFloat(0.1+1e-10, 'g', -1, 64), strconv.FormatFloat((0.1+1e-10)/2, 'g', -1, 64)},
 	} {
 		for _, batch := range []int{1, 3, 1000} {
@@ -174,3 +177,42 @@ func TestDecimalSumsDiff(t *testing.T) {
 		arr.Release()
 	}
 }
+
+// TestDecimalSumsChunks: a long column through the chunked fast path with a
+// value needing a wider scale inside a later chunk (that chunk is taken back
+// and added again at the wider scale) and a non-decimal value further on
+// (float sums from the exact partial sum on), one batch and many.
+func TestDecimalSumsChunks(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const n, wide, third = 1500, 700, 1300
+	vals := make([]*float64, n)
+	exact := new(big.Rat)
+	for i := range n {
+		text := strconv.FormatFloat(float64(i%977-300)/100, 'f', 2, 64)
+		if i == wide {
+			text = "0.125"
+		}
+		v, _ := strconv.ParseFloat(text, 64)
+		vals[i] = fp(v)
+		if i < third {
+			x, _ := new(big.Rat).SetString(text)
+			exact.Add(exact, x)
+		}
+	}
+	vals[third] = fp(1.0 / 3)
+	want, _ := exact.Float64()
+	for i := third; i < n; i++ {
+		want += *vals[i]
+	}
+	for _, batch := range []int{n, 333} {
+		if got, _ := decRun(t, mem, false, vals, batch); got != want {
+			t.Errorf("batch %d: got %v, want %v", batch, got, want)
+		}
+		if got, _ := decRun(t, mem, false, vals[:third], batch); got != exact2f(exact) {
+			t.Errorf("batch %d, decimals only: got %v, want %v", batch, got, exact2f(exact))
+		}
+	}
+}
+
+func exact2f(r *big.Rat) float64 { f, _ := r.Float64(); return f }
