@@ -33,7 +33,7 @@ import (
 // addFast, chunk by chunk (decAddChunkK: multiply, round by adding 1.5·2^52,
 // compare squares, add; no per-value branch on the state), and only a chunk
 // with a value that fails is taken back and redone value by value
-// (addExact, widen) for the rest of the batch.
+// (addExact, widen); after a widening the next chunk is tried fast again.
 
 // maxDecScale is the most fraction digits a value may have to be summed
 // exactly.
@@ -110,19 +110,26 @@ func (s *decSum) groupBytes() int64 { return 16 }
 func (s *decSum) update(col arrow.Array, gids []int32) error {
 	vals := values[float64](col)
 	v := validityOf(col)
-	i := 0
-	if !s.float && v.bits == nil {
-		i = s.addFast(vals, gids)
-	}
-	for i < len(gids) {
+	fast := v.bits == nil
+	for i := 0; i < len(gids); {
 		if s.float {
 			s.addFloat(vals, v, gids[i:], i)
 			return nil
 		}
-		i = s.addExact(vals, v, gids, i)
-		if i < len(gids) {
-			s.widen(vals[i]) // the value at i needs more digits, or the sum left int64
+		end := len(gids)
+		if fast {
+			if i = s.addFast(vals, gids, i); i == end {
+				return nil
+			}
+			end = min(i+decChunk, end) // the chunk addFast could not add, value by value
 		}
+		j := s.addExact(vals, v, gids[:end], i)
+		if j < end {
+			s.widen(vals[j]) // the value at j needs more digits, or the sum left int64
+		} else if fast {
+			fast = false // the chunk is exact but not for addFast (|n| ≥ decNearExact, bound): the rest value by value
+		}
+		i = j
 	}
 	return nil
 }
@@ -138,16 +145,16 @@ const decSumBound = 1 << 61
 // decChunkBound bounds what one chunk adds to a sum in magnitude.
 const decChunkBound = decChunk * decNearExact
 
-// addFast adds rows (no nulls) a chunk at a time while every value of the
+// addFast adds rows (no nulls) from i on, a chunk at a time while every value of the
 // chunk is within decTol of a decimal at the current scale with |n| <
 // decNearExact and the sums stay below decSumBound. Each chunk is added in
 // one pass with no branch on the state or the value but a predictable one
 // for the check; a chunk with a value that fails is taken back (integer
 // additions undo exactly, even wrapped ones) and the function returns its
 // first row (addExact takes over there).
-func (s *decSum) addFast(vals []float64, gids []int32) int {
+func (s *decSum) addFast(vals []float64, gids []int32, i int) int {
 	p := decPow10[s.scale]
-	for i := 0; i < len(gids); i += decChunk {
+	for ; i < len(gids); i += decChunk {
 		if s.bound+decChunkBound >= decSumBound {
 			s.tighten()
 			if s.bound+decChunkBound >= decSumBound {
