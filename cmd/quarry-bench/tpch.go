@@ -96,7 +96,7 @@ func runTPCH(o options, queries []string) {
 		for rep := 0; rep <= o.reps; rep++ {
 			rec := map[string]any{"query": q, "rep": rep, "mode": "warm"}
 			if err == nil {
-				err = runSQL(ctx, a.Service, service.SQLRequest{SQL: sql, OutputFormat: o.sqlFormat, Confirm: o.sqlConfirm}, rec, rep == 0)
+				err = runSQL(ctx, a.Service, service.SQLRequest{SQL: sql, DeliveryOptions: service.DeliveryOptions{OutputFormat: o.sqlFormat, Confirm: o.sqlConfirm}}, rec, rep == 0)
 			}
 			if err != nil {
 				rec["error"], rec["code"] = errText(err), qerr.Code(err)
