@@ -3,8 +3,6 @@ package planner
 import (
 	"slices"
 	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // JoinCrossOrder defers a cross join that the next inner join connects:
@@ -54,21 +52,10 @@ func JoinCrossOrder(n Node, _ OptimizeOptions) (Node, error) {
 			LeftKeys: aL, RightKeys: aR, RightCols: slices.Clone(j2.RightCols)}
 		outer := &Join{Left: inner, Right: j1.Right, Type: JoinInner, Dataset: j1.Dataset, Alias: j1.Alias,
 			LeftKeys: bL, RightKeys: bR, RightCols: slices.Clone(j1.RightCols)}
-		want := j2.Schema()
-		got := outer.Schema()
-		p := &Project{Input: outer, Out: want}
-		fields := make([]arrow.Field, 0, want.NumFields())
-		for _, f := range want.Fields() {
-			idx := got.FieldIndices(f.Name)
-			if len(idx) != 1 {
-				return n, false, nil
-			}
-			p.Columns = append(p.Columns, f.Name)
-			p.Indices = append(p.Indices, idx[0])
-			fields = append(fields, got.Field(idx[0]))
+		if p := reorderedAs(outer, j2.Schema()); p != nil {
+			return p, true, nil
 		}
-		p.Out = arrow.NewSchema(fields, nil)
-		return p, true, nil
+		return n, false, nil
 	})
 	return out, err
 }

@@ -86,20 +86,30 @@ func joinFilteringFirst(n Node) (Node, bool, error) {
 	if !moved {
 		return node, true, nil
 	}
-	want, got := top.Schema(), node.Schema()
+	if p := reorderedAs(node, top.Schema()); p != nil {
+		return p, true, nil
+	}
+	return n, false, nil
+}
+
+// reorderedAs projects node (joins reordered) back to the columns and
+// order of want, the schema of the plan it replaces; nil when a column of
+// want is missing or ambiguous in node.
+func reorderedAs(node Node, want *arrow.Schema) *Project {
+	got := node.Schema()
 	p := &Project{Input: node}
 	fields := make([]arrow.Field, 0, want.NumFields())
 	for _, f := range want.Fields() {
 		idx := got.FieldIndices(f.Name)
 		if len(idx) != 1 {
-			return n, false, nil
+			return nil
 		}
 		p.Columns = append(p.Columns, f.Name)
 		p.Indices = append(p.Indices, idx[0])
 		fields = append(fields, got.Field(idx[0]))
 	}
 	p.Out = arrow.NewSchema(fields, nil)
-	return p, true, nil
+	return p
 }
 
 // chainJoin reports whether j can be part of a reordered chain.

@@ -38,47 +38,14 @@ func (s tableSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.
 	if len(opts.Columns) == 0 {
 		return rr, nil
 	}
-	return &projectReader{RecordReader: rr, schema: arrow.NewSchema(fields, nil), idx: idx}, nil
-}
-
-// projectReader keeps the columns idx of every batch of its input.
-type projectReader struct {
-	array.RecordReader
-	schema *arrow.Schema
-	idx    []int
-	cur    arrow.RecordBatch
-}
-
-func (r *projectReader) Schema() *arrow.Schema { return r.schema }
-
-func (r *projectReader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	if !r.RecordReader.Next() {
-		return false
-	}
-	b := r.RecordReader.RecordBatch()
-	cols := make([]arrow.Array, len(r.idx))
-	for i, j := range r.idx {
-		cols[i] = b.Column(j)
-	}
-	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
-	return true
-}
-
-func (r *projectReader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-// Record is the deprecated alias of RecordBatch.
-func (r *projectReader) Record() arrow.RecordBatch { return r.cur }
-
-func (r *projectReader) Release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	r.RecordReader.Release()
+	out := arrow.NewSchema(fields, nil)
+	return &mapReader{RecordReader: rr, schema: out, fn: func(b arrow.RecordBatch) arrow.RecordBatch {
+		cols := make([]arrow.Array, len(idx))
+		for i, j := range idx {
+			cols[i] = b.Column(j)
+		}
+		return array.NewRecordBatch(out, cols, b.NumRows())
+	}}, nil
 }
 
 // isTemporal reports whether t is drawn on a time axis.

@@ -62,11 +62,9 @@ func computedFloats(out, in *arrow.Schema) []int {
 // roundReader rounds the columns cols of rr's batches to digits
 // significant digits.
 type roundReader struct {
-	array.RecordReader
 	mem    memory.Allocator
 	cols   []int
 	digits int
-	cur    arrow.RecordBatch
 }
 
 // newRoundReader wraps rr (taking over its reference) when round is on and
@@ -82,26 +80,19 @@ func newRoundReader(rr array.RecordReader, mem memory.Allocator, in *arrow.Schem
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	return &roundReader{RecordReader: rr, mem: mem, cols: cols, digits: digits}
+	r := &roundReader{mem: mem, cols: cols, digits: digits}
+	return &mapReader{RecordReader: rr, schema: rr.Schema(), fn: r.batch}
 }
 
-func (r *roundReader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	if !r.RecordReader.Next() {
-		return false
-	}
-	b := r.RecordReader.RecordBatch()
+// batch is b with the computed float columns rounded.
+func (r *roundReader) batch(b arrow.RecordBatch) arrow.RecordBatch {
 	arrs := make([]arrow.Array, b.NumCols())
 	copy(arrs, b.Columns())
 	for _, c := range r.cols {
 		arrs[c] = r.round(arrs[c])
 		defer arrs[c].Release()
 	}
-	r.cur = array.NewRecordBatch(b.Schema(), arrs, b.NumRows())
-	return true
+	return array.NewRecordBatch(b.Schema(), arrs, b.NumRows())
 }
 
 // round is col with every value rounded (same type and nulls).
@@ -134,17 +125,4 @@ func (r *roundReader) round(col arrow.Array) arrow.Array {
 	}
 	col.Retain()
 	return col
-}
-
-func (r *roundReader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-// Record is RecordBatch (the deprecated name).
-func (r *roundReader) Record() arrow.RecordBatch { return r.cur }
-
-func (r *roundReader) Release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	r.RecordReader.Release()
 }
