@@ -158,7 +158,7 @@ func walkDefs(t reflect.Type, n any, defs map[string]any, uses map[string]int, r
 	if name, shared := sharedDefs[t]; shared && !root {
 		uses[name]++
 		if _, done := defs[name]; !done {
-			defs[name] = m // placeholder against recursion
+			defs[name] = m // marks name as in progress: a recursive type meets it below and refers to it instead of expanding again
 			body := map[string]any{}
 			for k, v := range m {
 				if k != "description" {
