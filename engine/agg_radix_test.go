@@ -18,8 +18,9 @@ import (
 // withRadix counts the aggregates that took the radix-partitioned path.
 func withRadix(t *testing.T) *int {
 	t.Helper()
-	old := radixRan
-	t.Cleanup(func() { radixRan = old })
+	old, oldMin := radixRan, radixMinGroups
+	t.Cleanup(func() { radixRan, radixMinGroups = old, oldMin })
+	radixMinGroups = 0
 	var n int
 	radixRan = func() { n++ }
 	return &n
@@ -186,5 +187,48 @@ func TestRadixAggregateErrors(t *testing.T) {
 	alloc.AssertSize(t, 0)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err %v", err)
+	}
+}
+
+// Few groups and a state that does not merge (the peer harness's Q3:
+// count distinct + median over 240 groups): the serial fold, not the radix
+// path, and the same answer as with radix forced.
+func TestRadixSkipsFewGroups(t *testing.T) {
+	ran := withRadix(t)
+	withParallel(t, 2)
+	parallelMinRows = 1000
+	n := 20000
+	k, x := make([]any, n), make([]any, n)
+	for i := range n {
+		k[i], x[i] = int64(i%240), float64(i%977)/4
+	}
+	data := []tcol{{"k", tInt64, k}, {"x", tF64, x}}
+	a := aggOf(&planner.Scan{Dataset: "t", Out: schemaOf(data)}, []string{"k"}, "median:x", "count_distinct:x")
+	forced, err := runRows(t, a, data, 1, 500, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *ran != 1 {
+		t.Fatalf("radix forced (radixMinGroups 0): ran %d times, want 1", *ran)
+	}
+	radixMinGroups = 1 << 16
+	got, err := runRows(t, a, data, 1, 500, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *ran != 1 {
+		t.Fatalf("240 groups with radixMinGroups %d went radix", radixMinGroups)
+	}
+	byKey := map[string]string{}
+	for _, g := range forced {
+		byKey[keyOf(g[0])] = keyOf(g[1:]...)
+	}
+	if len(got) != 240 || len(forced) != 240 {
+		t.Fatalf("groups: serial %d, radix %d, want 240", len(got), len(forced))
+	}
+	for _, g := range got {
+		if byKey[keyOf(g[0])] != keyOf(g[1:]...) {
+			t.Fatalf("group %v: serial %v, radix %v", g[0], g[1:], byKey[keyOf(g[0])])
+		}
 	}
 }
