@@ -122,6 +122,7 @@ bench: build
 	@if [ -n "$(QUARRY_BENCH_H5)" ]; then echo "== h5py on $(QUARRY_BENCH_H5)"; /usr/bin/python3 bench/h5py_roundtrip.py $(QUARRY_BENCH_H5) 40; fi
 	@for p in 1 2; do echo "== GOMAXPROCS=$$p"; \
 	  GOMAXPROCS=$$p $(GO) test -run '^$$' -bench . -benchmem ./catalog/csv ./internal/colcache || exit 1; done
+	$(GO) test -tags soak -count=1 -timeout 0 -run '^TestSoakJoinSpill$$' -v ./e2e
 
 # Quarry side by side with DuckDB, Polars and h5py (../shared/bench; the first
 # run installs npm packages and generates ~1.3 GB under /tmp/peerbench).
