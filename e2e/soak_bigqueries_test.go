@@ -48,20 +48,7 @@ func TestSoakBigQueries(t *testing.T) {
 	call(t, c0, "query_data", map[string]any{"dataset": "groups", "aggs": []map[string]any{{"col": "v", "fn": "sum"}}}, &warm)
 	base := procMiB(pid, "VmRSS")
 
-	peak := make(chan int)
-	stop := make(chan struct{})
-	go func() {
-		hwm := 0
-		for {
-			hwm = max(hwm, procMiB(pid, "VmHWM"))
-			select {
-			case <-stop:
-				peak <- hwm
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	peak := sampleHWM(pid)
 	type outcome struct {
 		code    string
 		hint    string
@@ -101,8 +88,7 @@ func TestSoakBigQueries(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	hwm := <-peak
+	hwm := peak()
 	select {
 	case <-p.exited:
 		t.Fatalf("the server died: %v\n%s", p.err, p.stderr.String())
@@ -139,27 +125,14 @@ func TestSoakBigQueries(t *testing.T) {
 // every row is its own group) and v (k % 1000).
 func writeGroupsCSV(t *testing.T, path string, rows int) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString("k,v\n")
 	var line []byte
-	for i := range rows {
+	writeCSV(t, path, "k,v", rows, func(w *bufio.Writer, i int) {
 		k := int64(i) * 7919 % int64(rows)
 		line = strconv.AppendInt(line[:0], k, 10)
 		line = append(line, ',')
 		line = strconv.AppendInt(line, k%1000, 10)
-		line = append(line, '\n')
-		w.Write(line)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+		w.Write(append(line, '\n'))
+	})
 }
 
 // procMiB is a memory figure (VmRSS, VmHWM) of process pid in MiB.
