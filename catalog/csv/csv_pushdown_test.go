@@ -1,18 +1,14 @@
 package csv_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/internal/cattest"
-	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -120,8 +116,8 @@ func TestCSVPushdownDifferential(t *testing.T) {
 			continue // a literal the column does not take
 		}
 		specs++
-		want, _ := runPlan(t, plan, ds, planner.OptimizeOptions{})
-		got, scan := runPlan(t, plan, ds, planner.OptimizeOptions{Pushdown: pd})
+		want, _ := cattest.RunPlan(t, plan, ds, planner.OptimizeOptions{})
+		got, scan := cattest.RunPlan(t, plan, ds, planner.OptimizeOptions{Pushdown: pd})
 		if got != want {
 			js, _ := json.Marshal(spec.Filters)
 			t.Fatalf("filters %s: results differ with pushdown\n got %.300s\nwant %.300s", js, got, want)
@@ -132,7 +128,7 @@ func TestCSVPushdownDifferential(t *testing.T) {
 		pushed++
 		// The reader itself drops the rows: scanned with only the pushed
 		// filters, it returns the rows the engine keeps with them.
-		only, _ := runPlan(t, &planner.Filter{Input: scanCopy(scan, nil), Preds: scan.Filters}, ds, planner.OptimizeOptions{})
+		only, _ := cattest.RunPlan(t, &planner.Filter{Input: scanCopy(scan, nil), Preds: scan.Filters}, ds, planner.OptimizeOptions{})
 		_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{Columns: scan.Columns, Filters: scan.Filters})
 		if n := len(cols[0]); n != strings.Count(only, "\n") {
 			t.Fatalf("pushed %s: the reader returned %d rows, the engine keeps %d", scan.Describe(), n, strings.Count(only, "\n"))
@@ -149,44 +145,4 @@ func scanCopy(s *planner.Scan, filters []planner.Predicate) *planner.Scan {
 	c := *s
 	c.Filters = filters
 	return &c
-}
-
-// runPlan optimizes plan with opts, runs it over ds on a checked
-// allocator and returns the rows as text (a line per row) and the plan's
-// scan.
-func runPlan(t *testing.T, plan planner.Node, ds *catalog.Dataset, opts planner.OptimizeOptions) (string, *planner.Scan) {
-	t.Helper()
-	plan, err := planner.Optimize(plan, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var scan *planner.Scan
-	planner.Inspect(plan, func(n planner.Node, _ int) bool {
-		if s, ok := n.(*planner.Scan); ok {
-			scan = s
-		}
-		return true
-	})
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rr, err := engine.Execute(context.Background(), plan, ds.Source, engine.Options{Alloc: mem, BatchSize: 700})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	var sb strings.Builder
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		for i := range int(rec.NumRows()) {
-			for c := range int(rec.NumCols()) {
-				sb.WriteString(rec.Column(c).ValueStr(i))
-				sb.WriteByte('\t')
-			}
-			sb.WriteByte('\n')
-		}
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return sb.String(), scan
 }

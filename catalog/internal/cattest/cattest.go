@@ -21,7 +21,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/csv"
+	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
 )
 
 // Quiet is a logger that drops everything.
@@ -188,4 +190,44 @@ func AssertCode(t testing.TB, err error, category error, code string) {
 	if !errors.As(err, &qe) {
 		t.Errorf("error %v is not a *qerr.Error", err)
 	}
+}
+
+// RunPlan optimizes plan with opts, runs it over ds on a checked
+// allocator (batches of 700 rows) and returns the rows as text (a line
+// per row) and the plan's scan.
+func RunPlan(t testing.TB, plan planner.Node, ds *catalog.Dataset, opts planner.OptimizeOptions) (string, *planner.Scan) {
+	t.Helper()
+	plan, err := planner.Optimize(plan, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scan *planner.Scan
+	planner.Inspect(plan, func(n planner.Node, _ int) bool {
+		if s, ok := n.(*planner.Scan); ok {
+			scan = s
+		}
+		return true
+	})
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rr, err := engine.Execute(context.Background(), plan, ds.Source, engine.Options{Alloc: mem, BatchSize: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	var sb strings.Builder
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		for i := range int(rec.NumRows()) {
+			for c := range int(rec.NumCols()) {
+				sb.WriteString(rec.Column(c).ValueStr(i))
+				sb.WriteByte('\t')
+			}
+			sb.WriteByte('\n')
+		}
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String(), scan
 }
