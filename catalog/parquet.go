@@ -341,8 +341,7 @@ func identity(n int) []int {
 }
 
 // parquetRecordReader reads the leaf columns of the top-level fields
-// (sorted indices) of the row groups rgs (nil: all); several row groups
-// in parallel when there are several cores (parquet_parallel.go).
+// (sorted indices) of the row groups rgs (nil: all).
 func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields, rgs []int) (rr array.RecordReader, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -352,13 +351,6 @@ func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields, rg
 	leaves, err := fr.Manifest.GetFieldIndices(fields)
 	if err != nil {
 		return nil, err
-	}
-	if rgs == nil {
-		rgs = identity(fr.ParquetReader().NumRowGroups())
-	}
-	if w := parquetWorkers(); w > 1 && len(rgs) > 1 {
-		fr.Props.Parallel = false // the row groups are the parallel unit
-		return newRowGroupReader(ctx, fr, leaves, rgs, w)
 	}
 	return fr.GetRecordReader(ctx, leaves, rgs)
 }

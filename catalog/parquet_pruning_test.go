@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -66,67 +65,10 @@ func randomParquetRecord(t testing.TB, mem memory.Allocator, rng *rand.Rand, n i
 	return b.NewRecordBatch()
 }
 
-// TestParquetParallelRowGroups: a scan decoding row groups in parallel
-// returns the same rows in the same order as one decoding them one after
-// the other, with every column and a projection in another order, and a
-// reader released early (or after an error-free partial read) leaves no
-// memory behind.
-func TestParquetParallelRowGroups(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rng := rand.New(rand.NewPCG(12, 1))
-	rec := randomParquetRecord(t, mem, rng, 3000)
-	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 170)))
-	ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{})), "t")
-	var want [][]any
-	for i := range int(rec.NumCols()) {
-		want = append(want, cattest.Values(rec.Column(i)))
-	}
-	for _, workers := range []int{1, 2, 5} {
-		restore := catalog.SetParquetWorkers(workers)
-		_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{Alloc: mem, BatchSize: 100})
-		if fmt.Sprint(cols) != fmt.Sprint(want) { // NaN != NaN for reflect.DeepEqual
-			t.Errorf("%d workers: the scan differs from the written table", workers)
-		}
-		_, cols = cattest.ScanAll(t, ds, catalog.ScanOptions{Columns: []string{"note", "k"}, Alloc: mem})
-		if !reflect.DeepEqual(cols, [][]any{want[4], want[0]}) { // no NaN in note, k
-			t.Errorf("%d workers: the projection (note, k) differs from the written table", workers)
-		}
-		for stopAfter := range 3 {
-			rr, err := ds.Source.Scan(context.Background(), catalog.ScanOptions{Alloc: mem, BatchSize: 64})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range stopAfter {
-				if !rr.Next() {
-					t.Fatal("the scan ended early")
-				}
-			}
-			rr.Release()
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		rr, err := ds.Source.Scan(ctx, catalog.ScanOptions{Alloc: mem, BatchSize: 64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr.Next()
-		cancel()
-		for rr.Next() {
-		}
-		if rr.Err() == nil {
-			t.Errorf("%d workers: a cancelled scan ended without an error", workers)
-		}
-		rr.Release()
-		restore()
-	}
-}
-
 // TestParquetPruningDifferential: random filters (ranges, comparisons,
 // equality, in, null tests; on integers with nulls, floats with NaN, ±Inf
 // and nulls, dictionary strings with nulls) give the same rows with
-// row-group pruning (and parallel decoding) as without, where the
+// row-group pruning as without, where the
 // engine's filter alone decides: a pruned row group that held a matching
 // row fails the test. Pruning must also happen, or the test proves
 // nothing.
@@ -155,12 +97,8 @@ func TestParquetPruningDifferential(t *testing.T) {
 				t.Fatalf("file %d: %v", file, err)
 			}
 			specs++
-			restore := catalog.SetParquetWorkers(1)
 			want, _ := cattest.RunPlan(t, plan, ds, planner.OptimizeOptions{})
-			restore()
-			restore = catalog.SetParquetWorkers(3)
 			got, scan := cattest.RunPlan(t, plan, ds, planner.OptimizeOptions{Zones: zones})
-			restore()
 			if got != want {
 				js, _ := json.Marshal(filters)
 				t.Fatalf("file %d, filters %s: rows differ with row-group pruning\n got %.300s\nwant %.300s", file, js, got, want)
