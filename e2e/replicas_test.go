@@ -31,7 +31,8 @@ func TestReplicasShareHandles(t *testing.T) {
 // (npm's s3rver), with their owners.
 func TestReplicasShareArtifactStore(t *testing.T) {
 	srv := s3rvertest.Start(t)
-	store := []string{"--artifact-store", "s3://" + s3rvertest.Bucket + "/replicas", "--artifact-store-endpoint", srv.Endpoint}
+	store := []string{"--artifact-store", "s3://" + s3rvertest.Bucket + "/replicas", "--artifact-store-endpoint", srv.Endpoint,
+		"--artifact-store-region", "us-east-1"}
 	walkReplicas(t, append(env(), s3rvertest.Env()...),
 		append([]string{"--artifact-dir", t.TempDir()}, store...), append([]string{"--artifact-dir", t.TempDir()}, store...))
 }
