@@ -101,7 +101,8 @@ func TestFlightSQLCorpus(t *testing.T) {
 	cases := readSQLCorpus(t)
 	root, _ := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
 	faddr := freeAddr(t)
-	c, _ := startHTTP(t, "--data", root, "--flightsql-addr", faddr, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000")
+	c, _ := startHTTP(t, "--data", root, "--flightsql-addr", faddr, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000",
+		"--rate-limit", "0") // the limits apply to Flight SQL too: TestFlightSQLLimits
 	db := openFlightSQL(t, faddr, "")
 	for _, tc := range cases {
 		res := callRaw(t, c, "advanced_query", map[string]any{"sql": tc.sql})

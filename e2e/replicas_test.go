@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/quarrydb/quarry/internal/artifacts/s3store/s3rvertest"
 	"github.com/quarrydb/quarry/internal/shared/redistest"
 )
 
@@ -19,17 +21,36 @@ import (
 // make them, one replica is killed (SIGKILL) mid-walk and the walk ends on
 // the other: every row exactly once.
 func TestReplicasShareHandles(t *testing.T) {
+	arts := t.TempDir()
+	walkReplicas(t, env(), []string{"--artifact-dir", arts}, []string{"--artifact-dir", arts})
+}
+
+// TestReplicasShareArtifactStore: the same walk with no shared directory:
+// each replica has its own --artifact-dir, and the artifacts and spilled
+// results reach the other replica through an S3-compatible object store
+// (npm's s3rver), with their owners.
+func TestReplicasShareArtifactStore(t *testing.T) {
+	srv := s3rvertest.Start(t)
+	store := []string{"--artifact-store", "s3://" + s3rvertest.Bucket + "/replicas", "--artifact-store-endpoint", srv.Endpoint,
+		"--artifact-store-region", "us-east-1"}
+	walkReplicas(t, append(env(), s3rvertest.Env()...),
+		append([]string{"--artifact-dir", t.TempDir()}, store...), append([]string{"--artifact-dir", t.TempDir()}, store...))
+}
+
+// walkReplicas runs the walk of TestReplicasShareHandles over two replicas
+// started with environment environ and their own arguments argsA, argsB.
+func walkReplicas(t *testing.T, environ, argsA, argsB []string) {
 	const rows = 12_000
 	redisURL := redistest.Start(t)
-	dir, arts := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
 	writeBigCSV(t, filepath.Join(dir, "big.csv"), rows, 0.5)
 	key := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(key, []byte(strings.Repeat("0123456789abcdef", 4)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--data", dir, "--artifact-dir", arts, "--redis-url", redisURL, "--shared-key-file", key, "--page-rows", "1000"}
-	baseA, procA := serveHTTPProc(t, env(), args...)
-	baseB, _ := serveHTTPProc(t, env(), args...)
+	args := []string{"--data", dir, "--redis-url", redisURL, "--shared-key-file", key, "--page-rows", "1000"}
+	baseA, procA := serveHTTPProc(t, environ, slices.Concat(args, argsA)...)
+	baseB, _ := serveHTTPProc(t, environ, slices.Concat(args, argsB)...)
 	a, b := connectHTTP(t, baseA, nil, false), connectHTTP(t, baseB, nil, false)
 
 	// A file result made on A, read on B.

@@ -100,8 +100,14 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"config":               "TestServeConfigEnvAndFile",
 	"print-config":         "TestServeConfigEnvAndFile",
 	"tools":                "TestServeToolsSelection",
-	"redis-url":            "TestReplicasShareHandles",
-	"shared-key-file":      "TestReplicasShareHandles",
+	"redis-url":            "walkReplicas", // TestReplicasShareHandles and TestReplicasShareArtifactStore
+	"shared-key-file":      "walkReplicas",
+	// The object store and Flight SQL TLS.
+	"artifact-store":          "TestReplicasShareArtifactStore",
+	"artifact-store-endpoint": "TestReplicasShareArtifactStore",
+	"artifact-store-region":   "TestReplicasShareArtifactStore",
+	"flightsql-tls-cert":      "TestFlightSQLTLS",
+	"flightsql-tls-key":       "TestFlightSQLTLS",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

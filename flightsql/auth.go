@@ -28,7 +28,9 @@ const anonymous = "anonymous"
 // logger, and logs its end.
 type guard struct {
 	auth *transport.Authenticator // nil: auth off
-	log  *slog.Logger
+	// limits are the per-principal rate and in-flight limits; nil: none.
+	limits *transport.Limiter
+	log    *slog.Logger
 	// cut ends every running call when cancelled (the end of a shutdown).
 	cut context.Context
 }
@@ -41,8 +43,9 @@ func (g *guard) bind(ctx context.Context) (context.Context, func()) {
 	return ctx, func() { stop(); cancel() }
 }
 
-// enter checks the call's bearer token and returns its context.
-func (g *guard) enter(ctx context.Context, method string) (context.Context, string, error) {
+// enter checks the call's bearer token and limits and returns its
+// context; call release at the end of the call.
+func (g *guard) enter(ctx context.Context, method string) (_ context.Context, release func(), _ error) {
 	id := obs.NewRequestID()
 	_ = grpc.SetHeader(ctx, metadata.Pairs(requestIDHeader, id))
 	principal := anonymous
@@ -58,13 +61,24 @@ func (g *guard) enter(ctx context.Context, method string) (context.Context, stri
 			if authz != "" {
 				msg = "unauthorized: invalid bearer token"
 			}
+			// Failed attempts share the anonymous budget: guessing is
+			// throttled without touching any real principal's.
+			if _, err := g.admit(ctx, anonymous); err != nil {
+				g.log.Warn("flightsql call refused", "request_id", id, "method", method, "reason", "rate_limited")
+				return ctx, nil, err
+			}
 			g.log.Warn("flightsql call refused", "request_id", id, "method", method, "reason", "unauthorized")
-			return ctx, id, status.Error(codes.Unauthenticated, msg)
+			return ctx, nil, status.Error(codes.Unauthenticated, msg)
 		}
 		principal = p
 		ctx = obs.WithPrincipal(ctx, p)
 	}
-	return obs.WithRequest(ctx, g.log.With("principal", principal), id), id, nil
+	release, err := g.admit(ctx, principal)
+	if err != nil {
+		g.log.Warn("flightsql call refused", "request_id", id, "method", method, "principal", principal, "reason", strings.SplitN(status.Convert(err).Message(), ":", 2)[0])
+		return ctx, nil, err
+	}
+	return obs.WithRequest(ctx, g.log.With("principal", principal), id), release, nil
 }
 
 // done logs the end of a call.
@@ -82,10 +96,11 @@ func shortMethod(m string) string { return m[strings.LastIndex(m, "/")+1:] }
 
 func (g *guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
-	ctx, _, err = g.enter(ctx, info.FullMethod)
+	ctx, free, err := g.enter(ctx, info.FullMethod)
 	if err != nil {
 		return nil, err
 	}
+	defer free()
 	ctx, release := g.bind(ctx)
 	defer release()
 	defer func() {
@@ -106,10 +121,11 @@ func panicStatus(ctx context.Context, p any) error {
 
 func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
 	start := time.Now()
-	ctx, _, err := g.enter(ss.Context(), info.FullMethod)
+	ctx, free, err := g.enter(ss.Context(), info.FullMethod)
 	if err != nil {
 		return err
 	}
+	defer free()
 	ctx, release := g.bind(ctx)
 	defer release()
 	defer func() {

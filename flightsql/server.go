@@ -41,6 +41,13 @@ type Options struct {
 	Version string
 	// ShutdownTimeout bounds the graceful stop; 0 => DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// Limits applies per-principal rate and in-flight limits to every
+	// call (the HTTP transport's, see transport.HTTPFlags.Limiter); nil =>
+	// none.
+	Limits *transport.Limiter
+	// TLSCert and TLSKey are PEM files: serve TLS with them (both or
+	// neither; none => plaintext).
+	TLSCert, TLSKey string
 }
 
 // Server is the Flight SQL facade over one service.
@@ -81,13 +88,17 @@ func New(opts Options) (*Server, error) {
 	if err := s.registerSQLInfo(opts.Version); err != nil {
 		return nil, err
 	}
+	creds, err := tlsOption(opts.TLSCert, opts.TLSKey)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("--flightsql-addr: %w", err)
 	}
-	g := &guard{auth: transport.NewAuthenticator(opts.Tokens), log: opts.Logger}
+	g := &guard{auth: transport.NewAuthenticator(opts.Tokens), limits: opts.Limits, log: opts.Logger}
 	g.cut, s.cut = context.WithCancel(context.Background())
-	s.srv = flight.NewServerWithMiddleware(nil, grpc.ChainUnaryInterceptor(g.unary), grpc.ChainStreamInterceptor(g.stream))
+	s.srv = flight.NewServerWithMiddleware(nil, append(creds, grpc.ChainUnaryInterceptor(g.unary), grpc.ChainStreamInterceptor(g.stream))...)
 	s.srv.InitListener(ln)
 	s.srv.RegisterFlightService(fsql.NewFlightServerWithAllocator(s, opts.Alloc))
 	return s, nil

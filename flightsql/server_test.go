@@ -82,8 +82,9 @@ func startFacade(t testing.TB, root string, tokens []transport.Token) *facade {
 }
 
 // startFacadeWith is startFacade over an app opened with cfg (its data
-// root and limits; the artifact directory and logger are the test's).
-func startFacadeWith(t testing.TB, cfg app.Config, tokens []transport.Token) *facade {
+// root and limits; the artifact directory and logger are the test's);
+// each of more adjusts the facade's options.
+func startFacadeWith(t testing.TB, cfg app.Config, tokens []transport.Token, more ...func(*flightsql.Options)) *facade {
 	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
@@ -93,7 +94,11 @@ func startFacadeWith(t testing.TB, cfg app.Config, tokens []transport.Token) *fa
 		t.Fatal(err)
 	}
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	srv, err := flightsql.New(flightsql.Options{Addr: "127.0.0.1:0", Service: a.Service, Tokens: tokens, Logger: log, Alloc: alloc})
+	opts := flightsql.Options{Addr: "127.0.0.1:0", Service: a.Service, Tokens: tokens, Logger: log, Alloc: alloc}
+	for _, m := range more {
+		m(&opts)
+	}
+	srv, err := flightsql.New(opts)
 	if err != nil {
 		a.Close()
 		t.Fatal(err)
@@ -115,10 +120,10 @@ func startFacadeWith(t testing.TB, cfg app.Config, tokens []transport.Token) *fa
 
 // client connects arrow-go's Flight SQL client with a checked allocator
 // (asserted empty at cleanup); token "" sends none.
-func (f *facade) client(t testing.TB, token string) *fsql.Client {
+func (f *facade) client(t testing.TB, token string, dial ...grpc.DialOption) *fsql.Client {
 	t.Helper()
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
-	c, err := fsql.NewClient(f.addr, nil, nil, opts...)
+	c, err := fsql.NewClient(f.addr, nil, nil, append(opts, dial...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

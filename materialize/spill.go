@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -48,7 +47,7 @@ import (
 type spill struct {
 	store  *artifacts.Store
 	art    artifacts.Artifact
-	f      *os.File
+	f      artifacts.File
 	pf     *parquet.File
 	schema *arrow.Schema // the decoded schema of what read returns
 	dec    []decoder     // per column
@@ -125,16 +124,11 @@ func (sw *spillWriter) finish(store *artifacts.Store, rows int64) (*Table, error
 
 // openSpill opens a committed spill artifact whose rows have schema.
 func openSpill(store *artifacts.Store, art artifacts.Artifact, schema *arrow.Schema) (*spill, error) {
-	f, err := os.Open(art.Path)
+	f, err := store.Reader(art)
 	if err != nil {
-		return nil, qerr.Internal(err, "cannot open the spill file")
+		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, qerr.Internal(err, "cannot open the spill file")
-	}
-	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipBloomFilters(true))
+	pf, err := parquet.OpenFile(f, art.Size, parquet.SkipBloomFilters(true))
 	if err != nil {
 		f.Close()
 		return nil, qerr.Internal(err, "cannot open the spill file")

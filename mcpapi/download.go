@@ -66,7 +66,7 @@ func (d *Downloads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	w.Header().Set("Content-Type", a.MIME)
-	w.Header().Set("Content-Disposition", `attachment; filename="`+path.Base(a.Path)+`"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+path.Base(a.URI)+`"`)
 	w.Header().Set("Cache-Control", "private, no-store")
 	http.ServeContent(w, r, "", a.Created, f)
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +62,7 @@ func (s *Service) DownloadPath(uri, principal string, now time.Time) (string, bo
 // and opens its artifact for the principal it was signed for: a bad
 // signature is download_denied (ErrPermission), a past expiry
 // download_expired (ErrExpired), a gone artifact resource_not_found.
-func (s *Service) OpenDownload(path string, q url.Values, now time.Time) (*os.File, artifacts.Artifact, error) {
+func (s *Service) OpenDownload(path string, q url.Values, now time.Time) (artifacts.File, artifacts.Artifact, error) {
 	name := strings.TrimPrefix(path, DownloadPathPrefix)
 	exp, err := strconv.ParseInt(q.Get("exp"), 10, 64)
 	principal := q.Get("p")

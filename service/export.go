@@ -150,7 +150,7 @@ func (s *Service) Export(ctx context.Context, req ExportRequest) (*ExportRespons
 	if err != nil {
 		return nil, err
 	}
-	art, err := s.cfg.Artifacts.Get(res.ResourceURI, obs.Principal(ctx))
+	art, err := s.cfg.Artifacts.GetLocal(res.ResourceURI, obs.Principal(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (s *Service) exportSource(ctx context.Context, req ExportRequest, format st
 	case req.ResultHandle != "":
 		return s.cfg.Materializer.HandleFile(ctx, req.ResultHandle, format, principal)
 	case req.ResourceURI != "":
-		art, err := s.cfg.Artifacts.Get(req.ResourceURI, principal)
+		art, err := s.cfg.Artifacts.GetLocal(req.ResourceURI, principal)
 		if err != nil {
 			return nil, err
 		}

@@ -94,7 +94,7 @@ func (s *Service) ReadResult(ctx context.Context, req ReadResultRequest) (*mater
 // readFilePage reads one page of rows of the file result uri.
 func (s *Service) readFilePage(ctx context.Context, uri string, req ReadResultRequest) (*materialize.Result, error) {
 	principal := obs.Principal(ctx)
-	art, err := s.cfg.Artifacts.Get(uri, principal)
+	art, err := s.cfg.Artifacts.GetLocal(uri, principal)
 	if err != nil {
 		return nil, err
 	}

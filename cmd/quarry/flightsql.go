@@ -14,14 +14,19 @@ import (
 type flightFacade struct {
 	flags  flightsql.Flags
 	tokens []mcptransport.Token
+	limits *mcptransport.Limiter
 }
 
 // check loads the tokens and applies the loopback-or-auth rule before the
 // data is opened.
 func (f *flightFacade) check(http *mcptransport.HTTPFlags) error {
+	if err := f.flags.Check(); err != nil {
+		return err
+	}
 	if f.flags.Addr == "" {
 		return nil
 	}
+	f.limits = http.Limiter()
 	var err error
 	if f.tokens, err = mcptransport.LoadTokens(http.Sources(os.Getenv)); err != nil {
 		return err
@@ -35,7 +40,7 @@ func (f *flightFacade) start(ctx context.Context, a *app.App) (stop func(), err 
 		return func() {}, nil
 	}
 	srv, err := flightsql.New(flightsql.Options{Addr: f.flags.Addr, Service: a.Service, Tokens: f.tokens,
-		Logger: a.Config.Logger, Version: version})
+		Logger: a.Config.Logger, Version: version, Limits: f.limits, TLSCert: f.flags.TLSCert, TLSKey: f.flags.TLSKey})
 	if err != nil {
 		return nil, err
 	}

@@ -214,7 +214,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer stopFlight()
 	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
-		"artifact_dir", a.Artifacts.Dir(), "catalog", "scanning in the background")
+		"artifact_dir", a.Artifacts.Dir(), "artifact_store", a.Artifacts.RemoteLocation(), "catalog", "scanning in the background")
 	if *transport == "stdio" {
 		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
 	}

@@ -111,6 +111,11 @@ type Config struct {
 	// owners with other replicas through this Redis server (flag
 	// --redis-url; needs SharedKeyFile and a shared ArtifactDir).
 	RedisURL string
+	// ArtifactStore, when set, keeps artifacts in an S3-compatible object
+	// store, s3://bucket/prefix, shared by replicas (ArtifactDir is then
+	// the local staging area and cache); ArtifactStoreEndpoint and
+	// ArtifactStoreRegion locate it (see artifactstore.go).
+	ArtifactStore, ArtifactStoreEndpoint, ArtifactStoreRegion string
 	// SharedKeyFile holds the secret (at least 32 bytes) that signs page
 	// tokens, filter tokens and download URLs, the same on every replica.
 	SharedKeyFile string
@@ -141,7 +146,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", materialize.DefaultMaxCellChars, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
 	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
 	fs.Var(negBool{&c.NoSQL}, "sql", "offer the advanced_query tool (read-only SQL over catalog datasets); --sql=false serves knobs only")
-	fs.StringVar(&c.RedisURL, "redis-url", "", "share result handles and artifacts with other replicas through this Redis (redis://host:port/db; needs --shared-key-file and a shared --artifact-dir)")
+	fs.StringVar(&c.RedisURL, "redis-url", "", "share result handles and artifacts with other replicas through this Redis (redis://host:port/db; needs --shared-key-file and a shared --artifact-dir or --artifact-store)")
+	fs.StringVar(&c.ArtifactStore, "artifact-store", "", "keep result files in an S3-compatible object store shared by replicas, s3://bucket/prefix (--artifact-dir is then a local cache); "+
+		"credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, ~/.aws/credentials (AWS_PROFILE) or the instance role")
+	fs.StringVar(&c.ArtifactStoreEndpoint, "artifact-store-endpoint", "", "endpoint of --artifact-store, e.g. http://127.0.0.1:9000 (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS S3)")
+	fs.StringVar(&c.ArtifactStoreRegion, "artifact-store-region", "", "region of --artifact-store's bucket (default: $AWS_REGION, $AWS_DEFAULT_REGION, else asked from the store)")
 	fs.StringVar(&c.SharedKeyFile, "shared-key-file", "", "file holding the secret (>= 32 bytes) that signs page tokens, filter tokens and download URLs, the same on every replica")
 	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "also serve the fixture tools, resources and prompts of the official MCP conformance suite (testing only)")
 	fs.BoolVar(&c.EnableArrowIPC, "enable-arrow-ipc", false, "allow output_format=arrow (Arrow IPC files)")
@@ -245,13 +254,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		_ = h5.Close()
 		return nil, err
 	}
-	store, err := artifacts.Open(artifacts.Options{Dir: cfg.ArtifactDir, TTL: cfg.ArtifactTTL, Quota: cfg.ArtifactQuota, DataRoot: cat.Root(),
-		Shared: rs.kv, Logger: cfg.Logger})
+	store, err := openArtifacts(cfg, cat.Root(), rs.kv)
 	if err != nil {
 		cat.Close()
 		_ = h5.Close()
 		rs.close()
-		return nil, fmt.Errorf("artifact store: %w", err)
+		return nil, err
 	}
 	handleMem := cfg.HandleMemory
 	switch {

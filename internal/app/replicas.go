@@ -43,8 +43,8 @@ func openReplicaState(ctx context.Context, cfg Config) (replicaState, error) {
 	switch {
 	case st.key == nil:
 		return st, fmt.Errorf("--redis-url needs --shared-key-file: replicas must sign page tokens with one key")
-	case cfg.ArtifactDir == "":
-		return st, fmt.Errorf("--redis-url needs --artifact-dir: a directory all replicas share (results are paged from its files)")
+	case cfg.ArtifactDir == "" && cfg.ArtifactStore == "":
+		return st, fmt.Errorf("--redis-url needs --artifact-dir (a directory all replicas share) or --artifact-store (an object store they share): results are paged from its files")
 	case cfg.ArtifactTTL > 0 && cfg.HandleTTL > 0 && cfg.ArtifactTTL < cfg.HandleTTL:
 		return st, fmt.Errorf("--redis-url: --artifact-ttl (%s) must be at least --handle-ttl (%s): shared handles page from files", cfg.ArtifactTTL, cfg.HandleTTL)
 	}

@@ -37,6 +37,7 @@ func TestOpenReplicaState(t *testing.T) {
 		{"artifacts die before handles", Config{RedisURL: url, SharedKeyFile: key, ArtifactDir: dir, ArtifactTTL: time.Minute, HandleTTL: time.Hour}, "--artifact-ttl"},
 		{"redis unreachable", Config{RedisURL: "redis://127.0.0.1:1/0", SharedKeyFile: key, ArtifactDir: dir}, "--redis-url"},
 		{"replica", Config{RedisURL: url, SharedKeyFile: key, ArtifactDir: dir}, ""},
+		{"replica with an object store", Config{RedisURL: url, SharedKeyFile: key, ArtifactStore: "s3://b/p"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := openReplicaState(context.Background(), tc.cfg)

@@ -32,7 +32,8 @@ func ioError(err error, what string) *qerr.Error {
 
 // Writable reports whether a file can be written in the store directory
 // now (the readiness probe): it writes one byte to a temp file and
-// removes it. The error is ioError's.
+// removes it. The error is ioError's. With a Remote, the object store
+// must answer too (Remote.Check).
 func (s *Store) Writable() error {
 	f, err := os.CreateTemp(s.dir, tempPrefix+"probe-*")
 	if err != nil {
@@ -49,5 +50,5 @@ func (s *Store) Writable() error {
 	if err != nil {
 		return ioError(err, "cannot write a file")
 	}
-	return nil
+	return s.remoteWritable()
 }

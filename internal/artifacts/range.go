@@ -3,25 +3,21 @@ package artifacts
 import (
 	"errors"
 	"io"
-	"io/fs"
-	"os"
 
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
-// Open opens the artifact uri names for reading, for principal (as Get).
-// The caller closes the file; an artifact evicted meanwhile is gone.
-func (s *Store) Open(uri, principal string) (*os.File, Artifact, error) {
+// Open opens the artifact uri names for reading, for principal (as Get):
+// its local file, or its object in the Remote read in ranges. The caller
+// closes it; an artifact evicted meanwhile is gone.
+func (s *Store) Open(uri, principal string) (File, Artifact, error) {
 	a, err := s.Get(uri, principal)
 	if err != nil {
 		return nil, Artifact{}, err
 	}
-	f, err := os.Open(a.Path)
-	if errors.Is(err, fs.ErrNotExist) { // evicted since Get
-		return nil, Artifact{}, gone(uri)
-	}
+	f, err := s.Reader(a)
 	if err != nil {
-		return nil, Artifact{}, qerr.Internal(err, "cannot read artifact %s", uri)
+		return nil, Artifact{}, err
 	}
 	return f, a, nil
 }
@@ -40,7 +36,7 @@ func (s *Store) ReadRange(uri, principal string, offset, length int64) ([]byte, 
 	n := max(min(length, a.Size-offset), 0)
 	b := make([]byte, n)
 	if _, err := f.ReadAt(b, offset); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
-		return nil, Artifact{}, qerr.Internal(err, "cannot read artifact %s", uri)
+		return nil, Artifact{}, readError(err, uri)
 	}
 	return b, a, nil
 }

@@ -79,6 +79,10 @@ type Options struct {
 	// Shared, when set, shares artifact owners with the other replicas
 	// that use the same Dir (see shared.go). nil: this process only.
 	Shared shared.KV
+	// Remote, when set, keeps the artifacts in an object store shared by
+	// the replicas (see remote.go); Dir is then this replica's staging
+	// area and cache. nil: the directory only.
+	Remote Remote
 	// Logger logs what cannot be shared; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -92,7 +96,8 @@ type Artifact struct {
 	Ext string
 	// URI is the resource URI, URIPrefix + ID + "." + Ext.
 	URI string
-	// Path is the absolute file path (for servers that expose file paths).
+	// Path is the absolute file path (for servers that expose file paths);
+	// "" for an artifact held only by the Remote (GetLocal copies it here).
 	Path string
 	// MIME is MIMEFor(Ext).
 	MIME string
@@ -112,6 +117,7 @@ type Store struct {
 
 	shared shared.KV
 	log    *slog.Logger
+	remote *remoteState // nil: no object store
 
 	mu    sync.Mutex
 	arts  map[string]*record // by id
@@ -231,6 +237,11 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.dir = dir
+	if opts.Remote != nil {
+		if err := s.openRemote(opts.Remote); err != nil {
+			return nil, err
+		}
+	}
 
 	s.mu.Lock()
 	err = s.scanLocked(true)
@@ -457,6 +468,7 @@ func (s *Store) sweeper() {
 			return
 		case <-t.C:
 			s.sweep()
+			s.sweepRemoteLogged()
 		}
 	}
 }
@@ -518,6 +530,9 @@ func (s *Store) Get(uri, principal string) (Artifact, error) {
 	if err != nil {
 		return Artifact{}, err
 	}
+	if a, ok, err := s.getRemote(id, ext, uri, principal); ok {
+		return a, err
+	}
 	s.adoptShared(id, ext)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -541,15 +556,16 @@ func (s *Store) Get(uri, principal string) (Artifact, error) {
 // A reader that opened the file before keeps reading it (on systems where
 // open files can be unlinked).
 func (s *Store) Delete(uri string) error {
-	id, _, err := parseURI(uri)
+	id, ext, err := parseURI(uri)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if r := s.arts[id]; r != nil {
 		s.removeLocked(r)
 	}
+	s.mu.Unlock()
+	s.deleteRemote(id, ext)
 	return nil
 }
 
@@ -570,12 +586,9 @@ func (s *Store) ReadAll(uri, principal string, limit int64) ([]byte, Artifact, e
 	if limit >= 0 && a.Size > limit {
 		return nil, Artifact{}, oversize(a.Size, limit)
 	}
-	f, err := os.Open(a.Path)
-	if errors.Is(err, fs.ErrNotExist) { // evicted since Get
-		return nil, Artifact{}, gone(uri)
-	}
+	f, err := s.Reader(a)
 	if err != nil {
-		return nil, Artifact{}, qerr.Internal(err, "cannot read artifact %s", uri)
+		return nil, Artifact{}, err
 	}
 	defer f.Close()
 	var rd io.Reader = f
@@ -584,7 +597,7 @@ func (s *Store) ReadAll(uri, principal string, limit int64) ([]byte, Artifact, e
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, a.Size+1))
 	if _, err := buf.ReadFrom(rd); err != nil {
-		return nil, Artifact{}, qerr.Internal(err, "cannot read artifact %s", uri)
+		return nil, Artifact{}, readError(err, uri)
 	}
 	b := buf.Bytes()
 	if limit >= 0 && int64(len(b)) > limit {
@@ -676,9 +689,13 @@ func (w *Writer) Commit() (Artifact, error) {
 
 	a, err := s.commitLocked(tmp, w.ext, w.owner, size)
 	if err == nil {
-		s.publish(a, w.owner)
+		err = s.upload(a, w.owner)
 	}
-	return a, err
+	if err != nil {
+		return Artifact{}, err
+	}
+	s.publish(a, w.owner)
+	return a, nil
 }
 
 // commitLocked is Commit's locked part: evict for size bytes, rename tmp
