@@ -348,9 +348,29 @@ func parquetRecordReader(ctx context.Context, fr *pqarrow.FileReader, fields, rg
 			err = fmt.Errorf("decoder panic: %v", p)
 		}
 	}()
-	leaves, err := fr.Manifest.GetFieldIndices(fields)
-	if err != nil {
-		return nil, err
+	return fr.GetRecordReader(ctx, fieldLeaves(fr.Manifest, fields), rgs)
+}
+
+// fieldLeaves returns the leaf column indices of the top-level fields, in
+// order. (The manifest's GetFieldIndices maps the other way, leaves to
+// fields: the two agree only while no earlier field has several leaves,
+// so a struct of two fields shifted every later column by one.)
+func fieldLeaves(m *pqarrow.SchemaManifest, fields []int) []int {
+	var out []int
+	var walk func(f *pqarrow.SchemaField)
+	walk = func(f *pqarrow.SchemaField) {
+		if f.IsLeaf() {
+			out = append(out, f.ColIndex)
+			return
+		}
+		for i := range f.Children {
+			walk(&f.Children[i])
+		}
 	}
-	return fr.GetRecordReader(ctx, leaves, rgs)
+	for _, i := range fields {
+		if i >= 0 && i < len(m.Fields) {
+			walk(&m.Fields[i])
+		}
+	}
+	return out
 }
