@@ -89,7 +89,7 @@ func (k Kind) layout() string {
 	case KindTSNaive:
 		return "YYYY-MM-DD HH:MM:SS[.f] (T or space)"
 	case KindTSZoned:
-		return "YYYY-MM-DD HH:MM:SS[.f]Z|±hh:mm (T or space; converted to UTC)"
+		return "YYYY-MM-DD HH:MM:SS[.f]Z|±hh[:mm] (T or space; converted to UTC)"
 	case KindDateYMD:
 		return "YYYY/MM/DD"
 	case KindDateMDY:

@@ -22,7 +22,7 @@ const (
 	KindFloat               // float64: decimals (a '.', NaN or Inf somewhere), every value printed back as written
 	KindBool                // true/false, case-insensitive
 	KindDate                // YYYY-MM-DD -> date32
-	KindTSZoned             // ISO-8601 with Z or ±hh:mm -> timestamp[ms, UTC]
+	KindTSZoned             // ISO-8601 with Z or ±hh[:mm] -> timestamp[ms, UTC]
 	KindTSNaive             // ISO-8601 without zone -> timestamp[ms]
 	KindString              // anything else, or a mix
 
@@ -379,7 +379,7 @@ func atoiFixed(s string) int {
 	return n
 }
 
-// ParseTimestamp parses YYYY-MM-DD(T| )HH:MM:SS[.f{1,9}][Z|±hh:mm] and returns
+// ParseTimestamp parses YYYY-MM-DD(T| )HH:MM:SS[.f{1,9}][Z|±hh:mm|±hhmm|±hh] and returns
 // milliseconds since the Unix epoch (fractions below a millisecond are
 // truncated), and whether a zone was present. Values with a zone are
 // converted to UTC; values without one are taken as wall-clock time
@@ -421,8 +421,19 @@ func ParseTimestamp(s string) (ms int64, zoned, ok bool) {
 	case rest == "":
 	case rest == "Z":
 		zoned = true
-	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':' && digits(rest[1:3]) && digits(rest[4:6]):
-		oh, om := atoiFixed(rest[1:3]), atoiFixed(rest[4:6])
+	case rest[0] == '+' || rest[0] == '-':
+		// ±hh:mm, ±hhmm or ±hh (how DuckDB and PostgreSQL print a whole-hour offset: "+00").
+		hm := rest[1:]
+		if len(hm) == 5 && hm[2] == ':' {
+			hm = hm[:2] + hm[3:]
+		}
+		if len(hm) == 2 {
+			hm += "00"
+		}
+		if len(hm) != 4 || !digits(hm) {
+			return 0, false, false
+		}
+		oh, om := atoiFixed(hm[:2]), atoiFixed(hm[2:])
 		if oh > 23 || om > 59 {
 			return 0, false, false
 		}
