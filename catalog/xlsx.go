@@ -226,11 +226,10 @@ func (r *xlsxReader) cell(sheet, axis, raw string) (jsonField, error) {
 	if nf == fmtNumber || v < 0 || v > 2958465 { // past 9999-12-31
 		return jsonField{kind: jNumber, text: raw}, nil
 	}
-	ts, err := excelize.ExcelDateToTime(v, r.date1904)
+	ts, err := excelSerialTime(v, r.date1904)
 	if err != nil {
 		return jsonField{kind: jNumber, text: raw}, nil
 	}
-	ts = ts.Round(time.Millisecond)
 	switch {
 	case nf == fmtTime:
 		return jsonField{kind: jString, text: ts.Format("15:04:05.999")}, nil
@@ -238,6 +237,25 @@ func (r *xlsxReader) cell(sheet, axis, raw string) (jsonField, error) {
 		return jsonField{kind: jString, text: ts.Format("2006-01-02")}, nil
 	}
 	return jsonField{kind: jString, text: ts.Format("2006-01-02 15:04:05.999")}, nil
+}
+
+// excelSerialTime converts the Excel serial v (days since the date
+// system's epoch, the fraction the time of day) to a time rounded to the
+// millisecond. excelize's ExcelDateToTime rounds to whole seconds (so
+// 23:59:59.999 became the next day); it is used only for the serials
+// before 1900-03-01 of the 1900 system (Excel's fictitious 1900-02-29).
+func excelSerialTime(v float64, date1904 bool) (time.Time, error) {
+	if !date1904 && v < 61 {
+		t, err := excelize.ExcelDateToTime(v, false)
+		return t.Round(time.Millisecond), err
+	}
+	epoch := time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC) // serial 61 is 1900-03-01
+	if date1904 {
+		epoch = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	const msPerDay = 86_400_000
+	ms := int64(math.Round(v * msPerDay))
+	return epoch.AddDate(0, 0, int(ms/msPerDay)).Add(time.Duration(ms%msPerDay) * time.Millisecond), nil
 }
 
 // sheet reads one sheet as a table (nil when it holds no cell).

@@ -167,3 +167,51 @@ func TestXLSXBroken(t *testing.T) {
 		t.Fatalf("bomb: datasets %d diagnostics %v", len(c.Datasets()), d)
 	}
 }
+
+// TestXLSXMilliseconds: date-time serials keep their milliseconds
+// (excelize's own conversion rounds to whole seconds, so 23:59:59.999
+// became the next day), in both date systems and before 1900-03-01.
+func TestXLSXMilliseconds(t *testing.T) {
+	serials := []float64{45322.41666809028, 73050.99999998842, 25569.5, 22082.33333912037, 32.75}
+	want := []any{"2024-01-31T10:00:00.123", "2099-12-31T23:59:59.999", "1970-01-01T12:00:00.000", "1960-06-15T08:00:00.500", "1900-02-01T18:00:00.000"}
+	root := t.TempDir()
+	for _, name := range []string{"d1900", "d1904"} {
+		cattest.WriteRaw(t, root, name+".xlsx", string(xlsxBytes(t, func(f *excelize.File) {
+			tsFmt := "yyyy-mm-dd hh:mm:ss"
+			st, err := f.NewStyle(&excelize.Style{CustomNumFmt: &tsFmt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "d1904" {
+				yes := true
+				if err := f.SetWorkbookProps(&excelize.WorkbookPropsOptions{Date1904: &yes}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.SetCellStr("Sheet1", "A1", "when")
+			for i, v := range serials {
+				c, _ := excelize.JoinCellName("A", i+2)
+				if name == "d1904" {
+					if i == 4 {
+						break // no serial before 1904 there
+					}
+					v -= 1462 // the same instants in the 1904 system
+				}
+				f.SetCellFloat("Sheet1", c, v, -1, 64)
+				f.SetCellStyle("Sheet1", c, c, st)
+			}
+		})))
+	}
+	c := cattest.NewCatalog(t, root, catalog.NewXLSXFormat(catalog.Limits{}))
+	for _, id := range []string{"d1900/Sheet1", "d1904/Sheet1"} {
+		ds := cattest.Lookup(t, c, id)
+		_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{})
+		got := cols[0]
+		if ty := cattest.TypeNames(ds.Schema)[0]; ty != "timestamp[ms]" {
+			t.Errorf("%s: type %s", id, ty)
+		}
+		if !reflect.DeepEqual(got, want[:len(got)]) || len(got) < 4 {
+			t.Errorf("%s: %v, want %v", id, got, want)
+		}
+	}
+}
