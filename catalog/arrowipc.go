@@ -194,9 +194,10 @@ func openArrow(f FileInfo, lim Limits, mem memory.Allocator) (fh *os.File, fr ip
 	if err != nil {
 		return nil, nil, nil, lay, err
 	}
+	lay.size = st.Size()
 	capped = newCappedAllocator(mem, lay.bodies+lay.inflated+lay.metadata+1<<20)
 	capped.begin()
-	opts := []ipc.Option{ipc.WithAllocator(capped), ipc.WithMetadataSizeLimit(int64(lim.MaxMetadataBytes)), ipc.WithBodySizeLimit(st.Size())}
+	opts := ipcOptions(capped, lim, st.Size())
 	if stream {
 		fr, err = openIPCStream(fh, opts)
 	} else {
@@ -211,6 +212,12 @@ func openArrow(f FileInfo, lim Limits, mem memory.Allocator) (fh *os.File, fr ip
 		}
 	}
 	return fh, fr, capped, lay, nil
+}
+
+// ipcOptions are the options of arrow-go's readers of a validated file
+// of size bytes: the capped allocator and lim's metadata limit.
+func ipcOptions(capped *cappedAllocator, lim Limits, size int64) []ipc.Option {
+	return []ipc.Option{ipc.WithAllocator(capped), ipc.WithMetadataSizeLimit(int64(lim.MaxMetadataBytes)), ipc.WithBodySizeLimit(size)}
 }
 
 // panicError turns a recovered panic into an error: a capped allocation
@@ -250,7 +257,7 @@ func ipcSupported(dt arrow.DataType, depth int) error {
 		return nil
 	}
 	switch dt.ID() {
-	case arrow.NULL, arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
+	case arrow.NULL, arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
 		return nil
 	}
 	return fmt.Errorf("%s columns are not supported in Arrow files", dt)
@@ -325,6 +332,8 @@ func checkIPCData(d arrow.ArrayData, depth int) error {
 	switch dt.ID() {
 	case arrow.NULL:
 		return nil
+	case arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		return checkViews(d, bufs)
 	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		last, err := checkOffsets(d, bufs, dt.Layout().Buffers[1].ByteWidth)
 		if err != nil {
@@ -379,6 +388,43 @@ func checkOffsets(d arrow.ArrayData, bufs []*memory.Buffer, width int) (int64, e
 		prev = o
 	}
 	return prev, nil
+}
+
+// checkViews checks the views buffer (16 bytes a value) of a string or
+// binary view array (how Polars writes strings): every non-null view's
+// length is non-negative, and a value longer than the 12 bytes a view
+// holds inline lies inside the data buffer the view names.
+func checkViews(d arrow.ArrayData, bufs []*memory.Buffer) error {
+	n, off := int64(d.Len()), int64(d.Offset())
+	if n == 0 {
+		return nil
+	}
+	if len(bufs) < 2 || bufs[1] == nil || int64(bufs[1].Len()) < (n+off)*16 {
+		return fmt.Errorf("a %s array of %d values has a short views buffer", d.DataType(), n)
+	}
+	v := bufs[1].Bytes()
+	var valid []byte
+	if d.NullN() > 0 {
+		valid = bufs[0].Bytes()
+	}
+	for i := off; i < off+n; i++ {
+		if valid != nil && !bitutil.BitIsSet(valid, int(i)) {
+			continue
+		}
+		w := v[i*16 : i*16+16]
+		l := int64(int32(binary.LittleEndian.Uint32(w)))
+		if l < 0 {
+			return fmt.Errorf("a %s view has a negative length", d.DataType())
+		}
+		if l <= 12 {
+			continue
+		}
+		b, o := int64(int32(binary.LittleEndian.Uint32(w[8:]))), int64(int32(binary.LittleEndian.Uint32(w[12:])))
+		if b < 0 || b >= int64(len(bufs)-2) || bufs[2+b] == nil || o < 0 || o+l > int64(bufs[2+b].Len()) {
+			return fmt.Errorf("a %s view points outside its data buffers", d.DataType())
+		}
+	}
+	return nil
 }
 
 // checkIndices checks that every non-null index of the dictionary array d
@@ -495,6 +541,15 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 		fh.Close()
 		return nil, corruptFileError(s.id, fmt.Errorf("%w since it was cataloged", ErrFileChanged))
 	}
+	// A mapped scan (arrowipc_mmap.go) yields only the projected columns.
+	rd, stored, pick := fr, s.stored, ts.proj
+	if m := mapArrowScan(fh, lay, s.stored, ts.proj, capped, ipcOptions(capped, s.lim, lay.size)); m != nil {
+		fr.Close()
+		rd, stored, pick = m, m.schema, make([]int, len(ts.proj))
+		for i := range pick {
+			pick[i] = i
+		}
+	}
 	var (
 		cur  arrow.RecordBatch // the batch being sliced
 		next int               // the next batch to read
@@ -506,7 +561,7 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 			cur = nil
 		}
 	}
-	inner := newFuncReader(s.stored, func() (rec arrow.RecordBatch, err error) {
+	inner := newFuncReader(stored, func() (rec arrow.RecordBatch, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				rec, err = nil, panicError("the Arrow file does not decode", p)
@@ -522,7 +577,7 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 				return nil, nil
 			}
 			capped.begin()
-			if cur, err = fr.batch(next); err != nil {
+			if cur, err = rd.batch(next); err != nil {
 				return nil, err
 			}
 			if cur.NumRows() != lay.batches[next] {
@@ -541,9 +596,9 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 		pos = hi
 		return rec, nil
 	})
-	return newExposedReader(ctx, s.id, inner, out, ts.proj, alloc, func() {
+	return newExposedReader(ctx, s.id, inner, out, pick, alloc, func() {
 		release()
-		fr.Close()
+		rd.Close()
 		fh.Close()
 	}), nil
 }

@@ -46,7 +46,9 @@ type ipcLayout struct {
 	// (whose reader allocates it; 0 for a file). Reading the whole file
 	// allocates at most their sum.
 	inflated, bodies, metadata int64
-	stream                     bool // the stream format (arrowipc_stream.go)
+	stream                     bool  // the stream format (arrowipc_stream.go)
+	compressed                 bool  // some batch has compressed bodies
+	size                       int64 // the file size validated (set by openArrow)
 }
 
 // errIPC marks a file the pre-pass refuses.
@@ -247,6 +249,7 @@ func checkIPCMessage(r io.ReaderAt, fb []byte, bodyOff, body int64, dict bool, l
 		if c := comp.u8(0); c > 1 {
 			return ipcErrorf("unknown body compression codec %d", c)
 		}
+		lay.compressed = true
 	}
 	if _, _, _, err := rb.vector(4, 8); err != nil {
 		return err
