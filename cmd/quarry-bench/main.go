@@ -228,7 +228,8 @@ func (r *runner) open(ctx context.Context) (*catalog.Dataset, error) {
 	if r.cache.Enabled() {
 		keeper = r.cache
 	}
-	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper}), catalog.NewParquetFormat(catalog.Limits{})},
+	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper}), catalog.NewParquetFormat(catalog.Limits{}),
+		catalog.NewArrowFormat(catalog.Limits{}), catalog.NewJSONFormat(catalog.Limits{})},
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
