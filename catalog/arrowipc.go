@@ -555,6 +555,9 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 		next int               // the next batch to read
 		pos  int64             // the next row of cur
 	)
+	if !lay.stream { // random access: an offset skips whole leading batches unread
+		next = skipBatches(lay.batches, opts)
+	}
 	release := func() {
 		if cur != nil {
 			cur.Release()
@@ -601,4 +604,21 @@ func (s *arrowSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordR
 		rd.Close()
 		fh.Close()
 	}), nil
+}
+
+// skipBatches returns how many leading record batches (of the row counts
+// batches) lie wholly within opts.SkipRows, an offset over an unfiltered
+// scan (see skipRowGroups for Parquet), and counts their rows in
+// opts.Skipped.
+func skipBatches(batches []int64, opts ScanOptions) int {
+	if opts.SkipRows <= 0 || opts.Skipped == nil || len(opts.ZoneFilters) > 0 || len(opts.Filters) > 0 {
+		return 0
+	}
+	var skipped int64
+	i := 0
+	for ; i < len(batches) && skipped+batches[i] <= opts.SkipRows; i++ {
+		skipped += batches[i]
+	}
+	opts.Skipped.Add(skipped)
+	return i
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -100,6 +101,22 @@ func TestArrowMmapScan(t *testing.T) {
 		}
 		if len(mapped) == 0 || len(mapped[0]) != 3000 || !reflect.DeepEqual(mapped, read) {
 			t.Fatalf("%v: mapped scan differs from the ReadAt scan (%d columns)", cols, len(mapped))
+		}
+	}
+}
+
+// TestArrowSkipRows: an offset over an unfiltered scan skips the leading
+// record batches it covers, unread, and counts their rows.
+func TestArrowSkipRows(t *testing.T) {
+	root := t.TempDir()
+	writeSalesArrow(t, filepath.Join(root, "sales.arrow"), 3, 1000, false)
+	ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewArrowFormat(catalog.Limits{})), "sales")
+	for _, tc := range []struct{ skip, skipped int64 }{{999, 0}, {1000, 1000}, {2500, 2000}, {5000, 3000}} {
+		var skipped atomic.Int64
+		_, cols := cattest.ScanAll(t, ds, catalog.ScanOptions{Columns: []string{"id"}, SkipRows: tc.skip, Skipped: &skipped})
+		if skipped.Load() != tc.skipped || int64(len(cols[0])) != 3000-tc.skipped ||
+			(len(cols[0]) > 0 && cols[0][0] != int64(3_000_000_000)+tc.skipped) {
+			t.Fatalf("skip %d: skipped %d, %d rows", tc.skip, skipped.Load(), len(cols[0]))
 		}
 	}
 }
