@@ -28,6 +28,7 @@ import (
 // radix-partitioned path instead (agg_radix.go: each
 // worker owns a slice of the key space): with merges each worker would
 // build a table of about all the groups and the merge would redo the work.
+// Median and quantile merge only without keys (agg_quant_merge.go).
 // Without keys and with a non-merging state the input is folded on one
 // table (pipelined).
 //
@@ -70,7 +71,8 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 	}
 	merge := true
 	for _, s := range a.states {
-		merge = merge && mergeable(s)
+		_, keyless := s.(keylessMerger) // (agg_quant_merge.go)
+		merge = merge && mergeable(s) && (a.table == nil || !keyless)
 	}
 	radix := a.table != nil // else the radix-partitioned path (agg_radix.go) is the fallback
 	if !merge && !radix {
