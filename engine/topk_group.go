@@ -27,6 +27,7 @@ type topNGroupOp struct {
 	partIdx []int
 	keyIdx  []int
 	keys    []sortKey
+	types   []arrow.DataType // the partition columns'
 	table   *groupTable
 	parts   []arrow.Array
 	chunks  []arrow.RecordBatch
@@ -88,6 +89,7 @@ func newTopNGroupOp(ex *exec, n *planner.TopNPerGroup) (*topNGroupOp, error) {
 	if k := barKey(t.keys[0]); k != nil && topNBars {
 		t.bar = &topNBar{key: k, col: t.keyIdx[0]}
 	}
+	t.types = types
 	t.table = newGroupTable(types, false, &t.acct)
 	t.parts = make([]arrow.Array, len(types))
 	return t, nil

@@ -16,8 +16,9 @@ import (
 func withTopNRadix(t *testing.T, w int) *int {
 	t.Helper()
 	withParallel(t, w)
-	old := topNRadixRan
-	t.Cleanup(func() { topNRadixRan = old })
+	old, oldMin := topNRadixRan, radixMinGroups
+	t.Cleanup(func() { topNRadixRan, radixMinGroups = old, oldMin })
+	radixMinGroups = 0
 	var n int
 	topNRadixRan = func() { n++ }
 	return &n
@@ -131,5 +132,30 @@ func TestTopNPerGroupRadixErrors(t *testing.T) {
 	alloc.AssertSize(t, 0)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err %v", err)
+	}
+}
+
+// Few groups stay serial (radixMinGroups), with the same rows.
+func TestTopNPerGroupFewGroupsSerial(t *testing.T) {
+	ran := withTopNRadix(t, 2)
+	parallelMinRows = 100
+	n := 20000
+	k, v := make([]any, n), make([]any, n)
+	for i := range n {
+		k[i], v[i] = int64(i%300), float64(i%977)
+	}
+	data := []tcol{{"k", tInt64, k}, {"v", tF64, v}}
+	plan := topNOf(scanOf(schemaOf(data)), 2, []string{"k"}, "-v")
+	forced, err := runRows(t, plan, data, 1, 512, Options{})
+	if err != nil || *ran != 1 {
+		t.Fatalf("radixMinGroups 0: err %v, partitioned runs %d, want 1", err, *ran)
+	}
+	radixMinGroups = 1 << 16
+	got, err := runRows(t, plan, data, 1, 512, Options{})
+	if err != nil || *ran != 1 {
+		t.Fatalf("300 groups: err %v, partitioned runs %d, want still 1", err, *ran)
+	}
+	if len(got) != 600 || !rowsEq(got, forced) {
+		t.Fatalf("serial and partitioned differ: %d and %d rows", len(got), len(forced))
 	}
 }
