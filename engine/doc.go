@@ -13,8 +13,8 @@
 // Window computes window functions per partition and appends them to its
 // input batches (see windowOp); TopNPerGroup keeps the first n rows of every
 // group with a bounded buffer per group (see topNGroupOp; past 256K rows
-// partitioned by group over the cores, with the serial output:
-// topk_group_radix.go);
+// holding 65,536 groups partitioned by group over the cores, with the
+// serial output: topk_group_radix.go);
 // Limit applies offset/count and stops reading its input as soon as it is
 // satisfied.
 //
