@@ -39,8 +39,9 @@ type valueIDs struct {
 	cbuf  []int32
 
 	// fixed width: id per normalized bit pattern
-	fmap *u64Map
-	bits []uint64
+	fmap  *u64Map
+	dense *intDense // in front of fmap for integer-like columns (nil: not one)
+	bits  []uint64
 
 	// keep: the raw bits of each id's first row (fixed width; 0 for null),
 	// so that ids can be turned back into values (packedKeys)
@@ -60,6 +61,9 @@ func newValueIDs(dt arrow.DataType, nulls bool, a *acct) *valueIDs {
 		v.short = newShortStrs(a)
 	} else {
 		v.fmap = newU64Map(a)
+		if denseInts(dt) {
+			v.dense = &intDense{acct: a}
+		}
 	}
 	return v
 }
@@ -133,24 +137,32 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 			bits = v.bits[:n]
 			rawBits(arr, bits, true)
 		}
-		m := v.fmap
+		if v.dense != nil && v.dense.fit(bits, valid, v.n) {
+			v.assignDense(arr, bits, out, valid) // (agg_ids_dense.go)
+			break
+		}
 		for i, k := range bits {
 			if !valid.ok(i) {
 				out[i] = v.null()
 				continue
 			}
-			id, added := m.getOrAdd(k, v.n)
-			if added {
-				v.n++
-				if v.keep {
-					v.vals = append(v.vals, rawAt(arr, i))
-					v.acct.charge(8)
-				}
-			}
-			out[i] = id
+			out[i] = v.fixedID(arr, i, k)
 		}
 	}
 	return out
+}
+
+// fixedID returns the id of row i of arr (fixed width), whose bits are k.
+func (v *valueIDs) fixedID(arr arrow.Array, i int, k uint64) int32 {
+	id, added := v.fmap.getOrAdd(k, v.n)
+	if added {
+		v.n++
+		if v.keep {
+			v.vals = append(v.vals, rawAt(arr, i))
+			v.acct.charge(8)
+		}
+	}
+	return id
 }
 
 func (v *valueIDs) assignDict(arr arrow.Array, out []int32, valid validity) {
@@ -220,6 +232,7 @@ func (v *valueIDs) value(id int32) string { return v.strs[id] }
 // reset drops all state (the caller releases the charged bytes).
 func (v *valueIDs) reset() {
 	v.smap, v.short, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
+	v.dense = nil
 	v.n, v.nullID = 0, -1
 }
 

@@ -25,9 +25,10 @@ import (
 // statistics (variance, covariance, correlation, regression) combine with
 // the parallel formulas of Chan, Golub and LeVeque, so they equal the
 // whole-input result up to floating-point rounding (the order of additions
-// differs). Aggregates whose result depends on the input order (first,
-// last, string_agg, list) or that keep every value (median, quantile,
-// mode, approx_quantile, arg_min/arg_max) have no merge yet.
+// differs); median and quantile merge exactly, without group keys only
+// (agg_quant_merge.go). Aggregates whose result depends on the input order
+// (first, last, string_agg, list) or that keep every value (mode,
+// approx_quantile, arg_min/arg_max) have no merge yet.
 type mergingState interface {
 	aggState
 	merge(src aggState, dst []int32) error

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"context"
 	"runtime"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -30,6 +28,7 @@ import (
 // radix-partitioned path instead (agg_radix.go: each
 // worker owns a slice of the key space): with merges each worker would
 // build a table of about all the groups and the merge would redo the work.
+// Median and quantile merge only without keys (agg_quant_merge.go).
 // Without keys and with a non-merging state the input is folded on one
 // table (pipelined).
 //
@@ -72,7 +71,8 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 	}
 	merge := true
 	for _, s := range a.states {
-		merge = merge && mergeable(s)
+		_, keyless := s.(keylessMerger) // (agg_quant_merge.go)
+		merge = merge && mergeable(s) && (a.table == nil || !keyless)
 	}
 	radix := a.table != nil // else the radix-partitioned path (agg_radix.go) is the fallback
 	if !merge && !radix {
@@ -148,61 +148,16 @@ func (a *aggOp) runParallel(w int) error {
 		}
 		parts = append(parts, p)
 	}
-	ctx, cancel := context.WithCancel(a.ex.ctx)
-	defer cancel()
-	batches := make([]chan arrow.RecordBatch, w)
-	errs := make([]error, w)
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		batches[i] = make(chan arrow.RecordBatch, 2)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range batches[i] {
-				if errs[i] == nil && ctx.Err() == nil {
-					errs[i] = p.foldChecked(b)
-					if errs[i] != nil {
-						cancel()
-					}
-				}
-				b.Release()
-			}
-		}()
-	}
-	var perr error
-pull:
-	for k := 0; ; k++ {
-		if err := ctx.Err(); err != nil {
-			break
-		}
-		b, err := a.in.next()
-		if err != nil {
-			perr = err
-			break
-		}
-		if b == nil {
-			break
-		}
-		select {
-		case batches[k%w] <- b:
-		case <-ctx.Done():
-			b.Release()
-			break pull
-		}
-	}
-	for _, c := range batches {
-		close(c)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	if perr != nil {
-		return perr
-	}
-	if err := a.ex.ctx.Err(); err != nil {
+	pool := startWorkers(a.ex.ctx, w, func(i int, b arrow.RecordBatch) error {
+		return parts[i].foldChecked(b)
+	}, arrow.RecordBatch.Release)
+	k := 0
+	err := pool.drive(a.in, nil, func(b arrow.RecordBatch) bool {
+		b.Retain()
+		k++
+		return pool.send((k-1)%w, b)
+	})
+	if err != nil {
 		return err
 	}
 	for _, p := range parts {

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"context"
-	"sync"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -40,6 +37,29 @@ var radixRan = func() {}
 type radixBatch struct {
 	b    arrow.RecordBatch
 	part []uint8 // each row's partition (read only, shared by the workers)
+	seq  int     // the batch's number in the input (0, 1, ...)
+}
+
+func (rb radixBatch) release() { rb.b.Release() }
+
+// dealRadix returns the dealing of a radix-partitioned operator whose
+// partition keys are the columns keyIdx: each batch, its rows'
+// partitions computed, goes to every worker of p.
+func dealRadix(p *workerPool[radixBatch], keyIdx []int) func(arrow.RecordBatch) bool {
+	var kv keyVals
+	seq := 0
+	return func(b arrow.RecordBatch) bool {
+		settleLazy(b)
+		rb := radixBatch{b: b, part: partitionRows(&kv, b, keyIdx, int(b.NumRows()), len(p.in)), seq: seq}
+		seq++
+		for j := range p.in {
+			b.Retain()
+			if !p.send(j, rb) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // settleLazy computes what Arrow arrays compute on first use and cache
@@ -80,75 +100,11 @@ func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
 		}
 		a.radix = append(a.radix, p)
 	}
-	ctx, cancel := context.WithCancel(a.ex.ctx)
-	defer cancel()
-	batches := make([]chan radixBatch, w)
-	errs := make([]error, w)
-	var wg sync.WaitGroup
-	for j, p := range a.radix {
-		batches[j] = make(chan radixBatch, 2)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var refs []rowRef
-			for rb := range batches[j] {
-				if errs[j] == nil && ctx.Err() == nil {
-					errs[j] = p.foldPartition(rb, uint8(j), &refs)
-					if errs[j] != nil {
-						cancel()
-					}
-				}
-				rb.b.Release()
-			}
-		}()
-	}
-	var kv keyVals
-	deal := func(b arrow.RecordBatch) bool {
-		settleLazy(b)
-		part := partitionRows(&kv, b, a.keyIdx, int(b.NumRows()), w)
-		for j := range batches {
-			b.Retain()
-			select {
-			case batches[j] <- radixBatch{b: b, part: part}:
-			case <-ctx.Done():
-				b.Release()
-				return false
-			}
-		}
-		return true
-	}
-	var perr error
-	ok := true
-	for _, b := range prefix {
-		if ok = deal(b); !ok {
-			break
-		}
-	}
-	for ok && ctx.Err() == nil {
-		b, err := a.in.next()
-		if err != nil {
-			perr = err
-			break
-		}
-		if b == nil {
-			break
-		}
-		ok = deal(b)
-		b.Release()
-	}
-	for _, c := range batches {
-		close(c)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	if perr != nil {
-		return perr
-	}
-	if err := a.ex.ctx.Err(); err != nil {
+	refs := make([][]rowRef, w)
+	pool := startWorkers(a.ex.ctx, w, func(j int, rb radixBatch) error {
+		return a.radix[j].foldPartition(rb, uint8(j), &refs[j])
+	}, radixBatch.release)
+	if err := pool.drive(a.in, prefix, dealRadix(pool, a.keyIdx)); err != nil {
 		return err
 	}
 	for _, p := range a.radix {
@@ -164,6 +120,19 @@ func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
 // buffer) into a (a worker's partition aggregate).
 func (a *aggOp) foldPartition(rb radixBatch, j uint8, refs *[]rowRef) (err error) {
 	defer recoverWorker(&err)
+	b, _, err := rb.rows(a.ex, j, refs)
+	if b == nil || err != nil {
+		return err
+	}
+	defer b.Release()
+	return a.foldChecked(b)
+}
+
+// rows returns rb's rows in partition j as a batch of the caller's (rb's
+// batch retained when they are all of its rows, else a copy; nil when
+// there are none), and their rows in rb's batch (in refs, a reusable
+// buffer; nil when they are all of its rows).
+func (rb radixBatch) rows(ex *exec, j uint8, refs *[]rowRef) (arrow.RecordBatch, []rowRef, error) {
 	rs := (*refs)[:0]
 	for i, p := range rb.part {
 		if p == j {
@@ -173,16 +142,13 @@ func (a *aggOp) foldPartition(rb radixBatch, j uint8, refs *[]rowRef) (err error
 	*refs = rs
 	switch {
 	case len(rs) == 0:
-		return nil
+		return nil, nil, nil
 	case len(rs) == len(rb.part):
-		return a.foldChecked(rb.b)
+		rb.b.Retain()
+		return rb.b, nil, nil
 	}
-	sub, err := gatherBatch(a.ex.alloc, a.ex.soft, rb.b.Schema(), rb.b, rs)
-	if err != nil {
-		return err
-	}
-	defer sub.Release()
-	return a.foldChecked(sub)
+	sub, err := gatherBatch(ex.alloc, ex.soft, rb.b.Schema(), rb.b, rs)
+	return sub, rs, err
 }
 
 // nextRadix emits the partitions' groups, partition by partition.

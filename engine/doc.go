@@ -12,7 +12,9 @@
 // stable multi-key sort (a top-k when a Limit sits directly above it);
 // Window computes window functions per partition and appends them to its
 // input batches (see windowOp); TopNPerGroup keeps the first n rows of every
-// group with a bounded buffer per group (see topNGroupOp);
+// group with a bounded buffer per group (see topNGroupOp; past 256K rows
+// holding 65,536 groups partitioned by group over the cores, with the
+// serial output: topk_group_radix.go);
 // Limit applies offset/count and stops reading its input as soon as it is
 // satisfied.
 //

@@ -26,6 +26,7 @@ type ordKey[T cmp.Ordered] struct {
 	first bool  // nulls first (see nullsFirst)
 	size  int64 // Go bytes per row that load allocates (0: it aliases Arrow memory)
 	load  func(arrow.Array) []T
+	norm  func(T) uint64 // order bits of a value (topk_group_bar.go); nil: none
 	vals  [][]T
 	valid []validity
 }
@@ -72,33 +73,33 @@ func (k *ordKey[T]) compare(a, b rowRef) int {
 	return c
 }
 
-func fixedKey[T integer | float](desc bool) sortKey {
-	return &ordKey[T]{desc: desc, load: values[T]}
+func fixedKey[T integer | float](desc bool, norm func(T) uint64) sortKey {
+	return &ordKey[T]{desc: desc, load: values[T], norm: norm}
 }
 
 // newSortKey returns the comparator for a key column of type dt.
 func newSortKey(dt arrow.DataType, desc bool) sortKey {
 	switch dt.ID() {
 	case arrow.INT8:
-		return fixedKey[int8](desc)
+		return fixedKey(desc, signedBits[int8])
 	case arrow.INT16:
-		return fixedKey[int16](desc)
+		return fixedKey(desc, signedBits[int16])
 	case arrow.INT32, arrow.DATE32:
-		return fixedKey[int32](desc)
+		return fixedKey(desc, signedBits[int32])
 	case arrow.INT64, arrow.TIMESTAMP:
-		return fixedKey[int64](desc)
+		return fixedKey(desc, signedBits[int64])
 	case arrow.UINT8:
-		return fixedKey[uint8](desc)
+		return fixedKey(desc, unsignedBits[uint8])
 	case arrow.UINT16:
-		return fixedKey[uint16](desc)
+		return fixedKey(desc, unsignedBits[uint16])
 	case arrow.UINT32:
-		return fixedKey[uint32](desc)
+		return fixedKey(desc, unsignedBits[uint32])
 	case arrow.UINT64:
-		return fixedKey[uint64](desc)
+		return fixedKey(desc, unsignedBits[uint64])
 	case arrow.FLOAT32:
-		return fixedKey[float32](desc)
+		return fixedKey(desc, floatBits[float32])
 	case arrow.FLOAT64:
-		return fixedKey[float64](desc)
+		return fixedKey(desc, floatBits[float64])
 	case arrow.BOOL:
 		return &ordKey[uint8]{desc: desc, size: 1, load: func(a arrow.Array) []uint8 { return boolBytes(a, nil) }}
 	case arrow.STRING, arrow.LARGE_STRING:

@@ -27,6 +27,7 @@ type topNGroupOp struct {
 	partIdx []int
 	keyIdx  []int
 	keys    []sortKey
+	types   []arrow.DataType // the partition columns'
 	table   *groupTable
 	parts   []arrow.Array
 	chunks  []arrow.RecordBatch
@@ -38,11 +39,27 @@ type topNGroupOp struct {
 	emit    refEmitter
 	done    bool
 	closed  bool
+	bar     *topNBar              // the first rank key's bars, when it has order bits (topk_group_bar.go)
+	node    *planner.TopNPerGroup // to build the partitions of the parallel path
+	first   []int64               // a partition's: each group's first row (topk_group_radix.go)
+	radix   []*topNGroupOp        // the partitions, while the parallel path runs
 }
 
 func (ex *exec) buildTopNPerGroup(n *planner.TopNPerGroup) (op, error) {
+	t, err := newTopNGroupOp(ex, n)
+	if err != nil {
+		return nil, err
+	}
+	if t.in, err = ex.build(n.Input); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// newTopNGroupOp is the operator of n without its input.
+func newTopNGroupOp(ex *exec, n *planner.TopNPerGroup) (*topNGroupOp, error) {
 	in := n.Input.Schema()
-	t := &topNGroupOp{ex: ex, schema: in, n: n.N, acct: acct{b: ex.budget}}
+	t := &topNGroupOp{ex: ex, schema: in, n: n.N, acct: acct{b: ex.budget}, node: n}
 	var types []arrow.DataType
 	for _, k := range n.PartIdx {
 		if k < 0 || k >= in.NumFields() {
@@ -69,12 +86,12 @@ func (ex *exec) buildTopNPerGroup(n *planner.TopNPerGroup) (op, error) {
 		t.keys = append(t.keys, sk)
 		t.keyIdx = append(t.keyIdx, k.Index)
 	}
+	if k := barKey(t.keys[0]); k != nil && topNBars {
+		t.bar = &topNBar{key: k, col: t.keyIdx[0]}
+	}
+	t.types = types
 	t.table = newGroupTable(types, false, &t.acct)
 	t.parts = make([]arrow.Array, len(types))
-	var err error
-	if t.in, err = ex.build(n.Input); err != nil {
-		return nil, err
-	}
 	return t, nil
 }
 
@@ -100,6 +117,18 @@ func (t *topNGroupOp) offer(p int32, r rowRef) bool {
 	return true
 }
 
+// offerBar is offer with the group's bar kept (t.bar set): norm is r's
+// order bits.
+func (t *topNGroupOp) offerBar(p int32, r rowRef, norm uint64) bool {
+	if norm > t.bar.bars[p] || !t.offer(p, r) {
+		return false
+	}
+	if buf := t.bufs[p]; int64(len(buf)) == t.n {
+		t.bar.bars[p] = t.bar.key.normAt(buf[len(buf)-1])
+	}
+	return true
+}
+
 func (t *topNGroupOp) addChunk(b arrow.RecordBatch) {
 	t.chunks = append(t.chunks, b)
 	var charged int64
@@ -110,7 +139,9 @@ func (t *topNGroupOp) addChunk(b arrow.RecordBatch) {
 	t.held += b.NumRows()
 }
 
-func (t *topNGroupOp) fold(b arrow.RecordBatch) {
+// fold takes b, folding its rows in, and returns their group ids (the
+// table's slice, valid until the next fold).
+func (t *topNGroupOp) fold(b arrow.RecordBatch) []int32 {
 	n := int(b.NumRows())
 	for i, k := range t.partIdx {
 		t.parts[i] = b.Column(k)
@@ -120,13 +151,26 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) {
 	if grow := t.table.n - len(t.bufs); grow > 0 {
 		t.acct.charge(24 * int64(grow))
 		t.bufs = append(t.bufs, make([][]rowRef, grow)...)
+		if t.bar != nil {
+			t.acct.charge(8 * int64(grow))
+			t.bar.grow(grow)
+		}
 	}
 	ci := int32(len(t.chunks))
 	t.addChunk(b)
 	kept := false
-	for i, p := range gids[:n] {
-		if t.offer(p, rowRef{ci, int32(i)}) {
-			kept = true
+	if bar := t.bar; bar != nil {
+		bar.buf = bar.key.normBatch(b.Column(bar.col), bar.buf)
+		for i, p := range gids[:n] {
+			if t.offerBar(p, rowRef{ci, int32(i)}, bar.buf[i]) {
+				kept = true
+			}
+		}
+	} else {
+		for i, p := range gids[:n] {
+			if t.offer(p, rowRef{ci, int32(i)}) {
+				kept = true
+			}
 		}
 	}
 	if !kept { // nothing of this batch is kept
@@ -138,6 +182,7 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) {
 		t.held -= int64(n)
 		b.Release()
 	}
+	return gids[:n]
 }
 
 // ordered lists the kept rows: partitions in first-seen order, each in rank order.
@@ -185,8 +230,28 @@ func (t *topNGroupOp) dropChunks() {
 	t.held = 0
 }
 
+// add folds b in (taking it), compacts when due and checks the budget.
+func (t *topNGroupOp) add(b arrow.RecordBatch) error {
+	t.fold(b)
+	return t.settle()
+}
+
+// settle compacts the retained chunks when due and checks the budget.
+func (t *topNGroupOp) settle() error {
+	if t.held > 2*t.kept+int64(t.ex.batchSize) {
+		if err := t.compact(); err != nil {
+			return err
+		}
+	}
+	return t.acct.check()
+}
+
 func (t *topNGroupOp) consume() error {
-	for {
+	done, err := t.consumeParallel() // (topk_group_radix.go)
+	if err != nil {
+		return err
+	}
+	for !done {
 		if err := t.ex.ctx.Err(); err != nil {
 			return err
 		}
@@ -201,18 +266,14 @@ func (t *topNGroupOp) consume() error {
 			b.Release()
 			continue
 		}
-		t.fold(b)
-		if t.held > 2*t.kept+int64(t.ex.batchSize) {
-			if err := t.compact(); err != nil {
-				return err
-			}
-		}
-		if err := t.acct.check(); err != nil {
+		if err := t.add(b); err != nil {
 			return err
 		}
 	}
 	t.in.close()
-	t.refs = t.ordered()
+	if t.refs == nil { // (else the partitions' rows, already in order)
+		t.refs = t.ordered()
+	}
 	t.acct.charge(8 * int64(len(t.refs)))
 	t.done = true
 	return nil
@@ -245,9 +306,16 @@ func (t *topNGroupOp) close() {
 	if t.in != nil {
 		t.in.close()
 	}
+	for _, p := range t.radix {
+		p.close()
+	}
+	t.radix = nil
 	t.dropChunks()
 	t.table.reset()
-	t.bufs, t.refs, t.emit = nil, nil, refEmitter{}
+	t.bufs, t.refs, t.first, t.emit = nil, nil, nil, refEmitter{}
+	if t.bar != nil {
+		t.bar.bars, t.bar.buf = nil, nil
+	}
 	t.acct.release()
 }
 
