@@ -29,6 +29,12 @@ type OptimizeOptions struct {
 	// Zones, when non-nil, receives copies of the filters it can use to
 	// skip batches (rule ZoneFilters). Nil means none.
 	Zones ZoneFilterer
+	// Sources, when non-nil, gives the pushdown and zone filterer of each
+	// dataset by id, for plans that scan several datasets (joins,
+	// subqueries): a Scan of a dataset it lists gets that dataset's (either
+	// may be nil), a Scan of another dataset Pushdown and Zones. See
+	// SourceOptions.
+	Sources map[string]SourceOptions
 }
 
 // Rule is one optimizer rewrite, declared in a file of its own
