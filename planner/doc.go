@@ -113,7 +113,8 @@
 // rule_push_limit.go, rule_push_projection.go, rule_zone_filters.go,
 // the join rules rule_join_cross.go, rule_join_residual.go,
 // rule_expr_preds.go, rule_join_ors.go, rule_join_filters.go,
-// rule_join_order.go (row estimates for them: estimate_rows.go);
+// rule_join_semi_reduce.go, rule_join_order.go (row estimates for them:
+// estimate_rows.go);
 // push_limit_union lives with its node in setop.go) are
 // pure functions over Transform or Children/WithChildren that name only
 // the node types they rewrite. So adding a node type touches the node (type, Schema, Children,

@@ -9,7 +9,7 @@ package planner
 // Selectivities of one filter condition, by kind.
 const (
 	selEq    = 0.1  // col = v, and each value of an IN list
-	selRange = 0.33 // <, <=, >, >=, BETWEEN, an expression filter
+	selRange = 0.33 // <, <=, >, >=, BETWEEN, an expression of no known shape
 	selOther = 0.5  // !=, NOT IN, string matches, IS NOT NULL, ...
 )
 
@@ -26,8 +26,8 @@ func EstimateRows(n Node) float64 {
 func estimateRows(n Node) (est, base float64) {
 	if x, exprs, ok := matchExprFilter(n); ok {
 		est, base = estimateRows(x)
-		for range exprs {
-			est *= selRange
+		for _, e := range exprs {
+			est *= exprSel(e)
 		}
 		return max(est, min(1, base)), base
 	}
@@ -113,6 +113,41 @@ func predSel(p Predicate) float64 {
 	case OpIn:
 		return min(1, selEq*float64(max(len(p.Values), 1)))
 	case OpLt, OpLte, OpGt, OpGte, OpRange:
+		return selRange
+	}
+	return selOther
+}
+
+// exprSel is the selectivity of a boolean filter expression, by its
+// structure: AND multiplies, OR combines its branches as independent
+// events, NOT complements, and a comparison counts as the predicate of
+// its kind (so an OR of conjunctions, TPC-H Q19's per-table conditions,
+// estimates like the predicates it is made of).
+func exprSel(e Expr) float64 {
+	c, ok := e.(*Call)
+	if !ok || len(c.Args) == 0 {
+		return selRange
+	}
+	switch c.Fn {
+	case "and":
+		s := 1.0
+		for _, a := range c.Args {
+			s *= exprSel(a)
+		}
+		return s
+	case "or":
+		none := 1.0
+		for _, a := range c.Args {
+			none *= 1 - exprSel(a)
+		}
+		return 1 - none
+	case "not":
+		return min(max(1-exprSel(c.Args[0]), selEq), 1)
+	case "=", "is_null":
+		return selEq
+	case "in":
+		return min(1, selEq*float64(max(len(c.Args)-1, 1)))
+	case "<", "<=", ">", ">=", "between":
 		return selRange
 	}
 	return selOther

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -48,6 +49,30 @@ func TestEstimateRows(t *testing.T) {
 	for _, tc := range cases {
 		if got := planner.EstimateRows(tc.n); math.Abs(got-tc.want) > 1e-6*tc.want {
 			t.Errorf("%s: %g rows, want %g", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEstimateExprFilters: an expression filter estimates by its shape
+// (AND multiplies, OR combines independent branches, comparisons as the
+// predicates of their kind).
+func TestEstimateExprFilters(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want float64
+	}{
+		{"qty + 1 > price", 3000 * 0.33},
+		{"qty = 1 AND price < 2", 3000 * 0.1 * 0.33},
+		{"(qty = 1 AND price < 2) OR qty = 3", 3000 * (1 - (1-0.1*0.33)*(1-0.1))},
+		{"region IN ('a', 'b', 'c') AND NOT (qty = 2)", 3000 * 0.3 * 0.9},
+		{"qty BETWEEN 1 AND 5 OR region LIKE '%x%'", 3000 * (1 - 0.67*0.5)},
+	} {
+		n, err := planner.Build(spec(t, `{"filters":[{"expr":`+strconv.Quote(tc.expr)+`}]}`), testInput())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := planner.EstimateRows(n); math.Abs(got-tc.want) > 1e-6*tc.want {
+			t.Errorf("%s: %g rows, want %g", tc.expr, got, tc.want)
 		}
 	}
 }

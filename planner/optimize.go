@@ -29,6 +29,12 @@ type OptimizeOptions struct {
 	// Zones, when non-nil, receives copies of the filters it can use to
 	// skip batches (rule ZoneFilters). Nil means none.
 	Zones ZoneFilterer
+	// Sources, when non-nil, gives the pushdown and zone filterer of each
+	// dataset by id, for plans that scan several datasets (joins,
+	// subqueries): a Scan of a dataset it lists gets that dataset's (either
+	// may be nil), a Scan of another dataset Pushdown and Zones. See
+	// SourceOptions.
+	Sources map[string]SourceOptions
 }
 
 // Rule is one optimizer rewrite, declared in a file of its own
@@ -53,7 +59,9 @@ var Rules = []Rule{
 	{Name: "push_join_residual", Apply: PushJoinResidual},
 	{Name: "expr_filter_preds", Apply: ExprFilterPreds},
 	{Name: "derive_join_ors", Apply: DeriveJoinORs},
+	{Name: "or_column_preds", Apply: OrColumnPreds},
 	{Name: "push_join_filters", Apply: PushJoinFilters},
+	{Name: "semi_join_reduce", Apply: SemiJoinReduce},
 	{Name: "join_filtering_first", Apply: JoinFilteringFirst},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},

@@ -282,6 +282,9 @@ func TestGoldenPlans(t *testing.T) {
 			if strings.HasPrefix(name, "pushdown_") {
 				opts.Pushdown = pushAll{}
 			}
+			if strings.HasPrefix(name, "sources_") { // each scanned dataset's own pushdown and zone maps
+				opts.Sources = map[string]planner.SourceOptions{"ref/regions": {Pushdown: pushAll{}}, "sales/orders": {Zones: zonesNonString{}}}
+			}
 			o, err := planner.Optimize(n, opts)
 			if err != nil {
 				t.Fatal(err)

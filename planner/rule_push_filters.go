@@ -1,16 +1,21 @@
 package planner
 
 // PushFilters moves the predicates of a Filter sitting directly on a Scan
-// into the Scan when opts.Pushdown handles them; the rest stay in the Filter
+// into the Scan when the scanned dataset's pushdown (opts.Pushdown, or
+// its entry in opts.Sources) handles them; the rest stay in the Filter
 // (which is removed when empty).
 func PushFilters(n Node, opts OptimizeOptions) (Node, error) {
-	if opts.Pushdown == nil {
+	if !opts.scansSources() {
 		return n, nil
 	}
 	return transformFilterOnScan(n, func(f *Filter, s *Scan) (Node, bool, error) {
+		pd := opts.source(s.Dataset).Pushdown
+		if pd == nil {
+			return f, false, nil
+		}
 		var push, keep []Predicate
 		for _, p := range f.Preds {
-			if opts.Pushdown.HandlesFilter(p) {
+			if pd.HandlesFilter(p) {
 				push = append(push, p)
 			} else {
 				keep = append(keep, p)

@@ -70,6 +70,10 @@ func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.S
 	}
 	opts := planner.OptimizeOptions{Pushdown: pushdown}
 	opts.Zones, _ = src.(planner.ZoneFilterer)
+	if len(sources) > 0 {
+		opts.Sources = scanSources(sources) // the joined datasets'
+		opts.Sources[in.Dataset] = planner.SourceOptions{Pushdown: pushdown, Zones: opts.Zones}
+	}
 	if plan, err = planner.Optimize(plan, opts); err != nil {
 		return nil, err
 	}

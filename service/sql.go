@@ -94,6 +94,8 @@ func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*pr
 	if len(cat.sources) == 1 {
 		opts.Pushdown = cat.pushdn[main]
 		opts.Zones, _ = cat.sources[main].(planner.ZoneFilterer)
+	} else {
+		opts.Sources = scanSources(cat.sources)
 	}
 	plan, err := planner.Optimize(c.Plan, opts)
 	if err != nil {

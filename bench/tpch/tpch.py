@@ -85,6 +85,7 @@ def main():
     ap.add_argument("--peers", default="duckdb,ours")
     ap.add_argument("--data", help="generator output (default $PEERBENCH_HOME/tpch/sf<SF>)")
     ap.add_argument("--ours-cmd", default=os.path.join(ROOT, "bin/quarry-bench"))
+    ap.add_argument("--base-cmd", help="a second quarry-bench (before a change), run in the same invocation as peer base")
     ap.add_argument("--peerbench", default=os.environ.get("PEERBENCH", os.path.join(ROOT, "../shared/bench")))
     ap.add_argument("--results", required=True)
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per peer process")
@@ -119,6 +120,10 @@ def main():
         "ours": shlex.split(args.ours_cmd) + ["--mode", "warm", "--tpch", data, "--tpch-queries", args.qdir,
                                               "--reps", str(args.reps)],
     }
+    if args.base_cmd:
+        cmds["base"] = shlex.split(args.base_cmd) + cmds["ours"][len(shlex.split(args.ours_cmd)):]
+        if "base" not in args.peers.split(","):
+            args.peers = args.peers.replace("ours", "base,ours")
     records, loads, infos = [], {}, {}
     for peer in args.peers.split(","):
         cmd = cmds[peer] + ["--queries", ",".join(qs)]
@@ -130,7 +135,8 @@ def main():
     env["loadavg_end"] = os.getloadavg()
     env["versions"] = infos
 
-    first_rep = {"duckdb": 1, "ours": 0}
+    first_rep = {"duckdb": 1, "ours": 0, "base": 0}
+    base = "base" in args.peers.split(",")
 
     def first(peer, q):
         return next((r for r in records if r["peer"] == peer and r["query"] == q and r.get("rep") == first_rep[peer]), None)
@@ -151,9 +157,10 @@ def main():
            f"CSV {env['csv_bytes'] / 1e6:.0f} MB; {env['nproc']} cores; loadavg start {env['loadavg_start'][0]:.2f} "
            f"end {env['loadavg_end'][0]:.2f}; load (cold: CSV to memory): "
            + ", ".join(f"{k} {v:.1f}s" for k, v in loads.items() if v is not None), f"Versions: {ver}", "",
-           "| query | duckdb first | duckdb warm | ours first | ours warm | ours / duckdb warm | answers |",
-           "|---|---:|---:|---:|---:|---:|---|"]
-    ratios, refused = [], []
+           "| query | duckdb first | duckdb warm | ours first | ours warm | ours / duckdb warm | answers |"
+           + (" before warm | before / duckdb warm |" if base else ""),
+           "|---|---:|---:|---:|---:|---:|---|" + ("---:|---:|" if base else "")]
+    ratios, refused, base_ratios = [], [], []
     for q in qs:
         dw, ow = warm("duckdb", q), warm("ours", q)
         fd, fo = first("duckdb", q), first("ours", q)
@@ -165,12 +172,19 @@ def main():
             refused.append(f"{q}: {fo['error']}")
         out.append(f"| {q} | {cell('duckdb', q, fd and fd.get('secs'))} | {cell('duckdb', q, dw)} | "
                    f"{cell('ours', q, fo and fo.get('secs'))} | {cell('ours', q, ow, False)} | {ratio} | {compare(fd, fo, args.unordered)} |")
+        if base:
+            bw = warm("base", q)
+            out[-1] += f" {cell('base', q, bw, False)} | {f'{bw / dw:.2f}' if bw and dw else ''} |"
+            if bw and dw:
+                base_ratios.append(bw / dw)
     if ratios:
         geo = peerrun.geomean([x for _, x in ratios])
         worst = max(ratios, key=lambda t: t[1])
         met = geo <= 1.5 and worst[1] <= 3
         out += ["", f"Geomean ours / duckdb (warm) over the {len(ratios)} queries both ran: {geo:.2f}; "
                 f"worst {worst[0]} {worst[1]:.2f}." + (f" #14 target (geomean <= 1.5, none > 3): {'MET' if met else 'NOT MET'}" if tpch else "")]
+        if base_ratios:
+            out.append(f"Before (--base-cmd): geomean {peerrun.geomean(base_ratios):.2f} over {len(base_ratios)} queries.")
     if refused:
         out += ["", f"Quarry refused or failed {len(refused)} of {len(qs)}:"] + [f"- {r}" for r in refused]
     mem = infos.get("ours", {}).get("peak_rss_bytes")
