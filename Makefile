@@ -67,7 +67,8 @@ setup-test:
 
 # Fuzzing over every parser (FUZZTIME per target; FUZZPKGS narrows it, e.g.
 # FUZZPKGS=./mcpapi), one instrumented build per package (scripts/fuzz.sh).
-# fuzz-short is make test's pass (FUZZTIME_SHORT each). A crasher is saved
+# fuzz-short is make test's pass (FUZZTIME_SHORT each, coverage guidance
+# on Quarry's own packages only, so no dependency is rebuilt). A crasher is saved
 # under the package's testdata/fuzz/FuzzX/: fix it and commit the file. See
 # docs/RELIABILITY.md.
 FUZZTIME ?= 20s
@@ -76,7 +77,7 @@ FUZZPKGS ?= ./...
 fuzz: setup
 	FUZZTIME=$(FUZZTIME) FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
 fuzz-short: setup
-	FUZZTIME=$(FUZZTIME_SHORT) FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME_SHORT) FUZZINSTRUMENT=module FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
 
 # Soak: SOAK_CLIENTS mcp-go clients over Streamable HTTP run a mixed workload
 # (catalog, schema, estimates, handle paging, Parquet artifacts read back,
