@@ -62,6 +62,10 @@ while IFS='|' read -r pkg dir files; do
 			-test.fuzzcachedir="$cache/$pkg") >"$out" 2>&1; then
 			execs=$(grep -o 'execs: [0-9]*' "$out" | tail -1)
 			echo "ok   $rel $fn (${execs:-execs: ?}; $((SECONDS - t0))s; build ${built}s)"
+		elif ! grep -q 'Failing input written' "$out" && grep -q -x '    context deadline exceeded' "$out"; then
+			# Go's coordinator races the -fuzztime deadline under load and fails
+			# the target having found nothing (golang/go#75804, fixed in Go 1.27).
+			echo "ok   $rel $fn (no crasher; the -fuzztime shutdown race of golang/go#75804 ignored; $((SECONDS - t0))s)"
 		else
 			cat "$out"
 			input=$(sed -n -E 's|.*Failing input written to (testdata/fuzz/[^ ]*).*|\1|p' "$out" | tail -1)
