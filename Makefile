@@ -8,7 +8,7 @@ DATA ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export CGO_ENABLED := 1
 
-.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-ingest asan bench bench-peers bench-h2o bench-h2o-join bench-tpch clean soak build-nocgo release-check release-snapshot release-ci
+.PHONY: all setup setup-test build run test vet lint unit fuzz fuzz-short fuzz-ingest asan bench bench-peers bench-h2o bench-h2o-join bench-tpch clean soak build-nocgo release-check release-snapshot release-ci
 
 all: build
 
@@ -59,21 +59,25 @@ lint: setup
 unit: build
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-test: setup-test vet lint unit
+test: setup-test vet lint unit fuzz-short
 
 # make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
 setup-test:
 	@QUARRY_NEED_NODE=1 QUARRY_NEED_BROWSER=1 QUARRY_NEED_REDIS=1 ./scripts/setup.sh
 
-# Short fuzzing pass over every parser (FUZZTIME per target; FUZZPKGS
-# narrows it, e.g. FUZZPKGS=./mcpapi). A crasher is saved under the
-# package's testdata/fuzz/FuzzX/: fix it and commit the file. See docs/RELIABILITY.md.
+# Fuzzing over every parser (FUZZTIME per target; FUZZPKGS narrows it, e.g.
+# FUZZPKGS=./mcpapi), one instrumented build per package (scripts/fuzz.sh).
+# fuzz-short is make test's pass (FUZZTIME_SHORT each, coverage guidance
+# on Quarry's own packages only, so no dependency is rebuilt). A crasher is saved
+# under the package's testdata/fuzz/FuzzX/: fix it and commit the file. See
+# docs/RELIABILITY.md.
 FUZZTIME ?= 20s
+FUZZTIME_SHORT ?= 2s
 FUZZPKGS ?= ./...
 fuzz: setup
-	@for t in $$($(GO) test -list 'Fuzz.*' $(FUZZPKGS) | awk '/^Fuzz/{f[n++]=$$1} /^ok/{for(i=0;i<n;i++) print $$2":"f[i]; n=0}'); do \
-	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+	FUZZTIME=$(FUZZTIME) FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
+fuzz-short: setup
+	FUZZTIME=$(FUZZTIME_SHORT) FUZZINSTRUMENT=module FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
 
 # Soak: SOAK_CLIENTS mcp-go clients over Streamable HTTP run a mixed workload
 # (catalog, schema, estimates, handle paging, Parquet artifacts read back,

@@ -109,19 +109,7 @@ func TestKillDuringSpill(t *testing.T) {
 
 			time.Sleep(2500 * time.Millisecond) // the orphan age of a temp entry
 			p2 := launchHTTP(t, nil, args...)
-			checkArtifactAccounting := func(wantFiles int) {
-				t.Helper()
-				temps, files, size := artifactDirState(t, arts)
-				if len(temps) != 0 || len(files) != wantFiles {
-					t.Fatalf("temp entries %v, artifacts %v; want none and %d", temps, files, wantFiles)
-				}
-				_, m := scrape(t, p2.base, nil)
-				if m["quarry_artifact_bytes"] != float64(size) || m["quarry_artifacts_live"] != float64(len(files)) {
-					t.Fatalf("accounting: %v bytes in %v artifacts, the directory holds %d bytes in %d",
-						m["quarry_artifact_bytes"], m["quarry_artifacts_live"], size, len(files))
-				}
-			}
-			checkArtifactAccounting(0)
+			checkArtifactAccounting(t, arts, p2.base, 0)
 
 			// The restarted server spills again: a handle paged from disk.
 			c2 := connectHTTP(t, p2.base, nil, false)
@@ -130,7 +118,7 @@ func TestKillDuringSpill(t *testing.T) {
 				t.Fatalf("after restart: %+v", pg.PageInfo)
 			}
 			if tc.name == "handle" {
-				checkArtifactAccounting(1) // the spill file of the live handle
+				checkArtifactAccounting(t, arts, p2.base, 1) // the spill file of the live handle
 			}
 		})
 	}

@@ -108,6 +108,7 @@ var serveFlagsTestedElsewhere = map[string]string{
 	"artifact-store-region":   "TestReplicasShareArtifactStore",
 	"flightsql-tls-cert":      "TestFlightSQLTLS",
 	"flightsql-tls-key":       "TestFlightSQLTLS",
+	"write-timeout":           "TestStdioClientStopsReading",
 }
 
 // TestServeFlags: every flag `quarry serve --help` lists has a test that

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,16 +132,4 @@ func writeGroupsCSV(t *testing.T, path string, rows int) {
 		line = strconv.AppendInt(line, k%1000, 10)
 		w.Write(append(line, '\n'))
 	})
-}
-
-// procMiB is a memory figure (VmRSS, VmHWM) of process pid in MiB.
-func procMiB(pid int, field string) int {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, field+":"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return kb >> 10
-		}
-	}
-	return 0
 }

@@ -713,7 +713,7 @@ func (m *Materializer) fileResult(ctx context.Context, t *Table, offset, n int64
 func (m *Materializer) writeFile(ctx context.Context, t *Table, offset, n int64, format, principal string) (artifacts.Artifact, error) {
 	if sp := t.spill; sp != nil && format == FormatParquet && offset == 0 && n == t.NumRows() {
 		if a, err := m.store.Get(sp.art.URI, principal); err == nil {
-			sp.published.Store(true)
+			sp.publish()
 			return a, nil
 		}
 	}

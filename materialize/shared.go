@@ -63,7 +63,7 @@ func (s *sharedHandles) Save(id, principal string, t *Table, ttl time.Duration) 
 		s.log.Debug("result handle kept on this replica: the result is not in a file", "handle", id)
 		return
 	}
-	t.spill.published.Store(true) // other replicas read the file: never delete it with the local handle
+	t.spill.publish() // other replicas read the file: never delete it with the local handle
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(t.schema))
 	if err := w.Close(); err != nil {

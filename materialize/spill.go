@@ -54,7 +54,8 @@ type spill struct {
 	starts []int64       // starts[g]: first row of row group g; starts[len] = rows
 	mem    memory.Allocator
 
-	published atomic.Bool // the artifact was handed out as a file result: keep it
+	published atomic.Bool     // the artifact was handed out as a file result: keep it
+	hold      *artifacts.Hold // until published or deleted: the next server deletes the file should this one die
 	closeOnce sync.Once
 }
 
@@ -104,15 +105,17 @@ func (sw *spillWriter) finish(store *artifacts.Store, rows int64) (*Table, error
 		sw.w.Abort()
 		return nil, err
 	}
-	art, err := sw.w.Commit()
+	art, hold, err := sw.w.CommitHeld()
 	if err != nil {
 		return nil, err
 	}
 	sp, err := openSpill(store, art, sw.schema)
 	if err != nil {
 		_ = store.Delete(art.URI)
+		hold.Release()
 		return nil, err
 	}
+	sp.hold = hold
 	if n := sp.starts[len(sp.starts)-1]; n != rows {
 		sp.close()
 		return nil, qerr.Internal(fmt.Errorf("spill file has %d rows, wrote %d", n, rows), "cannot spill the result to disk")
@@ -159,7 +162,15 @@ func (sp *spill) close() {
 		if !sp.published.Load() {
 			_ = sp.store.Delete(sp.art.URI)
 		}
+		sp.hold.Release()
 	})
+}
+
+// publish keeps the spill file after the table is released (it was handed
+// out, or other replicas read it): it lives until the artifact TTL.
+func (sp *spill) publish() {
+	sp.published.Store(true)
+	sp.hold.Release()
 }
 
 // readChunk is the number of rows read from parquet-go at a time.

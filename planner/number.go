@@ -20,6 +20,7 @@ import (
 type Number struct {
 	text        string
 	floor, ceil Int
+	frac        bool // a non-zero fraction digit (floor == ceil beyond the domain says nothing of it)
 }
 
 // Int is an integer of the domain that integer columns span, [MinInt64,
@@ -59,7 +60,7 @@ func (x Number) Floor() Int { return x.floor }
 func (x Number) Ceil() Int { return x.ceil }
 
 // IsInteger reports whether x is an integer.
-func (x Number) IsInteger() bool { return x.floor == x.ceil }
+func (x Number) IsInteger() bool { return !x.frac && x.floor == x.ceil }
 
 // String is x as the client wrote it (without a leading "+").
 func (x Number) String() string { return x.text }
@@ -132,7 +133,7 @@ func ParseIntOperand(s string) (any, error) {
 			}
 		}
 	}
-	return Number{text: t, floor: floor, ceil: ceil}, nil
+	return Number{text: t, floor: floor, ceil: ceil, frac: exp < 0}, nil
 }
 
 // signed returns ±(abs+1 when plusOne, else abs), or a Side beyond the

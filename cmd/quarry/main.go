@@ -216,7 +216,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	a.Config.Logger.Info("quarry starting", "version", version, "transport", *transport, "data_root", a.Root,
 		"artifact_dir", a.Artifacts.Dir(), "artifact_store", a.Artifacts.RemoteLocation(), "catalog", "scanning in the background")
 	if *transport == "stdio" {
-		return mcptransport.ServeStdio(ctx, a.MCP, stdin, stdout, a.Config.Logger)
+		return mcptransport.ServeStdioWith(ctx, a.MCP, stdin, stdout,
+			mcptransport.StdioOptions{Logger: a.Config.Logger, WriteTimeout: httpFlags.WriteTimeout})
 	}
 	httpOpts.Logger, httpOpts.Readiness = a.Config.Logger, a.Ready
 	httpOpts.Metrics, httpOpts.OnReject = m.Handler(), m.Rejected

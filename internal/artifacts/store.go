@@ -365,6 +365,7 @@ func (s *Store) scanLocked(adopt bool) error {
 	now := s.now()
 	seen := make(map[string]bool, len(entries))
 	var found []*record
+	orphans, markers := s.orphanHolds(entries, now)
 	for _, de := range entries {
 		name := de.Name()
 		if strings.HasPrefix(name, tempPrefix) {
@@ -389,7 +390,7 @@ func (s *Store) scanLocked(adopt bool) error {
 		if err != nil {
 			continue
 		}
-		if s.expired(fi.ModTime(), now) {
+		if s.expired(fi.ModTime(), now) || orphans[id] {
 			_ = os.Remove(filepath.Join(s.dir, name))
 			continue
 		}
@@ -397,6 +398,9 @@ func (s *Store) scanLocked(adopt bool) error {
 		if adopt && s.arts[id] == nil {
 			found = append(found, &record{a: s.artifact(id, ext, fi.Size(), fi.ModTime()), adopted: true})
 		}
+	}
+	for _, p := range markers { // after their artifacts
+		_ = os.Remove(p)
 	}
 	for id, r := range s.arts {
 		if !seen[id] {
@@ -655,7 +659,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 // to "<id>.<ext>" atomically. An artifact larger than the whole quota is
 // refused with a qerr.ErrLimitExceeded error (qerr.CodeResourceExhausted).
 // On any error the temp file is removed.
-func (w *Writer) Commit() (Artifact, error) {
+func (w *Writer) Commit() (Artifact, error) { return w.commit(nil) }
+
+// commit is Commit; hold, if not nil, is called with the artifact's id
+// before the file is renamed into place (CommitHeld).
+func (w *Writer) commit(hold func(id string) error) (Artifact, error) {
 	if w.done {
 		return Artifact{}, qerr.Internal(os.ErrClosed, "commit of a finished artifact writer")
 	}
@@ -687,7 +695,7 @@ func (w *Writer) Commit() (Artifact, error) {
 			With("size_bytes", size).With("quota_bytes", s.quota))
 	}
 
-	a, err := s.commitLocked(tmp, w.ext, w.owner, size)
+	a, err := s.commitLocked(tmp, w.ext, w.owner, size, hold)
 	if err == nil {
 		err = s.upload(a, w.owner)
 	}
@@ -699,8 +707,8 @@ func (w *Writer) Commit() (Artifact, error) {
 }
 
 // commitLocked is Commit's locked part: evict for size bytes, rename tmp
-// into place as a new artifact of owner.
-func (s *Store) commitLocked(tmp, ext, owner string, size int64) (Artifact, error) {
+// into place as a new artifact of owner (after hold, if not nil).
+func (s *Store) commitLocked(tmp, ext, owner string, size int64, hold func(id string) error) (Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.temps, filepath.Base(tmp))
@@ -712,6 +720,12 @@ func (s *Store) commitLocked(tmp, ext, owner string, size int64) (Artifact, erro
 	if err := os.Chtimes(tmp, created, created); err != nil {
 		_ = os.Remove(tmp)
 		return Artifact{}, ioError(err, "cannot commit the artifact file")
+	}
+	if hold != nil {
+		if err := hold(id); err != nil {
+			_ = os.Remove(tmp)
+			return Artifact{}, err
+		}
 	}
 	if err := os.Rename(tmp, a.Path); err != nil {
 		_ = os.Remove(tmp)

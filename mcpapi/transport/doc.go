@@ -1,6 +1,7 @@
 // Package transport carries an MCP server (built by mcpapi) over stdio and
-// Streamable HTTP: the stdio loop with concurrent tool calls (stdio_calls.go)
-// and the pre-encoded response writer (encode.go); the HTTP handler with its
+// Streamable HTTP: the stdio loop with concurrent tool calls (stdio_calls.go),
+// its bounds against a client that stops reading (stdio_bounds.go) and the
+// pre-encoded response writer (encode.go); the HTTP handler with its
 // guards: bearer-token auth (http_auth.go), Origin/CORS and Host (DNS
 // rebinding) checks, per-principal rate and concurrency limits, body and
 // stream/session caps with write deadlines, and the `quarry serve` HTTP

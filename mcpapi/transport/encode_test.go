@@ -233,13 +233,15 @@ func TestStdioCallOfferedBeforeStop(t *testing.T) {
 	})
 	for i := range 50 {
 		var out strings.Builder
-		c := newStdioCalls(s, &lockedWriter{w: &out}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		w := newStdioWriter(&out, time.Minute, func() {})
+		c := newStdioCalls(s, w, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		c.start(context.Background())
 		c.mu.Lock()
 		c.stopped = true
 		close(c.done)
 		c.mu.Unlock()
-		c.run([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`), json.RawMessage("7"))
+		c.run([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`), json.RawMessage("7"), c.slots)
+		w.Close()
 		if !strings.Contains(out.String(), `"id":7`) {
 			t.Fatalf("run %d: the call was not answered (%q)", i, out.String())
 		}

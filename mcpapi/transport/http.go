@@ -486,7 +486,7 @@ func idKept(raw json.RawMessage) bool {
 // guardData is the error data of an HTTP-layer rejection.
 type guardData struct {
 	Code       string `json:"code"`
-	HTTPStatus int    `json:"http_status"`
+	HTTPStatus int    `json:"http_status,omitempty"` // 0 over stdio
 }
 
 // rpcErrorBody is a JSON-RPC error response (id null unless known).

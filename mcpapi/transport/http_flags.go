@@ -29,6 +29,8 @@ type HTTPFlags struct {
 	MaxSessions int
 	// ShutdownTimeout is --shutdown-timeout.
 	ShutdownTimeout time.Duration
+	// WriteTimeout is --write-timeout (HTTP and stdio).
+	WriteTimeout time.Duration
 }
 
 // Register adds the HTTP transport flags to fs, with their defaults.
@@ -52,6 +54,7 @@ func (f *HTTPFlags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.MaxStreams, "max-streams", DefaultMaxStreams, "open listening streams (GET /mcp, server-sent events) per principal; one more gets 429 too_many_streams (0: unlimited)")
 	fs.IntVar(&f.MaxSessions, "max-sessions", DefaultMaxSessions, "live MCP sessions (2025-11-25 initialize) per principal; one more gets 429 too_many_sessions until one is deleted or idles out (0: unlimited)")
 	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight HTTP requests get to finish")
+	fs.DurationVar(&f.WriteTimeout, "write-timeout", DefaultWriteTimeout, "how long one write to a client that stopped reading may block before its HTTP request or stream, or the stdio session, is ended")
 }
 
 // Options loads the tokens (flags, getenv(QUARRY_AUTH_TOKENS), the token
@@ -72,6 +75,7 @@ func (f *HTTPFlags) Options(addr string, getenv func(string) string) (HTTPOption
 		MaxConcurrent:   f.MaxConcurrent,
 		MaxStreams:      f.MaxStreams,
 		MaxSessions:     f.MaxSessions,
+		WriteTimeout:    f.WriteTimeout,
 	}
 	if o.RateLimit <= 0 {
 		o.RateLimit = -1

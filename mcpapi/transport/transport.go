@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -19,21 +18,45 @@ import (
 )
 
 // ServeStdio serves MCP over in/out (newline-delimited JSON-RPC) until in
-// closes or ctx is cancelled. Errors of the transport go to logger.
+// closes or ctx is cancelled, with the default StdioOptions; errors of the
+// transport go to logger. See ServeStdioWith.
+func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, logger *slog.Logger) error {
+	return ServeStdioWith(ctx, s, in, out, StdioOptions{Logger: logger})
+}
+
+// ServeStdioWith serves MCP over in/out (newline-delimited JSON-RPC) until
+// in closes or ctx is cancelled, or the client stops reading out (a write
+// blocked for opts.WriteTimeout: ErrClientStoppedReading, see
+// stdio_bounds.go).
 // Messages that are valid JSON but not valid JSON-RPC (batches, non-objects,
 // a non-string method, an object with neither method nor result) are
 // answered -32600 here, as over HTTP; mcp-go would report them as parse
-// errors or drop them. Tool calls are run here too (stdioCalls), so that
-// their results are written by appendMessage; everything else is served by
-// mcp-go's stdio server.
-func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, logger *slog.Logger) error {
+// errors or drop them. Requests are run here too (stdioCalls), so that
+// their number is bounded and tool results are written by appendMessage;
+// notifications and the client's responses are served by mcp-go's stdio
+// server.
+func ServeStdioWith(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts StdioOptions) error {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
 	std := server.NewStdioServer(s)
-	// Tool calls do not reach mcp-go's worker pool (stdioCalls runs them);
+	// Requests do not reach mcp-go's worker pool (stdioCalls runs them);
 	// a few workers are left for any that would.
 	server.WithWorkerPoolSize(4)(std)
 	server.WithQueueSize(256)(std)
 	std.SetErrorLogger(log.New(&slogWriter{logger}, "", 0))
-	lw := &lockedWriter{w: out}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	timeout := opts.WriteTimeout
+	if timeout <= 0 {
+		timeout = DefaultWriteTimeout
+	}
+	lw := newStdioWriter(out, timeout, func() {
+		logger.Warn("client stopped reading: ending the stdio session", "write_timeout", timeout.String())
+		stop()
+	})
+	defer lw.Close()
 	calls := newStdioCalls(s, lw, logger)
 	// mcp-go builds the session's context (the client session that
 	// elicitation, logging and progress notifications need) when it
@@ -47,6 +70,9 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	err := std.Listen(ctx, pr, lw)
 	_ = pr.Close()
 	calls.stop()
+	if lw.Stalled() {
+		return ErrClientStoppedReading
+	}
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil
 	}
@@ -77,19 +103,6 @@ func filterStdio(in io.Reader, pw *io.PipeWriter, out io.Writer, calls *stdioCal
 			return
 		}
 	}
-}
-
-// lockedWriter serializes whole-message writes of the stdio server and
-// filterStdio.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // HTTPOptions configures NewHTTPHandler and ServeHTTP. The zero value of a
