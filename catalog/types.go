@@ -96,6 +96,11 @@ type ScanOptions struct {
 	SkipRows int64
 	// Skipped receives the rows skipped for SkipRows; nil when SkipRows is 0.
 	Skipped *atomic.Int64
+	// Pushed, when set, is the plan subtree over this dataset the source
+	// runs itself (planner.Scan.Pushed; only for a planner.SubtreePusher
+	// that accepted it): the scan returns its rows (its schema), and
+	// Columns and Filters are empty.
+	Pushed planner.Node
 	// Limit, when > 0, is the most rows the caller reads from the scan
 	// (SkipRows included): the offset plus count of a limit directly
 	// over it, through projections only, so counted after Filters. A

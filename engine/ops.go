@@ -72,7 +72,7 @@ func (ex *exec) openScan(n *planner.Scan) (array.RecordReader, error) {
 func (ex *exec) scanOptions(n *planner.Scan) catalog.ScanOptions {
 	skipRows, skipped := ex.skipOf(n)
 	return catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters,
-		Filters: n.Filters, SkipRows: skipRows, Skipped: skipped, Limit: ex.limits[n]}
+		Filters: n.Filters, SkipRows: skipRows, Skipped: skipped, Limit: ex.limits[n], Pushed: n.Pushed}
 }
 
 // scanNotes is what a source that describes its reads says about n's

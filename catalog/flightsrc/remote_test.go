@@ -215,6 +215,9 @@ var queries = []string{
 	`SELECT id, qty FROM {T} WHERE id BETWEEN 100 AND 120 AND note LIKE 'n001%' ORDER BY id`,
 	`SELECT region, count(*) AS n, sum(qty) AS q, avg(price) AS p, min(note) AS lo FROM {T} WHERE id > 50 GROUP BY region ORDER BY region`,
 	`SELECT id, note FROM {T} WHERE qty > 45 LIMIT 7`,
+	`SELECT region, count(*) AS n, sum(qty) AS q, min(note) AS lo, max(id) AS hi, count(region) AS c FROM {T} WHERE id > 50 GROUP BY region ORDER BY region`,
+	`SELECT count(*) AS n, sum(id) AS s FROM {T} WHERE qty < 10`,
+	`SELECT qty, count(*) AS n FROM {T} GROUP BY qty ORDER BY n DESC, qty LIMIT 5`,
 	`SELECT id FROM {T} LIMIT 5 OFFSET 30`,
 	`SELECT upper(region) AS r, qty * 2 AS q2 FROM {T} WHERE id < 40 ORDER BY id DESC LIMIT 4`,
 }
@@ -268,7 +271,7 @@ func TestSQLiteRemote(t *testing.T) {
 		`SELECT id, note FROM "remote/lite/sales" WHERE qty > 45 LIMIT 7`:    `SELECT "id", "qty", "note" FROM "sales" WHERE "qty" > 45 LIMIT 7`,
 		`SELECT id FROM "remote/lite/sales" LIMIT 5 OFFSET 30`:               `SELECT "id" FROM "sales" LIMIT 5 OFFSET 30`,
 		`SELECT note FROM "remote/lite/sales" WHERE note LIKE 'n1%' LIMIT 2`: `SELECT "note" FROM "sales"`,
-		`SELECT count(*) FROM "remote/lite/sales" WHERE region = 'east'`:     `SELECT "region" FROM "sales" WHERE "region" = 'east'`,
+		`SELECT count(*) FROM "remote/lite/sales" WHERE region = 'east'`:     `SELECT count(*) AS "count_all" FROM "sales" WHERE "region" = 'east'`,
 	} {
 		lite.sent()
 		rowsOf(t, a, q)

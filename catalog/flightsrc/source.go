@@ -51,6 +51,16 @@ func (s *source) HandlesFilter(p planner.Predicate) bool { return s.r.dialect.Pr
 // of its rows and the leading rows it leaves out (opts.SkipRows pushed
 // as OFFSET, or 0).
 func (s *source) SQL(opts catalog.ScanOptions) (sql string, out *arrow.Schema, skipped int64, err error) {
+	if opts.Pushed != nil {
+		n := opts.Pushed
+		if _, isLimit := n.(*planner.Limit); !isLimit && opts.Limit > 0 {
+			n = &planner.Limit{Input: n, Count: opts.Limit}
+		}
+		if sql, err = sqlgen.Generate(n, s.table, s.r.dialect); err != nil {
+			return "", nil, 0, qerr.Internal(err, "remote dataset %s: a pushed plan", s.id)
+		}
+		return sql, n.Schema(), 0, nil
+	}
 	proj, err := catalog.Projection(s.id, s.schema, opts.Columns)
 	if err != nil {
 		return "", nil, 0, err
@@ -97,7 +107,8 @@ func (s *source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 		mem = memory.DefaultAllocator
 	}
 	s.r.log.Debug("flightsql remote query", "dataset", s.id, "sql", sql)
-	check := func(got *arrow.Schema) error { return s.checkSchema(got, out) }
+	pushed := opts.Pushed != nil
+	check := func(got *arrow.Schema) error { return s.checkSchema(got, out, pushed) }
 	st, err := s.r.stream(ctx, ctx, sql, mem, check)
 	if err != nil {
 		return nil, err
@@ -105,17 +116,22 @@ func (s *source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	if skipped > 0 && opts.Skipped != nil {
 		opts.Skipped.Add(skipped)
 	}
-	r := &scanReader{ctx: ctx, s: s, in: st, out: out, mem: mem}
+	r := &scanReader{ctx: ctx, s: s, in: st, out: out, mem: mem, pushed: pushed}
 	r.refs.Store(1)
 	return r, nil
 }
 
 // checkSchema compares the remote's result schema with the dataset's
-// columns out: same number of columns, each exposed as the same type.
-func (s *source) checkSchema(got, out *arrow.Schema) error {
+// columns out: same number of columns, each exposed as the same type
+// (for a pushed plan, whose computed columns each remote types its own
+// way, only the number: values are converted).
+func (s *source) checkSchema(got, out *arrow.Schema, pushed bool) error {
 	exp, _ := catalog.ExposedSchema(got)
 	if exp.NumFields() != out.NumFields() {
 		return s.changed(fmt.Sprintf("the remote returned %d columns for %d", exp.NumFields(), out.NumFields()))
+	}
+	if pushed {
+		return nil
 	}
 	for i := range exp.Fields() {
 		if !arrow.TypeEqual(exp.Field(i).Type, out.Field(i).Type) {
@@ -240,6 +256,8 @@ type scanReader struct {
 	cur  arrow.RecordBatch
 	err  error
 	refs atomic.Int64
+	// pushed: the rows of a pushed plan, converted to its types.
+	pushed bool
 }
 
 func (r *scanReader) Retain() { r.refs.Add(1) }
@@ -307,13 +325,17 @@ func (r *scanReader) Next() (ok bool) {
 		return false
 	}
 	b := r.in.RecordBatch()
-	if err := r.s.checkSchema(b.Schema(), r.out); err != nil {
+	if err := r.s.checkSchema(b.Schema(), r.out, r.pushed); err != nil {
 		return r.fail(err)
 	}
 	cols = make([]arrow.Array, 0, r.out.NumFields())
 	for i := range r.out.NumFields() {
 		in := b.Column(i)
-		c, err := catalog.ExposeArray(r.mem, in, r.out.Field(i).Type)
+		convert := catalog.ExposeArray
+		if r.pushed {
+			convert = toType
+		}
+		c, err := convert(r.mem, in, r.out.Field(i).Type)
 		if err == nil && c == in {
 			// The stream's buffers are the gRPC messages' bytes, which no
 			// allocator counts: copy them into the query's memory.

@@ -219,6 +219,14 @@ func TestAggregate(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.d.Name, got, c.want)
 		}
 	}
+	// Round trip of the aggregate (what a remote runs when it is pushed).
+	sql, err := sqlgen.Generate(p, sqlgen.Table{Name: "t"}, sqlgen.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := canonical(t, p), canonical(t, reparse(t, sql)); a != b {
+		t.Errorf("round trip changed the plan:\n%s\n-- back from %s --\n%s", a, sql, b)
+	}
 	lit := planner.Predicate{Col: "region", Op: planner.OpEq, Value: &planner.Literal{Type: arrow.BinaryTypes.String, Value: `a\'b`}}
 	sc := arrow.NewSchema([]arrow.Field{{Name: "region", Type: arrow.BinaryTypes.String}}, nil)
 	out := arrow.NewSchema([]arrow.Field{{Name: "region", Type: arrow.BinaryTypes.String}}, nil)
