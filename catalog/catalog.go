@@ -43,6 +43,11 @@ type Options struct {
 	// an id not known yet until the scan has opened it or ended. Close
 	// stops the scan.
 	Background bool
+	// Remotes list datasets that are not files (tables of remote engines,
+	// ids remote/<name>/...): listed with every scan (reused for
+	// remoteRelist), looked up before the files, hiding a file dataset of
+	// the same id. See remote.go.
+	Remotes []Remote
 }
 
 // Catalog is the set of datasets found under a data root. It never writes
@@ -62,6 +67,8 @@ type Catalog struct {
 	stop    context.CancelFunc // cancels a background first scan
 	pending atomic.Int64       // files of the running scan not opened yet
 	walking atomic.Bool        // the running scan is still listing files
+
+	remotes remotes // Options.Remotes and their datasets
 }
 
 // fileEntry is one candidate file and what its Format made of it.
@@ -160,6 +167,7 @@ func New(ctx context.Context, opts Options) (*Catalog, error) {
 		log:     opts.Logger,
 		workers: opts.Workers,
 	}
+	c.remotes.list = append([]Remote(nil), opts.Remotes...)
 	if len(c.formats) == 0 {
 		return nil, qerr.Invalid(qerr.CodeInvalidArgument, "Options.Formats is empty: name the formats to discover (e.g. csv.NewFormat() of catalog/csv)")
 	}
@@ -226,13 +234,15 @@ func (c *Catalog) WaitScanned(ctx context.Context) error {
 	}
 }
 
-// Close stops a background first scan and waits for it to end. The
-// catalog stays usable. Idempotent.
+// Close stops a background first scan and waits for it to end, and
+// closes the remotes that are io.Closers (their datasets fail from then
+// on). The catalog's files stay usable. Idempotent.
 func (c *Catalog) Close() {
 	if c.stop != nil {
 		c.stop()
 	}
 	<-c.first
+	c.remotes.closeOnce.Do(c.remotes.close)
 }
 
 func (c *Catalog) scanning() bool {
@@ -318,6 +328,9 @@ func (c *Catalog) refresh(ctx context.Context, partial bool) error {
 		return err
 	}
 	start := time.Now()
+	listed := make(chan struct{}) // the remotes are listed beside the walk
+	go func() { defer close(listed); c.remotes.refresh(ctx, false) }()
+	defer func() { <-listed }()
 	prev := c.snapshot()
 	cands, sidecars, walkDiags, err := c.walk(ctx, prev.walkDiags)
 	c.walking.Store(false)
@@ -439,13 +452,18 @@ func (p *publisher) start() (stop func()) {
 // The slice is the caller's; the *Dataset values are shared and must not be
 // modified.
 func (c *Catalog) Datasets() []*Dataset {
-	return append([]*Dataset(nil), c.snapshot().sorted...)
+	return c.remotes.merge(c.snapshot().sorted)
 }
 
 // Diagnostics returns the problems met by the last scan (files skipped and
 // why), sorted by path. Lookup updates them when it re-opens a changed file.
 func (c *Catalog) Diagnostics() []Diagnostic {
-	return append([]Diagnostic(nil), c.snapshot().diags...)
+	out := append([]Diagnostic(nil), c.snapshot().diags...)
+	if rd := c.remotes.diagnostics(); len(rd) > 0 {
+		out = append(out, rd...)
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	}
+	return out
 }
 
 // Lookup returns the dataset with the given ID. It re-checks the dataset's
@@ -473,7 +491,7 @@ func (c *Catalog) LookupContext(ctx context.Context, id string) (*Dataset, error
 		_, ok := c.snap.byID[id]
 		pub := c.pub
 		c.mu.RUnlock()
-		if ok || !c.scanning() {
+		if ok || c.remotes.lookup(id) != nil || !c.scanning() {
 			break
 		}
 		select {
@@ -497,6 +515,9 @@ func (c *Catalog) LookupContext(ctx context.Context, id string) (*Dataset, error
 }
 
 func (c *Catalog) lookupNow(id string) (*Dataset, error) {
+	if ds := c.remotes.lookup(id); ds != nil {
+		return ds, nil
+	}
 	snap := c.snapshot()
 	ds, ok := snap.byID[id]
 	if !ok {
@@ -621,6 +642,11 @@ func (c *Catalog) notFound(snap *snapshot, id string) *qerr.Error {
 	ids := make([]string, len(snap.sorted))
 	for i, ds := range snap.sorted {
 		ids[i] = ds.ID
+	}
+	if rs := c.remotes.set.Load(); rs != nil {
+		for _, ds := range rs.sorted {
+			ids = append(ids, ds.ID)
+		}
 	}
 	return qerr.NotFound(qerr.CodeDatasetNotFound, "no dataset %q", id).
 		With("suggestions", qerr.Suggest(id, ids, 5)).

@@ -2,7 +2,7 @@ package catalog
 
 // Kinds lists every dataset kind the catalog's formats produce, in the
 // order get_catalog documents them.
-var Kinds = []Kind{KindCSV, KindHDF5, KindParquet, KindJSON, KindArrow, KindXLSX}
+var Kinds = []Kind{KindCSV, KindHDF5, KindParquet, KindJSON, KindArrow, KindXLSX, KindFlightSQL}
 
 // KnownKind reports whether k names one of Kinds.
 func KnownKind(k string) bool {

@@ -96,6 +96,17 @@ type ScanOptions struct {
 	SkipRows int64
 	// Skipped receives the rows skipped for SkipRows; nil when SkipRows is 0.
 	Skipped *atomic.Int64
+	// Pushed, when set, is the plan subtree over this dataset the source
+	// runs itself (planner.Scan.Pushed; only for a planner.SubtreePusher
+	// that accepted it): the scan returns its rows (its schema), and
+	// Columns and Filters are empty.
+	Pushed planner.Node
+	// Limit, when > 0, is the most rows the caller reads from the scan
+	// (SkipRows included): the offset plus count of a limit directly
+	// over it, through projections only, so counted after Filters. A
+	// source that applies every one of Filters itself (a remote engine)
+	// may stop after that many rows; any other source ignores it.
+	Limit int64
 }
 
 // ScanStats are what a scan's reader read and left out, for EXPLAIN
@@ -132,6 +143,13 @@ func StatsOf(rr array.RecordReader) (ScanStats, bool) {
 // with ctx.Err() (reported by Err()) when ctx is cancelled.
 type Source interface {
 	Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error)
+}
+
+// ScanDescriber is implemented by sources whose reads are worth showing
+// in explain output: DescribeScan says what a scan with opts does (a
+// remote's generated statement); "" says nothing. It must not read.
+type ScanDescriber interface {
+	DescribeScan(opts ScanOptions) string
 }
 
 // Diagnostic reports a file the scan skipped, or a problem it met.

@@ -82,6 +82,8 @@ type exec struct {
 	srcDataset string
 	// skips are the offsets passed to scans (limit_skip.go).
 	skips map[*planner.Scan]*scanSkip
+	// limits are the row limits passed to scans (limit_scan.go).
+	limits map[*planner.Scan]int64
 }
 
 // Execute builds a streaming pipeline for the plan and returns a reader over
@@ -341,6 +343,7 @@ func (ex *exec) buildNode(n planner.Node) (op, error) {
 			in, err = ex.buildAs(s, func() (op, error) { return ex.buildSort(s, k) })
 		} else {
 			skipped = ex.skipFor(n)
+			ex.limitFor(n)
 			in, err = ex.build(n.Input)
 		}
 		if err != nil {

@@ -346,11 +346,11 @@ func (p *peakAlloc) Reallocate(size int, b []byte) []byte {
 
 // Physical descriptions of the built-in operators.
 
-func (s *scanOp) describe() (string, []string) { return "scan", nil }
+func (s *scanOp) describe() (string, []string) { return "scan", s.notes }
 
 func (f *filterOp) describe() (string, []string) {
-	if _, ok := f.in.(*scanOp); ok { // filters pushed into the scan
-		return "scan+filter", nil
+	if s, ok := f.in.(*scanOp); ok { // filters pushed into the scan
+		return "scan+filter", s.notes
 	}
 	if f.proj != nil {
 		return "filter+project", []string{"copies only the projected columns of passing rows"}

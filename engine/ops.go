@@ -26,6 +26,8 @@ type scanOp struct {
 	read     int64
 	stats    catalog.ScanStats
 	hasStats bool
+	// notes are what the source says about this read (explain).
+	notes []string
 }
 
 func (ex *exec) buildScan(n *planner.Scan) (op, error) {
@@ -43,7 +45,7 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 			return nil, err
 		}
 	}
-	var s op = &scanOp{ex: ex, dataset: n.Dataset, rdr: rdr, out: n.Out}
+	var s op = &scanOp{ex: ex, dataset: n.Dataset, rdr: rdr, out: n.Out, notes: ex.scanNotes(n)}
 	if len(preds) > 0 {
 		s = newFilterOp(ex, s, n.Out, preds)
 	}
@@ -52,9 +54,7 @@ func (ex *exec) buildScan(n *planner.Scan) (op, error) {
 
 // openScan opens the source for n and checks the columns' types.
 func (ex *exec) openScan(n *planner.Scan) (array.RecordReader, error) {
-	skipRows, skipped := ex.skipOf(n)
-	rdr, err := ex.src.Scan(ex.ctx, catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters,
-		Filters: n.Filters, SkipRows: skipRows, Skipped: skipped})
+	rdr, err := ex.src.Scan(ex.ctx, ex.scanOptions(n))
 	if err != nil {
 		return nil, sourceErr(n.Dataset, err)
 	}
@@ -66,6 +66,27 @@ func (ex *exec) openScan(n *planner.Scan) (array.RecordReader, error) {
 		return nil, err
 	}
 	return rdr, nil
+}
+
+// scanOptions is what the scan n asks its source for.
+func (ex *exec) scanOptions(n *planner.Scan) catalog.ScanOptions {
+	skipRows, skipped := ex.skipOf(n)
+	return catalog.ScanOptions{Columns: n.Columns, BatchSize: ex.batchSize, Alloc: ex.soft, ZoneFilters: n.ZoneFilters,
+		Filters: n.Filters, SkipRows: skipRows, Skipped: skipped, Limit: ex.limits[n], Pushed: n.Pushed}
+}
+
+// scanNotes is what a source that describes its reads says about n's
+// (when explaining or profiling).
+func (ex *exec) scanNotes(n *planner.Scan) []string {
+	if ex.trace == nil { // not explaining or profiling
+		return nil
+	}
+	if d, ok := ex.src.(catalog.ScanDescriber); ok {
+		if s := d.DescribeScan(ex.scanOptions(n)); s != "" {
+			return []string{s}
+		}
+	}
+	return nil
 }
 
 // sameTypes checks that the source's columns have the plan's types; a

@@ -261,7 +261,11 @@ A model-fixable error is a tool result with ` + "`isError: true`" + ` whose text
 | ` + "`invalid_page_token`" + ` | the page token is malformed, tampered with, or belongs to another handle | |
 | ` + "`invalid_filter_token`" + ` | a pattern_filter ` + "`filter_token`" + ` is malformed, tampered with, expired, from before a restart, or used on a dataset it was not confirmed for | ` + "`field`" + ` |
 | ` + "`resource_exhausted`" + ` | the query exceeded its memory budget or the artifact quota, or the artifact directory is full or read-only (get the result inline) | |
-| ` + "`timeout`" + ` | the query exceeded the server's time limit | |
+| ` + "`remote_unavailable`" + ` | a Flight SQL remote (dataset ` + "`remote/<name>/...`" + `) cannot be reached | ` + "`remote`" + ` |
+| ` + "`remote_auth_failed`" + ` | a Flight SQL remote refused the server's credentials for it | ` + "`remote`" + ` |
+| ` + "`remote_error`" + ` | a Flight SQL remote failed the statement Quarry generated for it | ` + "`remote`, `remote_sql`, `grpc_code`" + ` |
+| ` + "`remote_schema_changed`" + ` | a remote table's columns changed since the catalog listed it: call get_catalog and retry | ` + "`remote`" + ` |
+| ` + "`timeout`" + ` | the query exceeded the server's time limit, or a Flight SQL remote its own timeout (` + "`remote`" + `) | |
 | ` + "`cancelled`" + ` | the client cancelled the request, or the user declined to run a large query (confirmation) | |
 | ` + "`internal`" + ` | a bug; the server log has the details under the request id | |
 

@@ -22,6 +22,9 @@ func (s *Scan) Describe() string {
 	if len(s.ZoneFilters) > 0 {
 		fmt.Fprintf(&b, " zone-filter=[%s]", describePreds(s.ZoneFilters))
 	}
+	if s.Pushed != nil {
+		fmt.Fprintf(&b, " pushed=[%s]", describePushed(s.Pushed))
+	}
 	return b.String()
 }
 

@@ -83,6 +83,10 @@ type Scan struct {
 	// RowCount is the dataset's row count (for estimates); RowCountExact says if it is exact.
 	RowCount      int64
 	RowCountExact bool
+	// Pushed, when set, is a subtree over this dataset that its source
+	// runs itself (a remote engine; PushSubtree): Out is its schema and
+	// Columns and Filters are empty.
+	Pushed Node
 }
 
 // Filter keeps the rows for which all predicates hold.

@@ -755,6 +755,7 @@ type headSource struct {
 func (h headSource) Scan(ctx context.Context, opts catalog.ScanOptions) (array.RecordReader, error) {
 	opts.ZoneFilters, opts.Filters = nil, nil
 	opts.SkipRows, opts.Skipped = 0, nil
+	opts.Limit = h.rows // the reader stops there (a remote reads no more)
 	rr, err := h.src.Scan(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ type CatalogRequest struct {
 	// Query filters datasets whose id or path contains it (case-insensitive).
 	Query string `json:"query,omitempty" jsonschema:"Words all found in id, path or tags; filters diagnostics too."`
 	// Kinds keeps only datasets of these kinds.
-	Kinds []string `json:"kinds,omitempty" jsonschema:"csv, hdf5, parquet, json, arrow, xlsx."`
+	Kinds []string `json:"kinds,omitempty" jsonschema:"csv, hdf5, parquet, json, arrow, xlsx, flightsql."`
 	// Tags keeps datasets whose schema-card tags include every pair.
 	Tags map[string]string `json:"tags,omitempty" jsonschema:"Schema-card tags to match, e.g. {\"year\": \"2024\"}."`
 	// Cursor continues a listing (CatalogResponse.NextCursor).

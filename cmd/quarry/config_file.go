@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/quarrydb/quarry/catalog/flightsrc"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -62,6 +64,9 @@ func parseConfigFile(name string, data []byte, fs *flag.FlagSet) ([]fileSetting,
 	})
 	out := make([]fileSetting, 0, len(keys))
 	for _, k := range keys {
+		if k == flightsrc.ConfigKey {
+			continue // [[flightsql]] remotes: parseRemotes
+		}
 		line := lines[k]
 		f := fs.Lookup(k)
 		if f == nil || !fileKey(k) {
@@ -81,6 +86,50 @@ func parseConfigFile(name string, data []byte, fs *flag.FlagSet) ([]fileSetting,
 		out = append(out, fileSetting{key: k, values: values, line: line})
 	}
 	return out, nil
+}
+
+// parseRemotes returns the [[flightsql]] remotes of a config file.
+func parseRemotes(name string, data []byte) ([]flightsrc.Config, error) {
+	list, err := flightsrc.ParseConfig(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errConfig, err)
+	}
+	return list, nil
+}
+
+// printRemotes writes remotes as [[flightsql]] tables. Headers may hold
+// credentials: only their names are shown, in a comment (like tokens,
+// they are not in the output read back).
+func printRemotes(w io.Writer, remotes []flightsrc.Config, source string) error {
+	if len(remotes) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\n# Arrow Flight SQL remotes (%s)\n", source); err != nil {
+		return err
+	}
+	for _, r := range remotes {
+		names := make([]string, 0, len(r.Headers))
+		for k := range r.Headers {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		r.Headers = nil
+		b, err := toml.Marshal(struct {
+			Remotes []flightsrc.Config `toml:"flightsql"`
+		}{[]flightsrc.Config{r}})
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if len(names) > 0 {
+			if _, err := fmt.Fprintf(w, "# headers = (%s, values hidden)\n", strings.Join(names, ", ")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // settingValues turns a decoded TOML value into the strings flag.Set takes.

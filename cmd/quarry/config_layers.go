@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quarrydb/quarry/catalog/flightsrc"
 )
 
 // Every `quarry serve` flag can also be set from the environment
@@ -46,6 +48,8 @@ type layers struct {
 	raw map[string][]string
 	// source says where each flag set away from its default came from.
 	source map[string]string
+	// remotes are the config file's [[flightsql]] tables.
+	remotes []flightsrc.Config
 }
 
 // newLayers adds --config and --print-config to fs and starts recording
@@ -124,6 +128,9 @@ func (l *layers) apply(lookupEnv func(string) (string, bool), readFile func(stri
 	if err != nil {
 		return err
 	}
+	if l.remotes, err = parseRemotes(l.config, data); err != nil {
+		return err
+	}
 	for _, s := range settings {
 		if _, set := l.source[s.key]; set {
 			continue
@@ -185,7 +192,7 @@ func (l *layers) printConfig(w io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return printRemotes(w, l.remotes, "file "+l.config)
 }
 
 // tomlLiteral writes s, a value of v, as a TOML value of v's type: bools

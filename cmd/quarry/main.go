@@ -185,6 +185,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	cfg.app.BackgroundScan = true // answer at once; the catalog scan runs behind
+	cfg.app.FlightSQL = settings.remotes
 	m := metrics.New()
 	cfg.app.OnToolCall = m.ToolCall
 	a, err := open(ctx, cfg)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/csv"
+	"github.com/quarrydb/quarry/catalog/flightsrc"
 	"github.com/quarrydb/quarry/catalog/hdf5"
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/handles"
@@ -123,6 +124,10 @@ type Config struct {
 	// suite calls (test_simple_text, test://static-text, ...) to the MCP
 	// server; for testing only (flag --conformance-fixtures).
 	ConformanceFixtures bool
+	// FlightSQL are the Arrow Flight SQL remotes whose tables the catalog
+	// lists as remote/<name>/<table> (the config file's [[flightsql]]
+	// tables; catalog/flightsrc).
+	FlightSQL []flightsrc.Config
 	// Version is announced to clients; "" => "dev".
 	Version string
 	// Logger receives all logs (stderr); nil => slog.Default().
@@ -243,8 +248,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	formats := []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper, Limits: cfg.InputLimits}),
 		catalog.NewParquetFormat(cfg.InputLimits), catalog.NewJSONFormat(cfg.InputLimits), catalog.NewArrowFormat(cfg.InputLimits), catalog.NewXLSXFormat(cfg.InputLimits), h5}
-	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger, Background: cfg.BackgroundScan})
+	remotes, err := openRemotes(cfg)
 	if err != nil {
+		_ = h5.Close()
+		return nil, err
+	}
+	cat, err := catalog.New(ctx, catalog.Options{Root: root, Formats: formats, Logger: cfg.Logger, Background: cfg.BackgroundScan,
+		Remotes: remotes})
+	if err != nil {
+		closeRemotes(remotes)
 		_ = h5.Close()
 		return nil, err
 	}

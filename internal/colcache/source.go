@@ -24,13 +24,14 @@ type Source struct {
 var _ catalog.Source = (*Source)(nil)
 
 // Wrap returns the Source queries should read ds through: ds.Source itself
-// when the cache is disabled (or nil), a *Source otherwise. It is cheap
+// when the cache is disabled (or nil) or ds is not a file (a remote
+// table), a *Source otherwise. It is cheap
 // (call it per query).
 func (c *Cache) Wrap(ds *catalog.Dataset) catalog.Source {
 	if ds == nil {
 		return nil
 	}
-	if !c.Enabled() || ds.Source == nil {
+	if !c.Enabled() || ds.Source == nil || ds.AbsPath == "" { // "": not a file (a remote table)
 		return ds.Source
 	}
 	return &Source{c: c, ds: ds, inner: ds.Source, key: keyOf(ds.AbsPath, ds.ID, ds.SizeBytes, ds.ModTime)}

@@ -1,0 +1,112 @@
+package flightsrc
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/planner"
+	"github.com/quarrydb/quarry/planner/sqlgen"
+)
+
+var _ planner.SubtreePusher = (*source)(nil)
+
+// PushesPlan implements planner.SubtreePusher: a subtree with an
+// aggregate the remote computes as the engine does (count, count of a
+// column, sum of integers, min and max of integers, strings and dates,
+// grouped by integer, string, date or boolean keys; in the mysql dialect
+// no string keys or string min/max: its collations may ignore case),
+// over filters the dialect prints, with projections and a limit above.
+func (s *source) PushesPlan(n planner.Node) bool {
+	agg, ok := false, true
+	planner.Inspect(n, func(x planner.Node, _ int) bool {
+		switch x := x.(type) {
+		case *planner.Aggregate:
+			agg = true
+			in := x.Input.Schema()
+			for _, k := range x.GroupIdx {
+				ok = ok && s.keyType(in.Field(k).Type)
+			}
+			for _, a := range x.Aggs {
+				ok = ok && s.pushesAgg(a, in)
+			}
+		case *planner.Scan:
+			ok = ok && x.Dataset == s.id
+		}
+		return ok
+	})
+	if !ok || !agg {
+		return false
+	}
+	_, err := sqlgen.Generate(n, s.table, s.r.dialect)
+	return err == nil
+}
+
+// keyType reports whether a column of type t may be a pushed group key
+// or a pushed min/max argument.
+func (s *source) keyType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64, arrow.DATE32, arrow.BOOL:
+		return true
+	case arrow.STRING, arrow.LARGE_STRING:
+		return !s.r.dialect.CaseInsensitiveStrings
+	}
+	return false
+}
+
+func isInteger(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	}
+	return false
+}
+
+// pushesAgg reports whether aggregate a (over input schema in) is pushed.
+func (s *source) pushesAgg(a planner.AggExpr, in *arrow.Schema) bool {
+	if len(a.Filter) > 0 || a.Arg != "" {
+		return false
+	}
+	if a.Col == "*" || a.Index < 0 {
+		return a.Fn == planner.AggCount && a.Col == "*"
+	}
+	t := in.Field(a.Index).Type
+	switch a.Fn {
+	case planner.AggCount:
+		return true
+	case planner.AggSum:
+		return isInteger(t) && t.ID() != arrow.UINT64 // SQL sums of uint64 may leave int64
+	case planner.AggMin, planner.AggMax:
+		return s.keyType(t) && t.ID() != arrow.BOOL
+	}
+	return false
+}
+
+// toType converts a column of a pushed subtree's result to the type the
+// plan gives it (remotes type computed columns their own way: SQLite
+// types them by their first value, or as a union of its storage classes):
+// as catalog.ExposeArray does, and a dense union value by value from its
+// members' text.
+func toType(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	u, ok := arr.(*array.DenseUnion)
+	if !ok {
+		return catalog.ExposeArray(mem, arr, to)
+	}
+	b := array.NewBuilder(mem, to)
+	defer b.Release()
+	b.Reserve(u.Len())
+	for i := range u.Len() {
+		v, off := u.Field(u.ChildID(i)), int(u.ValueOffset(i))
+		if v.IsNull(off) {
+			b.AppendNull()
+			continue
+		}
+		if err := b.AppendValueFromString(v.ValueStr(off)); err != nil {
+			return nil, fmt.Errorf("cannot read the remote's %s value %q as %s: %w", v.DataType(), v.ValueStr(off), to, err)
+		}
+	}
+	return b.NewArray(), nil
+}
