@@ -26,11 +26,12 @@ build-nocgo:
 
 # Release archives with goreleaser, run as a Go module pinned (with its
 # go.sum) in tools/goreleaser, so the main go.mod does not carry its
-# dependencies (.goreleaser.yaml). Not part of `make test`: the first run
-# downloads and builds goreleaser (several minutes). release-snapshot writes
-# dist/ (linux/darwin/windows x amd64/arm64 cgo-free archives and the
-# linux/amd64 HDF5 one) and runs the host's archives; release-ci is the cut
-# CI runs: check, then the host's cgo-free archive built and run.
+# dependencies (.goreleaser.yaml). release-snapshot writes dist/
+# (linux/darwin/windows x amd64/arm64 cgo-free archives and the linux/amd64
+# HDF5 one) and runs the host's archives; release-ci is the cut `make test`
+# runs last: check, then the host's cgo-free archive built and run (its
+# packages are compiled by e2e TestNoCgoBuild with the same flags; the first
+# run on a machine also builds goreleaser, several minutes, then cached).
 GORELEASER := $(GO) run -modfile=tools/goreleaser/go.mod github.com/goreleaser/goreleaser/v2
 release-check:
 	$(GORELEASER) check
@@ -59,7 +60,7 @@ lint: setup
 unit: build
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-test: setup-test vet lint unit fuzz-short
+test: setup-test vet lint unit fuzz-short release-ci
 
 # make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
 setup-test:

@@ -29,9 +29,15 @@ import (
 // into a float64 sum in input order, from the exact partial sums. Partial
 // states merge exactly while both are exact (agg_merge.go).
 //
-// Cost: the check uses no division. Columns without nulls go through
-// addFast, chunk by chunk (decAddChunkK: multiply, round by adding 1.5·2^52,
-// compare squares, add; no per-value branch on the state), and only a chunk
+// A float32 value is summed as the decimal it was rounded from (decOf32):
+// float32 0.1 is 0.100000001490116…, and sums of it are sums of 0.1.
+// Window sums and averages (window_agg.go) add the same integers, one
+// scale for the whole column (decColumn).
+//
+// Cost: the check uses no division. Columns go through addFast, chunk by
+// chunk (decAddChunkK: multiply, round by adding 1.5·2^52, compare squares,
+// add; no per-value branch on the state; with nulls decAddChunkValidK,
+// which masks a null to 0 and counts the validity bit), and only a chunk
 // with a value that fails is taken back and redone value by value
 // (addExact, widen); after a widening the next chunk is tried fast again.
 
@@ -94,6 +100,8 @@ type decSum struct {
 	fsums  []float64 // float: the sums
 	counts []int64   // non-null values per group
 	bound  int64     // exact: at least every |sums[g]|, at most decSumBound
+	buf    []float64 // float32 input: a block of values as decOf32 gives them
+	hint   int       // float32 input: the digits decOf32 tries first
 }
 
 func (s *decSum) grow(n int) {
@@ -108,18 +116,27 @@ func (s *decSum) grow(n int) {
 func (s *decSum) groupBytes() int64 { return 16 }
 
 func (s *decSum) update(col arrow.Array, gids []int32) error {
-	vals := values[float64](col)
 	v := validityOf(col)
-	fast := v.bits == nil
+	if col.DataType().ID() == arrow.FLOAT32 {
+		s.update32(values[float32](col), v, gids)
+		return nil
+	}
+	s.updateVals(values[float64](col), v, gids)
+	return nil
+}
+
+// updateVals adds vals (v: their validity) to groups gids.
+func (s *decSum) updateVals(vals []float64, v validity, gids []int32) {
+	fast := true
 	for i := 0; i < len(gids); {
 		if s.float {
 			s.addFloat(vals, v, gids[i:], i)
-			return nil
+			return
 		}
 		end := len(gids)
 		if fast {
-			if i = s.addFast(vals, gids, i); i == end {
-				return nil
+			if i = s.addFast(vals, v, gids, i); i == end {
+				return
 			}
 			end = min(i+decChunk, end) // the chunk addFast could not add, value by value
 		}
@@ -131,7 +148,6 @@ func (s *decSum) update(col arrow.Array, gids []int32) error {
 		}
 		i = j
 	}
-	return nil
 }
 
 // decChunk is how many values the fast path converts before adding them.
@@ -145,14 +161,15 @@ const decSumBound = 1 << 61
 // decChunkBound bounds what one chunk adds to a sum in magnitude.
 const decChunkBound = decChunk * decNearExact
 
-// addFast adds rows (no nulls) from i on, a chunk at a time while every value of the
+// addFast adds rows from i on, a chunk at a time while every value of the
 // chunk is within decTol of a decimal at the current scale with |n| <
 // decNearExact and the sums stay below decSumBound. Each chunk is added in
 // one pass with no branch on the state or the value but a predictable one
-// for the check; a chunk with a value that fails is taken back (integer
-// additions undo exactly, even wrapped ones) and the function returns its
-// first row (addExact takes over there).
-func (s *decSum) addFast(vals []float64, gids []int32, i int) int {
+// for the check (a null counts as 0, by a mask: decAddChunkValid); a chunk
+// with a value that fails is taken back (integer additions undo exactly,
+// even wrapped ones) and the function returns its first row (addExact
+// takes over there).
+func (s *decSum) addFast(vals []float64, v validity, gids []int32, i int) int {
 	p := decPow10[s.scale]
 	for ; i < len(gids); i += decChunk {
 		if s.bound+decChunkBound >= decSumBound {
@@ -163,8 +180,14 @@ func (s *decSum) addFast(vals []float64, gids []int32, i int) int {
 		}
 		gs := gids[i:min(i+decChunk, len(gids))]
 		vs := vals[i : i+len(gs)]
-		if !decAddChunk(vs, gs, s.sums, s.counts, p) {
-			decUndoChunk(vs, gs, s.sums, s.counts, p)
+		var ok bool
+		if v.bits == nil {
+			ok = decAddChunk(vs, gs, s.sums, s.counts, p)
+		} else {
+			ok = decAddChunkValid(vs, gs, s.sums, s.counts, p, v.bits, v.off+i)
+		}
+		if !ok {
+			decUndoChunk(vs, validity{v.bits, v.off + i}, gs, s.sums, s.counts, p)
 			return i
 		}
 		s.bound += decChunkBound
@@ -181,6 +204,22 @@ func decAddChunk(vs []float64, gs []int32, sums, counts []int64, p float64) bool
 	return decAddChunkK(vs, gs, sums, counts, p, decMagic, decTol*decTol, decNearExact*decNearExact)
 }
 
+// decAddChunkValid is decAddChunk over values with nulls: bits is the
+// validity bitmap of vs[0] at bit off; a null's value (whatever its bits)
+// is masked to +0, adding 0 and counting nothing.
+func decAddChunkValid(vs []float64, gs []int32, sums, counts []int64, p float64, bits []byte, off int) bool {
+	return decAddChunkValidK(vs, gs, sums, counts, p, bits, off, decMagic, decTol*decTol, decNearExact*decNearExact)
+}
+
+// decNear is the check of decAddChunk for x = v·p: n = x rounded (magic:
+// see decRound) and whether x is strictly within decTol of it relatively
+// (tol2 = decTol²) and below decNearExact (lim2 = decNearExact²).
+func decNear(x, magic, tol2, lim2 float64) (float64, bool) {
+	r := (x + magic) - magic
+	e, x2 := x-r, x*x
+	return r, (e*e < x2*tol2 || e == 0) && x2 < lim2
+}
+
 // decAddChunkK is decAddChunk with its constants passed in, so that the
 // loop of this leaf keeps them in registers (magic: see decRound, tol2 =
 // decTol², lim2 = decNearExact²).
@@ -190,10 +229,8 @@ func decAddChunkK(vs []float64, gs []int32, sums, counts []int64, p, magic, tol2
 	ok := true
 	vs = vs[:len(gs)]
 	for j, g := range gs {
-		x := vs[j] * p
-		r := (x + magic) - magic
-		e, x2 := x-r, x*x
-		if !((e*e < x2*tol2 || e == 0) && x2 < lim2) {
+		r, near := decNear(vs[j]*p, magic, tol2, lim2)
+		if !near {
 			ok = false
 		}
 		sums[g] += int64(r)
@@ -202,11 +239,35 @@ func decAddChunkK(vs []float64, gs []int32, sums, counts []int64, p, magic, tol2
 	return ok
 }
 
-// decUndoChunk takes back what decAddChunk added.
-func decUndoChunk(vs []float64, gs []int32, sums, counts []int64, p float64) {
+// decAddChunkValidK is decAddChunkValid with its constants passed in (see
+// decAddChunkK).
+//
+//go:noinline
+func decAddChunkValidK(vs []float64, gs []int32, sums, counts []int64, p float64, bits []byte, off int, magic, tol2, lim2 float64) bool {
+	ok := true
+	vs = vs[:len(gs)]
 	for j, g := range gs {
-		sums[g] -= int64(decRound(vs[j] * p))
-		counts[g]--
+		k := off + j
+		b := uint64(bits[k>>3]>>(k&7)) & 1
+		x := math.Float64frombits(math.Float64bits(vs[j])&-b) * p
+		r, near := decNear(x, magic, tol2, lim2)
+		if !near {
+			ok = false
+		}
+		sums[g] += int64(r)
+		counts[g] += int64(b)
+	}
+	return ok
+}
+
+// decUndoChunk takes back what decAddChunk (or decAddChunkValid, v the
+// validity of vs) added.
+func decUndoChunk(vs []float64, v validity, gs []int32, sums, counts []int64, p float64) {
+	for j, g := range gs {
+		if v.ok(j) {
+			sums[g] -= int64(decRound(vs[j] * p))
+			counts[g]--
+		}
 	}
 }
 

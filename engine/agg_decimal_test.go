@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -96,41 +97,83 @@ func TestDecimalSums(t *testing.T) {
 // two partial states merged at the end (agg_parallel.go), against the exact
 // decimal sums (math/big) of the texts the values were parsed from: equal
 // bit for bit, or (values past 2^53 at their scale, the float fallback)
-// within 1e-12.
+// within 1e-12. A third of the columns have nulls, whose slots hold NaN or
+// 1e300 (a null's value is not read); a quarter are float32 columns (the
+// texts parsed as float32: each value is the decimal it was rounded from).
 func TestDecimalSumsDiff(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	r := rand.New(rand.NewPCG(17, 2026))
+	nullTrials, f32Trials, f32Naive := 0, 0, 0
 	for trial := range 200 {
 		groups := 1 + r.IntN(8)
 		n := r.IntN(400)
 		maxd := r.IntN(7)
-		wide := trial%5 == 0
+		f32 := trial%4 == 3
+		wide := trial%5 == 0 && !f32
+		nulls := trial%3 == 1
 		texts := make([]string, n)
 		gids := make([]int32, n)
 		exact := make([]*big.Rat, groups)
 		counts := make([]int64, groups)
+		naive := make([]float64, groups) // float32 values added as doubles
 		for g := range exact {
 			exact[g] = new(big.Rat)
 		}
-		b := array.NewFloat64Builder(mem)
+		vals, valid := make([]float64, n), make([]bool, n)
 		for i := range n {
+			g := int32(r.IntN(groups))
+			gids[i] = g
+			if nulls && r.IntN(4) == 0 {
+				vals[i] = []float64{math.NaN(), 1e300, 0.1}[r.IntN(3)]
+				continue
+			}
 			d := r.IntN(maxd + 1)
-			mag := []int64{10, 1000, 1_000_000, 1_000_000_000}[r.IntN(4)]
+			mags := []int64{10, 1000, 1_000_000, 1_000_000_000}
+			if f32 {
+				mags = mags[:3] // |n| < 2^23 at the text's digits: one decimal per float32
+			}
+			mag := mags[r.IntN(len(mags))]
 			if wide {
 				mag *= 100_000 // past 2^53 at 6 digits: the float fallback
 			}
 			texts[i] = strconv.FormatFloat(float64(r.Int64N(2*mag)-mag)/math.Pow10(d), 'f', d, 64)
-			v, _ := strconv.ParseFloat(texts[i], 64)
-			b.Append(v)
-			g := int32(r.IntN(groups))
-			gids[i] = g
+			bits := 64
+			if f32 {
+				bits = 32
+			}
+			vals[i], _ = strconv.ParseFloat(texts[i], bits)
+			valid[i] = true
 			x, _ := new(big.Rat).SetString(texts[i])
 			exact[g].Add(exact[g], x)
 			counts[g]++
+			naive[g] += vals[i]
 		}
-		arr := b.NewArray()
-		b.Release()
+		var arr arrow.Array
+		if f32 {
+			v32 := make([]float32, n)
+			for i, x := range vals {
+				v32[i] = float32(x)
+			}
+			b := array.NewFloat32Builder(mem)
+			b.AppendValues(v32, valid) // nulls keep their value bits
+			arr = b.NewArray()
+			b.Release()
+			f32Trials++
+			for g := range groups {
+				if w, _ := exact[g].Float64(); counts[g] > 0 && naive[g] != w {
+					f32Naive++
+				}
+			}
+		} else {
+			b := array.NewFloat64Builder(mem)
+			b.AppendValues(vals, valid)
+			arr = b.NewArray()
+			b.Release()
+		}
+		if arr.NullN() > 0 {
+			nullTrials++
+		}
 		cut := 0
 		if n > 0 {
 			cut = r.IntN(n + 1)
@@ -176,6 +219,9 @@ func TestDecimalSumsDiff(t *testing.T) {
 		}
 		arr.Release()
 	}
+	if nullTrials < 50 || f32Trials < 40 || f32Naive < 20 {
+		t.Fatalf("%d trials with nulls, %d float32 trials, %d float32 groups where adding doubles misses the exact sum", nullTrials, f32Trials, f32Naive)
+	}
 }
 
 // TestDecimalSumsChunks: a long column through the chunked fast path with a
@@ -216,3 +262,37 @@ func TestDecimalSumsChunks(t *testing.T) {
 }
 
 func exact2f(r *big.Rat) float64 { f, _ := r.Float64(); return f }
+
+// TestDecOf32: a float32 value is summed as the decimal it was rounded from
+// when that decimal is the only one with its digits that rounds to it, else
+// as itself.
+func TestDecOf32(t *testing.T) {
+	f32 := func(s string) float32 { x, _ := strconv.ParseFloat(s, 32); return float32(x) }
+	for _, c := range []struct {
+		in   float32
+		want float64
+	}{
+		{f32("0.1"), 0.1},
+		{f32("75.79"), 75.79},
+		{f32("-3.25"), -3.25},
+		{f32("123456.7"), 123456.7},
+		{f32("0.000001"), 0.000001},
+		{f32("1e-9"), 1e-9},
+		{0, 0},
+		{f32("1e-10"), float64(f32("1e-10"))},            // more than 9 digits: itself
+		{f32("16384.002"), 16384.001953125},              // 16384.002 is one of several 3-digit decimals rounding to it: itself
+		{f32("1.1e10"), 11000000512},                     // beyond 2^23: itself
+		{math.MaxFloat32, math.MaxFloat32},               // itself
+		{float32(math.SmallestNonzeroFloat32), 0x1p-149}, // a subnormal: itself
+		{float32(math.Inf(-1)), math.Inf(-1)},
+	} {
+		for _, hint := range []int{0, 3, maxDecScale} {
+			if got, _ := decOf32(c.in, hint); got != c.want {
+				t.Errorf("decOf32(%v, hint %d) = %v, want %v", c.in, hint, got, c.want)
+			}
+		}
+	}
+	if got, _ := decOf32(float32(math.NaN()), 0); !math.IsNaN(got) {
+		t.Errorf("decOf32(NaN) = %v", got)
+	}
+}

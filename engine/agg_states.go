@@ -47,10 +47,8 @@ func newSumState(id arrow.Type, col string) (aggState, arrow.DataType) {
 		s = &sumInt[uint32]{col: col}
 	case arrow.UINT64:
 		s = &sumInt[uint64]{col: col}
-	case arrow.FLOAT32:
-		return &sumFloat[float32]{}, arrow.PrimitiveTypes.Float64
-	case arrow.FLOAT64:
-		return &decSum{}, arrow.PrimitiveTypes.Float64 // exact while decimal (agg_decimal.go)
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return &decSum{}, arrow.PrimitiveTypes.Float64 // exact while decimal (agg_decimal.go, agg_decimal32.go)
 	default:
 		return nil, nil
 	}
@@ -76,10 +74,8 @@ func newAvgState(id arrow.Type) aggState {
 		return &avgState[uint32]{}
 	case arrow.UINT64:
 		return &avgState[uint64]{}
-	case arrow.FLOAT32:
-		return &avgState[float32]{}
-	case arrow.FLOAT64:
-		return &decSum{avg: true} // exact while decimal (agg_decimal.go)
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return &decSum{avg: true} // exact while decimal (agg_decimal.go, agg_decimal32.go)
 	}
 	return nil
 }

@@ -138,12 +138,16 @@ func subOverflow(a, b int64) (int64, bool) {
 func (w *windowOp) slideSum(l *winLayout, e planner.WindowExpr) (winResult, error) {
 	fn := funcs.AggFn(e.Fn)
 	var col *numCol
+	scale := -1 // a float sum's or avg's input made exact (window_decimal.go)
 	if e.Col != "*" {
 		var err error
 		intSum := fn == funcs.AggSum && funcs.IsInteger(w.n.Input.Schema().Field(e.Index).Type)
 		if fn != funcs.AggCount {
 			if col, err = w.loadNum(e.Index, !intSum); err != nil {
 				return nil, err
+			}
+			if !intSum {
+				scale = w.decWindowInput(col, w.n.Input.Schema().Field(e.Index).Type)
 			}
 		} else {
 			col = &numCol{valid: make([]bool, w.total)}
@@ -212,6 +216,10 @@ func (w *windowOp) slideSum(l *winLayout, e planner.WindowExpr) (winResult, erro
 			case st.cnt == 0:
 			case isInt:
 				ir.vals[g], ir.valid[g] = st.isum, true
+			case scale >= 0 && fn == funcs.AggSum:
+				fr.vals[g], fr.valid[g] = decQuo(st.isum, 1, scale), true
+			case scale >= 0:
+				fr.vals[g], fr.valid[g] = decQuo(st.isum, st.cnt, scale), true
 			case fn == funcs.AggSum:
 				fr.vals[g], fr.valid[g] = st.float(), true
 			default:

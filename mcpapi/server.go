@@ -38,17 +38,6 @@ type Options struct {
 	OnToolCall func(ToolCall)
 }
 
-// Instructions is what the server tells clients at initialize: how to use Quarry well.
-const Instructions = `Quarry answers questions about tabular data files (CSV, HDF5) under one data root.
-Typical flow: get_catalog -> get_schema (exact column names and value formats) -> distinct_values (valid filter values)
--> estimate_query (size, plan) -> query_data or aggregate. Prompts schema_cards_overview, query_examples and
-size_management_guidelines give a compact start. Prefer aggregates (group_by + aggs), filters and limits to pulling raw rows. Results larger than the inline caps come back
-as a paged result handle (query_next_page) or, with output_format=parquet|csv, as a file (read_result pages its rows; export saves it);
-total_rows is always exact and truncation is always flagged. Very large queries ask for confirmation first
-(status needs_confirmation: ask the user, then re-call with the chosen option's args). When the user names values in their own
-words (programs, categories), call pattern_filter and use its confirmed filter_token instead of guessing contains/regex filters
-(prompt pattern_disambiguation_guidelines). Errors are JSON {error, code, hint}: follow the hint.`
-
 // capabilities are the MCP features NewServer enables (get_server_info).
 var capabilities = map[string]bool{
 	"tools": true, "resources": true, "resources_list_changed": true, "prompts": true,
@@ -88,12 +77,13 @@ func NewServerWithSchemas(svc *service.Service, opts Options) (*server.MCPServer
 		svc.WaitFirstScan(ctx)
 		listed.sync(s)
 	})
+	names := map[string]bool{} // every tool's name, offered or not (filled below)
+	offeredInstructions(hooks, &s, names)
 	dropNullArguments(hooks)
 	structuredValidationErrors(hooks)
 	s = server.NewMCPServer(opts.Name, opts.Version, append([]server.ServerOption{
 		server.WithTitle("Quarry"),
 		server.WithDescription("Arrow-native query engine over CSV and HDF5 files"),
-		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(false),
@@ -120,6 +110,7 @@ func NewServerWithSchemas(svc *service.Service, opts Options) (*server.MCPServer
 	outSchemas := make(map[string]json.RawMessage, len(Tools))
 	for _, c := range Tools {
 		t, h := c(svc)
+		names[t.Name] = true
 		if len(t.RawOutputSchema) > 0 {
 			outSchemas[t.Name] = t.RawOutputSchema
 		}
