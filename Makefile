@@ -60,7 +60,7 @@ lint: setup
 unit: build
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-test: setup-test vet lint unit fuzz-short release-ci
+test: setup-test vet lint unit release-ci
 
 # make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
 setup-test:
@@ -68,7 +68,7 @@ setup-test:
 
 # Fuzzing over every parser (FUZZTIME per target; FUZZPKGS narrows it, e.g.
 # FUZZPKGS=./mcpapi), one instrumented build per package (scripts/fuzz.sh).
-# fuzz-short is make test's pass (FUZZTIME_SHORT each, coverage guidance
+# fuzz-short is the short pass, not in make test yet (budget: docs/RELIABILITY.md) (FUZZTIME_SHORT each, coverage guidance
 # on Quarry's own packages only, so no dependency is rebuilt). A crasher is saved
 # under the package's testdata/fuzz/FuzzX/: fix it and commit the file. See
 # docs/RELIABILITY.md.
