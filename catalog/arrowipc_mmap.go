@@ -156,7 +156,7 @@ func (m *ipcMapped) batch(i int) (rec arrow.RecordBatch, err error) {
 		cols := make([]arrow.Array, 0, len(m.cols))
 		defer func() { releaseAll(cols) }()
 		for _, j := range m.cols {
-			d := copyOutData(m.mem, full.Column(j).Data())
+			d := CopyArrayData(m.mem, full.Column(j).Data())
 			cols = append(cols, array.MakeFromData(d))
 			d.Release()
 		}
@@ -176,33 +176,4 @@ func (m *ipcMapped) Close() {
 		_ = unmapFile(m.data)
 		m.data = nil
 	}
-}
-
-// copyOutData copies d's buffers and children (d holds no dictionary)
-// into memory from mem.
-func copyOutData(mem memory.Allocator, d arrow.ArrayData) arrow.ArrayData {
-	bufs := make([]*memory.Buffer, len(d.Buffers()))
-	for i, b := range d.Buffers() {
-		if b == nil {
-			continue
-		}
-		nb := memory.NewResizableBuffer(mem)
-		nb.Resize(b.Len())
-		copy(nb.Bytes(), b.Bytes())
-		bufs[i] = nb
-	}
-	kids := make([]arrow.ArrayData, len(d.Children()))
-	for i, c := range d.Children() {
-		kids[i] = copyOutData(mem, c)
-	}
-	out := array.NewData(d.DataType(), d.Len(), bufs, kids, d.NullN(), d.Offset())
-	for _, b := range bufs {
-		if b != nil {
-			b.Release()
-		}
-	}
-	for _, k := range kids {
-		k.Release()
-	}
-	return out
 }

@@ -339,7 +339,7 @@ func (r *scanReader) Next() (ok bool) {
 		if err == nil && c == in {
 			// The stream's buffers are the gRPC messages' bytes, which no
 			// allocator counts: copy them into the query's memory.
-			dd := copyData(r.mem, in.Data())
+			dd := catalog.CopyArrayData(r.mem, in.Data())
 			c = array.MakeFromData(dd)
 			dd.Release()
 			in.Release() // the reference ExposeArray took
@@ -360,38 +360,4 @@ func (r *scanReader) Next() (ok bool) {
 	}
 	cols = nil
 	return true
-}
-
-// copyData deep-copies d's buffers (children and dictionary included)
-// into memory from mem.
-func copyData(mem memory.Allocator, d arrow.ArrayData) arrow.ArrayData {
-	bufs := make([]*memory.Buffer, len(d.Buffers()))
-	for i, b := range d.Buffers() {
-		if b == nil {
-			continue
-		}
-		nb := memory.NewResizableBuffer(mem)
-		nb.Resize(b.Len())
-		copy(nb.Bytes(), b.Bytes())
-		bufs[i] = nb
-	}
-	children := make([]arrow.ArrayData, len(d.Children()))
-	for i, c := range d.Children() {
-		children[i] = copyData(mem, c)
-	}
-	out := array.NewData(d.DataType(), d.Len(), bufs, children, d.NullN(), d.Offset())
-	for _, b := range bufs {
-		if b != nil {
-			b.Release()
-		}
-	}
-	for _, c := range children {
-		c.Release()
-	}
-	if d.DataType().ID() == arrow.DICTIONARY && d.Dictionary() != nil {
-		dc := copyData(mem, d.Dictionary())
-		out.SetDictionary(dc)
-		dc.Release()
-	}
-	return out
 }
