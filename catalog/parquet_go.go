@@ -548,6 +548,7 @@ func checkParquetGoPages(buf []byte, md *format.ColumnMetaData, dictOnly bool) e
 }
 
 func isDictEncoding(e format.Encoding) bool {
+	//lint:ignore SA1019 older writers (parquet-mr 1.x, DuckDB's v1 pages) still write PLAIN_DICTIONARY data pages
 	return e == format.RLEDictionary || e == format.PlainDictionary
 }
 
