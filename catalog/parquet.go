@@ -37,7 +37,9 @@ type parquetFormat struct{ lim Limits }
 // float64, wider ones text; nested struct/list/map columns are JSON text;
 // binary is base64 text), with a note in Dataset.ColumnNotes. Scans read
 // row group by row group and only the requested columns (their leaf
-// columns in the file). Dictionary-encoded columns are decoded.
+// columns in the file): flat columns through parquet-go (parquet_go.go),
+// the others through pqarrow; string columns with a dictionary page in
+// every row group as Arrow dictionaries (parquet_dict.go).
 //
 // A file beyond lim (more than MaxColumns leaf columns, a footer longer
 // than MaxMetadataBytes) or whose footer does not decode is a diagnostic;
@@ -63,10 +65,17 @@ var parquetMagic = []byte("PAR1")
 
 // openParquet opens f (confined) and parses its footer within lim. The
 // caller closes the returned reader (which closes the file).
-func openParquet(f FileInfo, lim Limits) (pf *file.Reader, err error) {
+func openParquet(f FileInfo, lim Limits) (*file.Reader, error) {
+	pf, _, err := openParquetFile(f, lim)
+	return pf, err
+}
+
+// openParquetFile is openParquet that also returns the open file (which
+// the reader closes).
+func openParquetFile(f FileInfo, lim Limits) (pf *file.Reader, _ *os.File, err error) {
 	fh, err := f.Open()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -77,11 +86,11 @@ func openParquet(f FileInfo, lim Limits) (pf *file.Reader, err error) {
 		}
 	}()
 	if err := checkParquetTail(fh, lim); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pf, err = file.NewParquetReader(fh)
 	if err != nil {
-		return nil, fmt.Errorf("not a readable Parquet file: %v", trimParquetErr(err))
+		return nil, nil, fmt.Errorf("not a readable Parquet file: %v", trimParquetErr(err))
 	}
 	// The Arrow schema some writers embed (ARROW:schema, a base64 IPC
 	// message) is decoded by arrow-go without bounds (a few hostile bytes
@@ -93,9 +102,9 @@ func openParquet(f FileInfo, lim Limits) (pf *file.Reader, err error) {
 		}
 	}
 	if n := pf.MetaData().Schema.NumColumns(); n > lim.MaxColumns {
-		return nil, limitError("the file has %d columns, more than the limit of %d", n, lim.MaxColumns)
+		return nil, nil, limitError("the file has %d columns, more than the limit of %d", n, lim.MaxColumns)
 	}
-	return pf, nil
+	return pf, fh, nil
 }
 
 // checkParquetTail checks the magic bytes and the footer length before
@@ -285,7 +294,7 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 	if s.rows == 0 {
 		return array.NewRecordReader(out, nil)
 	}
-	r, err := openParquet(s.file, s.lim)
+	r, fh, err := openParquetFile(s.file, s.lim)
 	if err != nil {
 		return nil, SourceOpenError(s.id, err)
 	}
@@ -318,6 +327,11 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 			return nil, err
 		}
 		er := newExposedReader(ctx, s.id, empty, out, identity(len(proj)), alloc, nil)
+		er.stats = stats
+		return er, nil
+	}
+	if pg := newParquetGoReader(ctx, fh, fr, s.storedDict, sorted, rgs, alloc, batch); pg != nil {
+		er := newExposedReader(ctx, s.id, newFuncReader(pg.schema, pg.next), out, pick, alloc, func() { pg.close(); r.Close() })
 		er.stats = stats
 		return er, nil
 	}

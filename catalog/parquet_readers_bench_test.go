@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -51,7 +52,46 @@ func BenchmarkParquetReaders(b *testing.B) {
 	}{{"all", nil}, {"region+price", []string{"region", "price"}}} {
 		b.Run("pqarrow/"+c.name, func(b *testing.B) { benchPqarrow(b, path, c.cols) })
 		b.Run("parquet-go/"+c.name, func(b *testing.B) { benchParquetGo(b, path, c.cols) })
+		b.Run("source-pqarrow/"+c.name, func(b *testing.B) { benchParquetSource(b, path, c.cols, false) })
+		b.Run("source-parquet-go/"+c.name, func(b *testing.B) { benchParquetSource(b, path, c.cols, true) })
 	}
+}
+
+// benchParquetSource opens the file as the catalog does (footer) and scans
+// it through the Parquet source, with the parquet-go read path
+// (parquet_go.go) on or off: the reader as queries use it.
+func benchParquetSource(b *testing.B, path string, names []string, parquetGo bool) {
+	old := parquetGoEnabled
+	parquetGoEnabled = parquetGo
+	defer func() { parquetGoEnabled = old }()
+	info := FileInfo{AbsPath: path, RelPath: filepath.Base(path), BaseID: "bench", Root: filepath.Dir(path)}
+	b.ReportAllocs()
+	var rows int64
+	for b.Loop() {
+		dss, err := NewParquetFormat(Limits{}).Open(context.Background(), info)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rr, err := dss[0].Source.Scan(context.Background(), ScanOptions{Columns: names})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += drainRows(b, rr)
+	}
+	reportPerRow(b, rows)
+}
+
+// drainRows reads rr to its end, releases it and returns its rows.
+func drainRows(b *testing.B, rr array.RecordReader) int64 {
+	var rows int64
+	for rr.Next() {
+		rows += rr.RecordBatch().NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		b.Fatal(err)
+	}
+	rr.Release()
+	return rows
 }
 
 func reportPerRow(b *testing.B, rows int64) {
@@ -103,13 +143,7 @@ func benchPqarrow(b *testing.B, path string, names []string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for rr.Next() {
-			rows += rr.RecordBatch().NumRows()
-		}
-		if err := rr.Err(); err != nil {
-			b.Fatal(err)
-		}
-		rr.Release()
+		rows += drainRows(b, rr)
 		r.Close()
 	}
 	reportPerRow(b, rows)

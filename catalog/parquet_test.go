@@ -27,9 +27,16 @@ import (
 // with row groups of rowGroup rows.
 func parquetBytes(t testing.TB, rec arrow.RecordBatch, rowGroup int64) []byte {
 	t.Helper()
+	return parquetBytesWith(t, rec, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()),
+		parquet.WithMaxRowGroupLength(rowGroup), parquet.WithDictionaryDefault(true))
+}
+
+// parquetBytesWith writes rec as a Parquet file with pqarrow's writer and
+// the given properties.
+func parquetBytesWith(t testing.TB, rec arrow.RecordBatch, arrowProps pqarrow.ArrowWriterProperties, props ...parquet.WriterProperty) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup), parquet.WithDictionaryDefault(true))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(props...), arrowProps)
 	if err != nil {
 		t.Fatal(err)
 	}

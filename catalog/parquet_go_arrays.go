@@ -1,0 +1,400 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+)
+
+// The Arrow arrays of the parquet-go read path (parquet_go.go): each
+// pqgoOut fills the buffers of one column of one batch directly from
+// parquet-go's decoded page values, placing them by the definition levels
+// and allocating the validity bitmap only when a null comes.
+
+// pqValues is parquet-go's typed page values.
+type pqValues = encoding.Values
+
+// validity is a lazily allocated validity bitmap of n rows.
+type validity struct {
+	buf   *memory.Buffer
+	bits  []byte
+	nulls int
+}
+
+// set marks rows [at, at+len(def)) by def (nil: all valid).
+func (v *validity) set(mem memory.Allocator, n, at int, def []byte, nv int) {
+	if v.buf == nil {
+		if nv == len(def) || def == nil {
+			return
+		}
+		v.buf = memory.NewResizableBuffer(mem)
+		v.buf.Resize((n + 7) / 8)
+		v.bits = v.buf.Bytes()
+		clear(v.bits)
+		bitutil.SetBitsTo(v.bits, 0, int64(at), true)
+	}
+	if def == nil || nv == len(def) {
+		bitutil.SetBitsTo(v.bits, int64(at), int64(nv), true)
+		return
+	}
+	for i, d := range def {
+		if d == 1 {
+			bitutil.SetBit(v.bits, at+i)
+		}
+	}
+	v.nulls += len(def) - nv
+}
+
+// fixedOut builds a fixed-width array of D from page values of S.
+type fixedOut[S, D any] struct {
+	mem   memory.Allocator
+	dt    arrow.DataType
+	n, at int
+	buf   *memory.Buffer
+	vals  []D
+	valid validity
+	get   func(*pqValues) []S
+	conv  func(S) D // nil: S is D
+}
+
+func fixedDecoder[S, D any](dt arrow.DataType, get func(*pqValues) []S, conv func(S) D) func(memory.Allocator, int, arrow.Array) pqgoOut {
+	return func(mem memory.Allocator, n int, _ arrow.Array) pqgoOut {
+		var zero D
+		buf := memory.NewResizableBuffer(mem)
+		buf.Resize(n * int(unsafe.Sizeof(zero)))
+		var vals []D
+		if n > 0 {
+			vals = unsafe.Slice((*D)(unsafe.Pointer(unsafe.SliceData(buf.Bytes()))), n)
+		}
+		return &fixedOut[S, D]{mem: mem, dt: dt, n: n, buf: buf, vals: vals, get: get, conv: conv}
+	}
+}
+
+func (o *fixedOut[S, D]) add(p parquet.Page, vpos, nv int, def []byte) error {
+	k := nv
+	if def != nil {
+		k = len(def)
+	}
+	if nv == k {
+		def = nil
+	}
+	dst := o.vals[o.at : o.at+k]
+	var src []S
+	var codes []int32
+	pd := p.Data()
+	if d := p.Dictionary(); d != nil {
+		dd := d.Page().Data()
+		src = o.get(&dd)
+		codes = pd.Int32()[vpos : vpos+nv]
+		if err := checkCodes(codes, len(src)); err != nil {
+			return err
+		}
+	} else {
+		src = o.get(&pd)[vpos : vpos+nv]
+	}
+	if same, ok := any(dst).([]S); ok { // S is D
+		scatter(same, src, codes, def, func(s S) S { return s })
+	} else {
+		scatter(dst, src, codes, def, o.conv)
+	}
+	o.valid.set(o.mem, o.n, o.at, def, nv)
+	o.at += k
+	return nil
+}
+
+// checkCodes fails when a dictionary code is not below n.
+func checkCodes(codes []int32, n int) error {
+	for _, c := range codes {
+		if uint32(c) >= uint32(n) {
+			return fmt.Errorf("dictionary index %d out of range (%d values)", c, n)
+		}
+	}
+	return nil
+}
+
+// scatter places src's values (through codes when set) into dst by def
+// (nil: no nulls; null slots get D's zero), converting with conv.
+func scatter[S, D any](dst []D, src []S, codes []int32, def []byte, conv func(S) D) {
+	var zero D
+	switch {
+	case def == nil && codes == nil:
+		if same, ok := any(src).([]D); ok {
+			copy(dst, same)
+			return
+		}
+		for i := range dst {
+			dst[i] = conv(src[i])
+		}
+	case def == nil:
+		if same, ok := any(src).([]D); ok {
+			for i, c := range codes {
+				dst[i] = same[c]
+			}
+			return
+		}
+		for i, c := range codes {
+			dst[i] = conv(src[c])
+		}
+	default:
+		if same, ok := any(src).([]D); ok {
+			scatterSame(dst, same, codes, def)
+			return
+		}
+		j := 0
+		for i, d := range def {
+			if d != 1 {
+				dst[i] = zero
+				continue
+			}
+			if codes != nil {
+				dst[i] = conv(src[codes[j]])
+			} else {
+				dst[i] = conv(src[j])
+			}
+			j++
+		}
+	}
+}
+
+// scatterSame is scatter's null-placing loop without a conversion.
+func scatterSame[T any](dst, src []T, codes []int32, def []byte) {
+	var zero T
+	j := 0
+	if codes != nil {
+		for i, d := range def {
+			if d != 1 {
+				dst[i] = zero
+				continue
+			}
+			dst[i] = src[codes[j]]
+			j++
+		}
+		return
+	}
+	for i, d := range def {
+		if d != 1 {
+			dst[i] = zero
+			continue
+		}
+		dst[i] = src[j]
+		j++
+	}
+}
+
+func (o *fixedOut[S, D]) finish() arrow.Array {
+	return newArray(o.dt, o.n, o.valid.nulls, o.release, o.valid.buf, o.buf)
+}
+
+func (o *fixedOut[S, D]) release() { releaseBuffers(&o.valid.buf, &o.buf) }
+
+// newArray is an array of type dt over bufs (which it retains); release
+// then drops the builder's references.
+func newArray(dt arrow.DataType, n, nulls int, release func(), bufs ...*memory.Buffer) arrow.Array {
+	data := array.NewData(dt, n, bufs, nil, nulls, 0)
+	defer data.Release()
+	release()
+	return array.MakeFromData(data)
+}
+
+// releaseBuffers releases and clears the buffers that are set.
+func releaseBuffers(bufs ...**memory.Buffer) {
+	for _, b := range bufs {
+		if *b != nil {
+			(*b).Release()
+			*b = nil
+		}
+	}
+}
+
+// boolOut builds a boolean array from bit-packed page values.
+type boolOut struct {
+	mem   memory.Allocator
+	n, at int
+	buf   *memory.Buffer
+	bits  []byte
+	valid validity
+}
+
+func newBoolOut(mem memory.Allocator, n int) *boolOut {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize((n + 7) / 8)
+	clear(buf.Bytes())
+	return &boolOut{mem: mem, n: n, buf: buf, bits: buf.Bytes()}
+}
+
+func (o *boolOut) add(p parquet.Page, vpos, nv int, def []byte) error {
+	pd := p.Data()
+	src := pd.Boolean()
+	if (vpos+nv+7)/8 > len(src) {
+		return errors.New("boolean page holds fewer values than its levels say")
+	}
+	k := nv
+	if def != nil {
+		k = len(def)
+	}
+	j := vpos
+	for i := range k {
+		if def != nil && def[i] != 1 {
+			continue
+		}
+		if bitutil.BitIsSet(src, j) {
+			bitutil.SetBit(o.bits, o.at+i)
+		}
+		j++
+	}
+	o.valid.set(o.mem, o.n, o.at, def, nv)
+	o.at += k
+	return nil
+}
+
+func (o *boolOut) finish() arrow.Array {
+	return newArray(arrow.FixedWidthTypes.Boolean, o.n, o.valid.nulls, o.release, o.valid.buf, o.buf)
+}
+
+func (o *boolOut) release() { releaseBuffers(&o.valid.buf, &o.buf) }
+
+// bytesOut builds a string or binary array from byte array values, plain
+// or gathered through the page's dictionary.
+type bytesOut struct {
+	mem   memory.Allocator
+	dt    arrow.DataType
+	n, at int
+	offs  *memory.Buffer
+	off   []int32
+	data  *memory.Buffer
+	size  int // bytes used in data
+	valid validity
+}
+
+func newBytesOut(mem memory.Allocator, dt arrow.DataType, n int) *bytesOut {
+	offs := memory.NewResizableBuffer(mem)
+	offs.Resize((n + 1) * 4)
+	off := arrow.GetData[int32](offs.Bytes())[:n+1]
+	off[0] = 0
+	data := memory.NewResizableBuffer(mem)
+	return &bytesOut{mem: mem, dt: dt, n: n, offs: offs, off: off, data: data}
+}
+
+// grow makes room for k more bytes.
+func (o *bytesOut) grow(k int) error {
+	if o.size+k > 1<<31-1 {
+		return errors.New("a batch of strings over 2 GiB")
+	}
+	if o.size+k > o.data.Len() {
+		o.data.Resize(max(o.size+k, 2*o.data.Len(), 1024))
+	}
+	return nil
+}
+
+func (o *bytesOut) add(p parquet.Page, vpos, nv int, def []byte) error {
+	k := nv
+	if def != nil {
+		k = len(def)
+	}
+	var v []byte
+	var voff []uint32
+	var codes []int32
+	if d := p.Dictionary(); d != nil {
+		dd := d.Page().Data()
+		v, voff = dd.ByteArray()
+		pd := p.Data()
+		codes = pd.Int32()[vpos : vpos+nv]
+	} else {
+		pd := p.Data()
+		v, voff = pd.ByteArray()
+		voff = voff[vpos : vpos+nv+1]
+	}
+	// value j (of the nv) as bytes
+	val := func(j int) []byte {
+		if codes != nil {
+			c := codes[j]
+			return v[voff[c]:voff[c+1]]
+		}
+		return v[voff[j]:voff[j+1]]
+	}
+	if err := checkCodes(codes, len(voff)-1); err != nil {
+		return err
+	}
+	off := o.off[o.at+1 : o.at+k+1]
+	if codes == nil && (def == nil || nv == len(def)) {
+		// contiguous values: one copy, offsets rebased
+		lo, hi := int(voff[0]), int(voff[nv])
+		if err := o.grow(hi - lo); err != nil {
+			return err
+		}
+		copy(o.data.Bytes()[o.size:], v[lo:hi])
+		base := int32(o.size) - int32(lo)
+		for i := range off {
+			off[i] = int32(voff[i+1]) + base
+		}
+		o.size += hi - lo
+	} else {
+		j := 0
+		for i := range k {
+			if def == nil || def[i] == 1 {
+				s := val(j)
+				j++
+				if err := o.grow(len(s)); err != nil {
+					return err
+				}
+				copy(o.data.Bytes()[o.size:], s)
+				o.size += len(s)
+			}
+			off[i] = int32(o.size)
+		}
+	}
+	o.valid.set(o.mem, o.n, o.at, def, nv)
+	o.at += k
+	return nil
+}
+
+func (o *bytesOut) finish() arrow.Array {
+	o.data.ResizeNoShrink(o.size)
+	return newArray(o.dt, o.n, o.valid.nulls, o.release, o.valid.buf, o.offs, o.data)
+}
+
+func (o *bytesOut) release() { releaseBuffers(&o.valid.buf, &o.offs, &o.data) }
+
+// dictOut builds a dictionary array (int32 codes into the row group's
+// dictionary) from dictionary-encoded pages.
+type dictOut struct {
+	codes *fixedOut[int32, int32]
+	dict  arrow.Array
+}
+
+func newDictOut(mem memory.Allocator, n int, dict arrow.Array) *dictOut {
+	return &dictOut{codes: fixedDecoder[int32, int32](arrow.PrimitiveTypes.Int32, nil, nil)(mem, n, nil).(*fixedOut[int32, int32]), dict: dict}
+}
+
+func (o *dictOut) add(p parquet.Page, vpos, nv int, def []byte) error {
+	if p.Dictionary() == nil {
+		return errors.New("a data page of a dictionary column is not dictionary-encoded")
+	}
+	pd := p.Data()
+	codes := pd.Int32()[vpos : vpos+nv]
+	if err := checkCodes(codes, o.dict.Len()); err != nil {
+		return err
+	}
+	o.codes.get = func(*pqValues) []int32 { return codes }
+	return o.codes.add(plainPage{p}, 0, nv, def)
+}
+
+// plainPage hides a page's dictionary (dictOut copies the codes).
+type plainPage struct{ parquet.Page }
+
+func (plainPage) Dictionary() parquet.Dictionary { return nil }
+
+func (o *dictOut) finish() arrow.Array {
+	idx := o.codes.finish()
+	defer idx.Release()
+	return array.NewDictionaryArray(parquetDictType, idx, o.dict)
+}
+
+func (o *dictOut) release() { o.codes.release() }
