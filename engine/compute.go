@@ -44,49 +44,32 @@ type vecPool struct {
 	nf     int
 	nb     int
 	acct   *acct
+	strs   [][]string // string views (compute_cmp.go)
+	ns     int
 }
 
-func (p *vecPool) reset() { p.ni, p.nf, p.nb = 0, 0, 0 }
+func (p *vecPool) reset() { p.ni, p.nf, p.nb, p.ns = 0, 0, 0, 0 }
 
-func (p *vecPool) int64s(n int) []int64 {
-	if p.ni == len(p.ints) {
-		p.ints = append(p.ints, nil)
-	}
-	s := p.ints[p.ni]
-	if cap(s) < n {
-		p.acct.charge(int64(8 * (n - cap(s))))
-		s = make([]int64, n)
-		p.ints[p.ni] = s
-	}
-	p.ni++
-	return s[:n]
-}
+func (p *vecPool) int64s(n int) []int64 { return pooled(&p.ints, &p.ni, n, 8, p.acct) }
 
-func (p *vecPool) float64s(n int) []float64 {
-	if p.nf == len(p.floats) {
-		p.floats = append(p.floats, nil)
-	}
-	s := p.floats[p.nf]
-	if cap(s) < n {
-		p.acct.charge(int64(8 * (n - cap(s))))
-		s = make([]float64, n)
-		p.floats[p.nf] = s
-	}
-	p.nf++
-	return s[:n]
-}
+func (p *vecPool) float64s(n int) []float64 { return pooled(&p.floats, &p.nf, n, 8, p.acct) }
 
-func (p *vecPool) boolsN(n int) []bool {
-	if p.nb == len(p.bools) {
-		p.bools = append(p.bools, nil)
+func (p *vecPool) boolsN(n int) []bool { return pooled(&p.bools, &p.nb, n, 1, p.acct) }
+
+// pooled returns the next slice of *bufs (*next counts those handed out
+// since the last reset) with length n, growing it when needed and charging
+// the growth (size bytes an element) to a.
+func pooled[T any](bufs *[][]T, next *int, n, size int, a *acct) []T {
+	if *next == len(*bufs) {
+		*bufs = append(*bufs, nil)
 	}
-	s := p.bools[p.nb]
+	s := (*bufs)[*next]
 	if cap(s) < n {
-		p.acct.charge(int64(n - cap(s)))
-		s = make([]bool, n)
-		p.bools[p.nb] = s
+		a.charge(int64(size * (n - cap(s))))
+		s = make([]T, n)
+		(*bufs)[*next] = s
 	}
-	p.nb++
+	*next++
 	return s[:n]
 }
 
@@ -101,6 +84,7 @@ type evaluator struct {
 	made    []arrow.Array
 	kernels map[planner.Expr]funcs.Kernel
 	lowered map[*planner.Binary]*planner.Call // date/timestamp arithmetic as calls (compute_temporal.go)
+	noFast  bool                              // tests: comparisons and AND/OR/NOT by the general kernels (compute_cmp.go)
 }
 
 // reset releases the arrays of the previous evaluation and recycles the vectors.
@@ -465,6 +449,9 @@ func (ev *evaluator) nullAt(nv, valid []bool, n, i int) []bool {
 // call evaluates a registered scalar function with its kernels (the same
 // ones constant folding runs).
 func (ev *evaluator) call(c *planner.Call, cols []arrow.Array, n int) (vec, error) {
+	if v, ok, err := ev.fastCall(c, cols, n); ok || err != nil {
+		return v, err
+	}
 	d, ok := funcs.LookupScalar(c.Fn)
 	if !ok {
 		return vec{}, qerr.Invalid(qerr.CodeInvalidArgument, "expression %q: unknown function %q", ev.name, c.Fn)

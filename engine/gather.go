@@ -148,33 +148,56 @@ func varData(arrs []arrow.Array) [][]byte {
 // overrun is returned as the budget error, with everything built so far
 // released. soft is used for the types copied by Arrow's own Concatenate.
 func (g *gatherer) gather(hard, soft memory.Allocator, refs []rowRef) (out arrow.RecordBatch, err error) {
+	cols, n, err := g.gatherCols(hard, soft, refs, nil)
+	if err != nil {
+		return nil, err
+	}
+	out = array.NewRecordBatch(g.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+// gatherCols is gather of the columns c with need[c] (every column when
+// need is nil; the others are nil): the arrays, which the caller
+// releases, and the rows they hold.
+func (g *gatherer) gatherCols(hard, soft memory.Allocator, refs []rowRef, need []bool) (cols []arrow.Array, n int, err error) {
 	defer catchBudget(&err)
 	encs := make([]*dictEncoding, len(g.cols))
 	for c := range g.cols {
-		if gc := &g.cols[c]; gc.codes != nil && !gc.shared {
+		if gc := &g.cols[c]; gc.codes != nil && !gc.shared && (need == nil || need[c]) {
 			encs[c] = encodeGathered(gc, refs)
 			refs = refs[:encs[c].rows]
 		}
 	}
-	cols := make([]arrow.Array, len(g.cols))
-	defer func() {
+	cols = make([]arrow.Array, len(g.cols))
+	done := false
+	defer func() { // on an error or a budget panic
+		if done {
+			return
+		}
 		for _, c := range cols {
 			if c != nil {
 				c.Release()
 			}
 		}
+		cols = nil
 	}()
 	for c := range g.cols {
-		if encs[c] != nil {
+		switch {
+		case need != nil && !need[c]:
+		case encs[c] != nil:
 			cols[c], err = encs[c].build(hard, &g.cols[c], refs)
-		} else {
+		default:
 			cols[c], err = g.cols[c].gather(hard, soft, refs)
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return array.NewRecordBatch(g.schema, cols, int64(len(refs))), nil
+	done = true
+	return cols, len(refs), nil
 }
 
 func (gc *gatherCol) gather(hard, soft memory.Allocator, refs []rowRef) (arrow.Array, error) {

@@ -57,6 +57,7 @@ type joinPlan struct {
 	keepsRight bool
 	residual   planner.Expr // the non-equi condition over the pair schema (join_residual.go); nil: none
 	nullAware  bool         // SQL NOT IN (planner.Join.NullAware; the right side is built)
+	resNeed    []bool       // the pair schema's columns the residual reads
 }
 
 func (p *joinPlan) probeKeys() []int {
@@ -205,12 +206,16 @@ type keyVals struct {
 	hash []uint64
 	ok   []bool // every key is non-null
 	cbuf []int32
+	own  [][]uint64 // the buffers of bits (bits[k] aliases Arrow memory for 64-bit integers)
+	// noHash: load leaves hash empty (a one-number-key join's probe side,
+	// join_probe.go).
+	noHash bool
 }
 
 // load computes the keys of cols[keys] for one batch (n rows), reusing buffers.
 func (kv *keyVals) load(cols []arrow.Array, keys []int, n int) {
 	if len(kv.bits) != len(keys) {
-		kv.bits, kv.strs = make([][]uint64, len(keys)), make([][]string, len(keys))
+		kv.bits, kv.strs, kv.own = make([][]uint64, len(keys)), make([][]string, len(keys)), make([][]uint64, len(keys))
 	}
 	kv.hash = resize(kv.hash, n)
 	kv.ok = resize(kv.ok, n)
@@ -218,17 +223,29 @@ func (kv *keyVals) load(cols []arrow.Array, keys []int, n int) {
 		kv.ok[i] = true
 	}
 	clear(kv.hash)
+	if kv.noHash {
+		kv.hash = kv.hash[:0]
+	}
 	for k, c := range keys {
 		arr := cols[c]
 		andValid(arr, kv.ok)
 		if isStringLike(arr.DataType()) {
 			kv.strs[k] = strViewsAny(arr, kv.strs[k], &kv.cbuf)
+			if kv.noHash {
+				continue
+			}
 			for i, s := range kv.strs[k] {
 				kv.hash[i] = combineHash(kv.hash[i], maphash.String(joinSeed, s))
 			}
 			continue
 		}
-		kv.bits[k] = keyBits(arr, resize(kv.bits[k], n))
+		if kv.bits[k] = bits64(arr); kv.bits[k] == nil {
+			kv.own[k] = keyBits(arr, resize(kv.own[k], n))
+			kv.bits[k] = kv.own[k]
+		}
+		if kv.noHash {
+			continue
+		}
 		for i, b := range kv.bits[k] {
 			kv.hash[i] = combineHash(kv.hash[i], mix64(b))
 		}
@@ -334,6 +351,12 @@ type buildSide struct {
 	gather  *gatherer
 	null    rowRef
 	nullB   arrow.RecordBatch
+
+	// the one-key lookup (join_probe.go): keys lo..lo+span; dense: head is
+	// indexed by key - lo; filt: a bitmap of the keys over that range
+	lo, span uint64
+	dense    bool
+	filt     []uint64
 }
 
 func (j *joinOp) probeSchema() *arrow.Schema {
@@ -396,10 +419,13 @@ func (bs *buildSide) index(needMatched bool) {
 	for size < 2*n {
 		size <<= 1
 	}
+	bs.oneBits = len(bs.keys.bits) == 1 && bs.keys.strs[0] == nil && n > 0
+	if bs.oneBits {
+		size = bs.oneKeyTable(size)
+	}
 	bs.head = make([]int32, size)
 	bs.ents = make([]joinEnt, n)
 	bs.mask = uint64(size - 1)
-	bs.oneBits = len(bs.keys.bits) == 1 && bs.keys.strs[0] == nil && n > 0
 	for r := n - 1; r >= 0; r-- { // chains in input order
 		e := &bs.ents[r]
 		e.h = bs.keys.hash[r]
@@ -409,7 +435,7 @@ func (bs *buildSide) index(needMatched bool) {
 		if !bs.keys.ok[r] {
 			continue
 		}
-		h := e.h & bs.mask
+		h := bs.slot(e.h, e.k)
 		e.next = bs.head[h]
 		bs.head[h] = int32(r + 1)
 	}
@@ -478,6 +504,8 @@ func (j *joinOp) finishBuild() {
 	bs := &j.build
 	j.acct.charge(j.tableBytes())
 	bs.index(j.p.buildUnmatched() || j.p.markOnly())
+	j.acct.charge(bs.lookupBytes())
+	j.pk.noHash = bs.oneBits
 	chunks := bs.chunks
 	if j.p.probeUnmatched() {
 		bs.nullB = nullBatch(j.ex.soft, j.buildSchema())
@@ -579,24 +607,21 @@ func (j *joinOp) probe(bsz int) {
 	bs := &j.build
 	n := int(j.pb.NumRows())
 	semiAnti, markOnly := j.p.semiAnti(), j.p.markOnly()
+	skips := bs.oneBits && !j.missEmits()
 	for j.pi < n && len(j.pRows) < bsz {
-		i := j.pi
-		if !j.started {
-			j.started, j.any, j.chain = true, false, 0
-			if j.pk.ok[i] {
-				j.chain = bs.head[j.pk.hash[i]&bs.mask]
+		if !j.started && skips {
+			if j.pi = j.skipMisses(j.pi, n); j.pi == n {
+				break
 			}
 		}
-		h := j.pk.hash[i]
-		var k uint64
-		if bs.oneBits {
-			k = j.pk.bits[0][i]
+		i := j.pi
+		if !j.started {
+			j.started, j.any, j.chain = true, false, j.chainOf(i)
 		}
 		for j.chain != 0 && len(j.pRows) < bsz {
 			r := j.chain - 1
-			e := &bs.ents[r]
-			j.chain = e.next
-			if e.h != h || (bs.oneBits && e.k != k) || (!bs.oneBits && !j.equal(i, int(r))) {
+			j.chain = bs.ents[r].next
+			if !j.matches(i, r) {
 				continue
 			}
 			j.any = true

@@ -62,6 +62,12 @@ func (p *joinPlan) setResidual(n *planner.Join) error {
 		return qerr.Internal(nil, "join condition %s is not boolean", n.Residual)
 	}
 	p.residual = n.Residual
+	p.resNeed = make([]bool, ps.NumFields())
+	planner.WalkExpr(n.Residual, func(x planner.Expr) {
+		if ref, ok := x.(*planner.ColRef); ok {
+			p.resNeed[ref.Index] = true
+		}
+	})
 	return nil
 }
 
@@ -79,23 +85,19 @@ func (j *joinOp) probeResidual(bsz int) error {
 	}
 	r.cp, r.cb = r.cp[:0], r.cb[:0]
 	for j.pi < n && len(r.cp) < bsz {
-		i := j.pi
-		if !j.started {
-			j.started, j.chain = true, 0
-			if j.pk.ok[i] {
-				j.chain = bs.head[j.pk.hash[i]&bs.mask]
+		if !j.started && bs.oneBits { // rows without candidates are decided at the batch's end
+			if j.pi = j.skipMisses(j.pi, n); j.pi == n {
+				break
 			}
 		}
-		h := j.pk.hash[i]
-		var k uint64
-		if bs.oneBits {
-			k = j.pk.bits[0][i]
+		i := j.pi
+		if !j.started {
+			j.started, j.chain = true, j.chainOf(i)
 		}
 		for j.chain != 0 && len(r.cp) < bsz {
 			row := j.chain - 1
-			e := &bs.ents[row]
-			j.chain = e.next
-			if e.h != h || (bs.oneBits && e.k != k) || (!bs.oneBits && !j.equal(i, int(row))) {
+			j.chain = bs.ents[row].next
+			if !j.matches(i, row) {
 				continue
 			}
 			r.cp, r.cb = append(r.cp, int32(i)), append(r.cb, row)
@@ -177,28 +179,29 @@ func (j *joinOp) evalCandidates() (err error) {
 }
 
 // evalPairs gathers a prefix of the pairs (lRefs[x], rRefs[x]), evaluates
-// the residual over it into pass, and returns the prefix's length.
+// the residual over it into pass, and returns the prefix's length. Only
+// the columns the residual reads are gathered (the others stay nil).
 func (j *joinOp) evalPairs(lg, rg *gatherer, lRefs, rRefs []rowRef, pass []bool) (int, error) {
-	lb, err := lg.gather(j.ex.alloc, j.ex.soft, lRefs)
+	nl := j.p.left.NumFields()
+	lcols, k, err := lg.gatherCols(j.ex.alloc, j.ex.soft, lRefs, j.p.resNeed[:nl])
 	if err != nil {
 		return 0, err
 	}
-	defer lb.Release()
-	rb, err := rg.gather(j.ex.alloc, j.ex.soft, rRefs[:lb.NumRows()])
+	defer releaseArrays(lcols)
+	rcols, k, err := rg.gatherCols(j.ex.alloc, j.ex.soft, rRefs[:k], j.p.resNeed[nl:])
 	if err != nil {
 		return 0, err
 	}
-	defer rb.Release()
-	k := int(rb.NumRows())
-	cols := make([]arrow.Array, 0, int(lb.NumCols())+int(rb.NumCols()))
-	for _, c := range lb.Columns() {
-		if c.Len() > k {
+	defer releaseArrays(rcols)
+	cols := make([]arrow.Array, 0, len(lcols)+len(rcols))
+	for _, c := range lcols {
+		if c != nil && c.Len() > k {
 			c = array.NewSlice(c, 0, int64(k))
 			defer c.Release()
 		}
 		cols = append(cols, c)
 	}
-	cols = append(cols, rb.Columns()...)
+	cols = append(cols, rcols...)
 	ev := j.res.ev
 	ev.reset()
 	defer ev.reset()
@@ -214,4 +217,13 @@ func (j *joinOp) evalPairs(lg, rg *gatherer, lRefs, rRefs []rowRef, pass []bool)
 		pass[x] = res.IsValid(x) && res.Value(x)
 	}
 	return k, nil
+}
+
+// releaseArrays releases the non-nil arrays of cols.
+func releaseArrays(cols []arrow.Array) {
+	for _, c := range cols {
+		if c != nil {
+			c.Release()
+		}
+	}
 }
