@@ -15,10 +15,12 @@ type SubtreePusher interface {
 // chains of single-input nodes above a Scan of dataset are offered,
 // largest first; a bare Scan is not (its projection and filters are
 // pushed as usual). Nodes above keep their column indices: the new Scan
-// has the subtree's schema. Run it after Optimize.
+// has the subtree's schema (a pushed top-N keeps its Sort above the Scan:
+// keepOrder). Run it after Optimize.
 func PushSubtree(n Node, dataset string, p SubtreePusher) (Node, error) {
 	if s := chainScan(n); s != nil && s != n && s.Dataset == dataset && s.Pushed == nil && p.PushesPlan(n) {
-		return &Scan{Dataset: s.Dataset, Out: n.Schema(), Pushed: n, RowCount: s.RowCount, RowCountExact: s.RowCountExact}, nil
+		scan := &Scan{Dataset: s.Dataset, Out: n.Schema(), Pushed: n, RowCount: s.RowCount, RowCountExact: s.RowCountExact}
+		return keepOrder(n, scan), nil
 	}
 	kids := n.Children()
 	changed := false
@@ -35,6 +37,44 @@ func PushSubtree(n Node, dataset string, p SubtreePusher) (Node, error) {
 		return n, nil
 	}
 	return n.WithChildren(kids...)
+}
+
+// keepOrder puts the Sort of a pushed top-N (a Limit over a Sort, with
+// Projects above and between) over its new Scan again when the scan's columns hold
+// every key: the source picks the rows, the engine orders those few as
+// it always does (stable, its null and NaN placement), so a remote that
+// answers in several endpoints, or breaks ties its own way, cannot change
+// the order. Other subtrees come back as scan.
+func keepOrder(pushed Node, scan *Scan) Node {
+	l, ok := underProjects(pushed).(*Limit)
+	if !ok {
+		return scan
+	}
+	s, ok := underProjects(l.Input).(*Sort)
+	if !ok {
+		return scan
+	}
+	keys := make([]SortKey, len(s.Keys))
+	for i, k := range s.Keys {
+		ix := scan.Out.FieldIndices(k.Col)
+		if len(ix) != 1 {
+			return scan
+		}
+		keys[i] = k
+		keys[i].Index = ix[0]
+	}
+	return &Sort{Input: scan, Keys: keys}
+}
+
+// underProjects is the first node at or under n that is not a Project.
+func underProjects(n Node) Node {
+	for {
+		p, ok := n.(*Project)
+		if !ok {
+			return n
+		}
+		n = p.Input
+	}
 }
 
 // chainScan is the Scan at the bottom of n when every node down to it

@@ -46,3 +46,45 @@ func TestPushSubtree(t *testing.T) {
 		t.Error("pushed into another dataset")
 	}
 }
+
+// allPusher runs every subtree offered.
+type allPusher struct{}
+
+func (allPusher) PushesPlan(Node) bool { return true }
+
+// TestPushSubtreeTopN: a pushed top-N keeps its Sort over the new Scan
+// (the remote picks the rows, the engine orders them); a pushed plain
+// limit does not get one.
+func TestPushSubtreeTopN(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	in := Input{Dataset: "remote/r/t", Schema: sc, RowCount: 10, RowCountExact: true}
+	three := int64(3)
+	for _, c := range []struct {
+		spec Spec
+		want []string
+	}{
+		{Spec{OrderBy: []OrderSpec{{Col: "v", Desc: true}}, Limit: &three}, []string{"Sort: v desc", "Scan: remote/r/t pushed=[Limit"}},
+		{Spec{GroupBy: GroupKeys{"k"}, Aggs: []AggSpec{{Col: "v", Fn: AggSum}}, Limit: &three}, []string{"Scan: remote/r/t pushed=[Limit"}},
+	} {
+		n, err := Build(c.spec, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err = Optimize(n, OptimizeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := PushSubtree(n, "remote/r/t", allPusher{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(String(got)), "\n")
+		if len(lines) != len(c.want) {
+			t.Fatalf("pushed plan:\n%s", String(got))
+		}
+		for i, w := range c.want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("line %d of\n%s\nwant %q", i, String(got), w)
+			}
+		}
+	}
+}

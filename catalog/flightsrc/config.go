@@ -65,6 +65,10 @@ type Config struct {
 	// catalog lists it (default true); false leaves counts unknown
 	// (flagged as not exact).
 	CountRows *bool `toml:"count_rows,omitempty"`
+	// FloatSums pushes sum and avg of float64 columns to the remote
+	// (default false: Quarry computes them, exactly on decimal data; the
+	// remote adds doubles in its own order, so the last digits may differ).
+	FloatSums bool `toml:"float_sums,omitempty"`
 }
 
 // Duration is a time.Duration written as a string ("30s", "2m").
@@ -117,7 +121,7 @@ func ParseConfig(file string, data []byte) ([]Config, error) {
 		if err := dec.Decode(&c); err != nil {
 			var sm *toml.StrictMissingError
 			if errors.As(err, &sm) {
-				return nil, fmt.Errorf("%s: [[%s]] #%d: unknown key(s): %s (known: name, uri, token_file, token_env, user, password_file, password_env, headers, ca_file, cert_file, key_file, server_name, timeout, allow, dialect, count_rows)",
+				return nil, fmt.Errorf("%s: [[%s]] #%d: unknown key(s): %s (known: name, uri, token_file, token_env, user, password_file, password_env, headers, ca_file, cert_file, key_file, server_name, timeout, allow, dialect, count_rows, float_sums)",
 					file, ConfigKey, i+1, strings.TrimSpace(sm.String()))
 			}
 			return nil, fmt.Errorf("%s: [[%s]] #%d: %v", file, ConfigKey, i+1, err)

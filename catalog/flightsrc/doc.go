@@ -10,7 +10,10 @@
 // generator (planner/sqlgen) from the scan: its projection, the filters
 // the dialect prints exactly (the source is a planner.FilterPushdowner)
 // and the limit/offset the engine passes (catalog.ScanOptions.Limit,
-// SkipRows); everything else runs locally on the streamed batches. No
+// SkipRows); as a planner.SubtreePusher it also runs aggregates with
+// their HAVING filters and top-N sorts (PushesPlan: only what the remote
+// computes as the engine does); everything else runs locally on the
+// streamed batches. No
 // request text reaches a remote except as typed literals printed by the
 // generator, and a remote is only what the config names.
 //

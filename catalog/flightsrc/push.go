@@ -16,12 +16,15 @@ var _ planner.SubtreePusher = (*source)(nil)
 
 // PushesPlan implements planner.SubtreePusher: a subtree with an
 // aggregate the remote computes as the engine does (count, count of a
-// column, sum of integers, min and max of integers, strings and dates,
-// grouped by integer, string, date or boolean keys; in the mysql dialect
-// no string keys or string min/max: its collations may ignore case),
-// over filters the dialect prints, with projections and a limit above.
+// column, count distinct of a group-key type, sum and avg of integers — and of float64 with float_sums —, min and max of integers,
+// strings and dates, grouped by integer, string, date or boolean keys; in
+// the mysql dialect no string keys or string min/max: its collations may
+// ignore case), or a top-N (a Limit over a Sort), over filters the
+// dialect prints, with HAVING filters, projections, a top-N or a limit
+// above. The generator (sqlgen.Generate) decides which filters and sort
+// keys print.
 func (s *source) PushesPlan(n planner.Node) bool {
-	agg, ok := false, true
+	agg, topN, ok := false, false, true
 	planner.Inspect(n, func(x planner.Node, _ int) bool {
 		switch x := x.(type) {
 		case *planner.Aggregate:
@@ -33,12 +36,14 @@ func (s *source) PushesPlan(n planner.Node) bool {
 			for _, a := range x.Aggs {
 				ok = ok && s.pushesAgg(a, in)
 			}
+		case *planner.Sort:
+			topN = true // the generator takes it only under a Limit
 		case *planner.Scan:
 			ok = ok && x.Dataset == s.id
 		}
 		return ok
 	})
-	if !ok || !agg {
+	if !ok || (!agg && !topN) {
 		return false
 	}
 	_, err := sqlgen.Generate(n, s.table, s.r.dialect)
@@ -77,8 +82,14 @@ func (s *source) pushesAgg(a planner.AggExpr, in *arrow.Schema) bool {
 	switch a.Fn {
 	case planner.AggCount:
 		return true
-	case planner.AggSum:
-		return isInteger(t) && t.ID() != arrow.UINT64 // SQL sums of uint64 may leave int64
+	case planner.AggSum, planner.AggAvg:
+		// SQL sums of uint64 may leave int64; float32 sums stay float32
+		// in some engines. Float64 sums and averages only with
+		// float_sums: the engine's are exact on decimal data, a remote
+		// adds doubles in its own order (docs/SCALE_OUT.md, "Exactness").
+		return (isInteger(t) && t.ID() != arrow.UINT64) || (t.ID() == arrow.FLOAT64 && s.r.cfg.FloatSums)
+	case planner.AggCountDistinct:
+		return s.keyType(t) // values the remote compares as the engine does
 	case planner.AggMin, planner.AggMax:
 		return s.keyType(t) && t.ID() != arrow.BOOL
 	}

@@ -25,7 +25,6 @@ import (
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/flightsrc"
-	"github.com/quarrydb/quarry/flightsql"
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/mcpapi/transport"
@@ -220,9 +219,16 @@ var queries = []string{
 	`SELECT qty, count(*) AS n FROM {T} GROUP BY qty ORDER BY n DESC, qty LIMIT 5`,
 	`SELECT id FROM {T} LIMIT 5 OFFSET 30`,
 	`SELECT upper(region) AS r, qty * 2 AS q2 FROM {T} WHERE id < 40 ORDER BY id DESC LIMIT 4`,
+	`SELECT region, avg(qty) AS a, sum(price) AS s, avg(price) AS ap FROM {T} WHERE qty > 3 GROUP BY region ORDER BY region`,
+	`SELECT qty, count(*) AS n, max(id) AS hi FROM {T} GROUP BY qty HAVING count(*) > 20 AND max(id) < 2975 ORDER BY qty`,
+	`SELECT id, qty FROM {T} WHERE qty > 10 ORDER BY id DESC LIMIT 6`,
+	`SELECT note, id FROM {T} ORDER BY note DESC LIMIT 4 OFFSET 2`,
+	`SELECT region, count(*) AS n FROM {T} GROUP BY region ORDER BY region NULLS FIRST LIMIT 3`,
+	`SELECT qty FROM {T} GROUP BY qty ORDER BY count(*) DESC, qty LIMIT 4`,
+	`SELECT region, count(DISTINCT qty) AS d FROM {T} WHERE id > 7 GROUP BY region ORDER BY region`,
 }
 
-func sameRows(t *testing.T, q string, remote, local [][]string) {
+func sameRows(t testing.TB, q string, remote, local [][]string) {
 	t.Helper()
 	if len(remote) != len(local) {
 		t.Fatalf("%s: %d rows remote, %d local", q, len(remote), len(local))
@@ -242,7 +248,7 @@ func TestSQLiteRemote(t *testing.T) {
 	lite := startLite(t, rows)
 	root := t.TempDir()
 	writeJSONL(t, root, rows)
-	a := openApp(t, root, flightsrc.Config{Name: "lite", URI: "grpc://" + lite.addr})
+	a := openApp(t, root, flightsrc.Config{Name: "lite", URI: "grpc://" + lite.addr, FloatSums: true})
 
 	d, err := a.Catalog.Lookup("remote/lite/sales")
 	if err != nil {
@@ -268,10 +274,18 @@ func TestSQLiteRemote(t *testing.T) {
 	}
 	// What was pushed.
 	for q, want := range map[string]string{
-		`SELECT id, note FROM "remote/lite/sales" WHERE qty > 45 LIMIT 7`:    `SELECT "id", "qty", "note" FROM "sales" WHERE "qty" > 45 LIMIT 7`,
-		`SELECT id FROM "remote/lite/sales" LIMIT 5 OFFSET 30`:               `SELECT "id" FROM "sales" LIMIT 5 OFFSET 30`,
-		`SELECT note FROM "remote/lite/sales" WHERE note LIKE 'n1%' LIMIT 2`: `SELECT "note" FROM "sales"`,
-		`SELECT count(*) FROM "remote/lite/sales" WHERE region = 'east'`:     `SELECT count(*) AS "count_all" FROM "sales" WHERE "region" = 'east'`,
+		`SELECT id, note FROM "remote/lite/sales" WHERE qty > 45 LIMIT 7`:                                              `SELECT "id", "qty", "note" FROM "sales" WHERE "qty" > 45 LIMIT 7`,
+		`SELECT id FROM "remote/lite/sales" LIMIT 5 OFFSET 30`:                                                         `SELECT "id" FROM "sales" LIMIT 5 OFFSET 30`,
+		`SELECT note FROM "remote/lite/sales" WHERE note LIKE 'n1%' LIMIT 2`:                                           `SELECT "note" FROM "sales"`,
+		`SELECT count(*) FROM "remote/lite/sales" WHERE region = 'east'`:                                               `SELECT count(*) AS "count_all" FROM "sales" WHERE "region" = 'east'`,
+		`SELECT id, qty FROM "remote/lite/sales" WHERE qty > 10 ORDER BY id DESC LIMIT 6`:                              `SELECT "id", "qty" FROM "sales" WHERE "qty" > 10 ORDER BY "id" DESC NULLS LAST LIMIT 6`,
+		`SELECT region, avg(qty) AS a, sum(price) AS s FROM "remote/lite/sales" GROUP BY region`:                       `SELECT "region", CAST(sum("qty") AS DOUBLE PRECISION) / count("qty") AS "a", sum("price") AS "s" FROM "sales" GROUP BY "region"`,
+		`SELECT qty, count(*) AS n FROM "remote/lite/sales" GROUP BY qty HAVING count(*) > 20 ORDER BY n DESC LIMIT 5`: `SELECT "qty", count(*) AS "n" FROM "sales" GROUP BY "qty" HAVING count(*) > 20 ORDER BY "n" DESC NULLS LAST LIMIT 5`,
+		`SELECT qty FROM "remote/lite/sales" GROUP BY qty ORDER BY count(*) DESC, qty LIMIT 4`:                         `SELECT "qty" FROM "sales" GROUP BY "qty" ORDER BY count(*) DESC NULLS LAST, "qty" NULLS LAST LIMIT 4`,
+		`SELECT region, count(*) AS n FROM "remote/lite/sales" GROUP BY region ORDER BY region NULLS FIRST LIMIT 3`:    `SELECT "region", count(*) AS "n" FROM "sales" GROUP BY "region" ORDER BY "region" NULLS FIRST LIMIT 3`,
+		// Stay local: a float sort key (NaN placement), a sort without a limit.
+		`SELECT id FROM "remote/lite/sales" ORDER BY price DESC, id LIMIT 3`:               `SELECT "id", "price" FROM "sales"`,
+		`SELECT region, sum(qty) AS q FROM "remote/lite/sales" GROUP BY region ORDER BY q`: `SELECT "region", sum("qty") AS "q" FROM "sales" GROUP BY "region"`,
 	} {
 		lite.sent()
 		rowsOf(t, a, q)
@@ -319,20 +333,12 @@ func TestQuarryRemote(t *testing.T) {
 	rootB := t.TempDir()
 	writeJSONL(t, rootB, rows)
 	b := openApp(t, rootB)
-	srv, err := flightsql.New(flightsql.Options{Addr: "127.0.0.1:0", Service: b.Service,
-		Tokens: []transport.Token{{Principal: "a", Secret: "s3cret-token"}}, Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	addr := serveQuarry(t, b, transport.Token{Principal: "a", Secret: "s3cret-token"})
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good"), filepath.Join(dir, "bad")
 	os.WriteFile(good, []byte("s3cret-token\n"), 0o600)
 	os.WriteFile(bad, []byte("wrong"), 0o600)
-	uri := "grpc://" + srv.Addr().String()
+	uri := "grpc://" + addr
 
 	rootA := t.TempDir()
 	writeJSONL(t, rootA, rows)
@@ -348,6 +354,15 @@ func TestQuarryRemote(t *testing.T) {
 		remote := rowsOf(t, a, strings.ReplaceAll(q, "{T}", `"remote/q/sales"`))
 		local := rowsOf(t, a, strings.ReplaceAll(q, "{T}", "sales"))
 		sameRows(t, q, remote, local)
+	}
+	// Without float_sums, float sums and averages stay local (exact on
+	// decimal data), the rest of the aggregate with them.
+	est, err := a.Service.EstimateQuery(context.Background(), service.EstimateQueryRequest{SQL: `SELECT region, sum(price) AS s, avg(qty) AS a FROM "remote/q/sales" GROUP BY region`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `remote q: SELECT "region", "qty", "price" FROM "sales"`; !strings.Contains(est.PhysicalPlan, want) {
+		t.Errorf("physical plan:\n%s\nwant %s", est.PhysicalPlan, want)
 	}
 	var diag string
 	for _, dg := range a.Catalog.Diagnostics() {
@@ -579,6 +594,7 @@ dialect = "mysql"
 name = "lite"
 uri = "grpc://127.0.0.1:1"
 count_rows = false
+float_sums = true
 headers = { database = "main" }
 `
 	list, err := flightsrc.ParseConfig("q.toml", []byte(good))
@@ -586,7 +602,7 @@ headers = { database = "main" }
 		t.Fatal(err)
 	}
 	if len(list) != 2 || list[0].Name != "doris" || time.Duration(list[0].Timeout) != time.Minute || list[0].Dialect != "mysql" ||
-		len(list[0].Allow) != 2 || list[1].CountRows == nil || *list[1].CountRows || list[1].Headers["database"] != "main" {
+		len(list[0].Allow) != 2 || list[1].CountRows == nil || *list[1].CountRows || !list[1].FloatSums || list[0].FloatSums || list[1].Headers["database"] != "main" {
 		t.Errorf("%+v", list)
 	}
 	if list, err := flightsrc.ParseConfig("q.toml", []byte("max-rows = 3\n")); err != nil || list != nil {

@@ -6,9 +6,12 @@
 // values of typed, validated plan nodes printed here.
 //
 // Supported, from the bottom up: a Scan (its columns and pushed filters),
-// Filters over it, one Aggregate (plain group keys; count, sum, min, max,
-// avg without per-aggregate filters), Projects that pick columns, and a
-// Limit on top. Predicates are printed only when the remote evaluates them
+// Filters over it, one Aggregate (plain group keys; count, count
+// distinct, sum, min, max, avg — printed as a float sum over the count — without per-aggregate
+// filters), Filters over the Aggregate (HAVING, printed on the aggregate
+// calls), Projects that pick columns, and a Limit on top, with a Sort
+// right under it (a top-N: ORDER BY with the engine's null placement
+// spelled out, on keys the remote orders as the engine does). Predicates are printed only when the remote evaluates them
 // exactly as the engine does (Printable); anything else is an
 // ErrUnsupported error and stays local. Round trip: the SQL of a plan,
 // parsed by sqlfront and optimized, plans back to the same tree
@@ -45,6 +48,11 @@ type Dialect struct {
 	// remote returning more rows is filtered again by the engine; one
 	// returning fewer would lose rows).
 	CaseInsensitiveStrings bool
+	// noNullsOrder: no NULLS FIRST/LAST in ORDER BY (MySQL); null
+	// placement is spelled with a leading `x IS NULL` key instead.
+	noNullsOrder bool
+	// double is the type name of a float64 in CAST.
+	double string
 }
 
 // Dialects known by name: PostgreSQL-like (DuckDB, DataFusion, GizmoSQL,
@@ -52,8 +60,8 @@ type Dialect struct {
 // and MySQL-like (Doris, StarRocks: `backquoted` identifiers, backslash
 // escapes in strings).
 var (
-	Postgres = Dialect{Name: "postgres", quote: '"'}
-	MySQL    = Dialect{Name: "mysql", quote: '`', backslash: true, CaseInsensitiveStrings: true}
+	Postgres = Dialect{Name: "postgres", quote: '"', double: "DOUBLE PRECISION"}
+	MySQL    = Dialect{Name: "mysql", quote: '`', backslash: true, CaseInsensitiveStrings: true, noNullsOrder: true, double: "DOUBLE"}
 )
 
 // DialectNamed returns the dialect called name ("" is Postgres).
@@ -91,35 +99,47 @@ func (d Dialect) From(t Table) string {
 // ErrUnsupported.
 func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 	var (
-		limit *planner.Limit
-		agg   *planner.Aggregate
-		preds []planner.Predicate
-		scan  *planner.Scan
+		limit  *planner.Limit
+		sort   *planner.Sort
+		agg    *planner.Aggregate
+		preds  []planner.Predicate
+		having []planner.Predicate
+		scan   *planner.Scan
 	)
-	// Walk down in SQL block order: a Limit, then an Aggregate, Filters,
-	// the Scan; Projects anywhere only pick columns by name (the select
-	// list is the plan's output schema).
-	cur := n
+	// Walk down in SQL block order: a Limit (with a Sort right under it,
+	// but for Projects: a top-N), then Filters over an Aggregate
+	// (HAVING), the Aggregate, Filters (WHERE), the Scan; Projects
+	// anywhere only pick columns by name (the select list is the plan's
+	// output schema). A Sort without a Limit right above it is left to
+	// the engine: order alone saves no bytes.
+	cur, underLimit := n, false
 	for {
 		switch x := cur.(type) {
 		case *planner.Limit:
 			if limit != nil || agg != nil || len(preds) > 0 {
 				return "", unsupported("%s", x.Describe())
 			}
-			limit, cur = x, x.Input
+			limit, cur, underLimit = x, x.Input, true
 			continue
 		case *planner.Project:
 			cur = x.Input
 			continue
+		case *planner.Sort:
+			if !underLimit {
+				return "", unsupported("%s without a limit", x.Describe())
+			}
+			sort, cur, underLimit = x, x.Input, false
+			continue
 		case *planner.Aggregate:
-			if agg != nil || len(preds) > 0 {
+			if agg != nil {
 				return "", unsupported("%s", x.Describe())
 			}
-			agg, cur = x, x.Input
+			agg, cur, underLimit = x, x.Input, false
+			having, preds = preds, nil
 			continue
 		case *planner.Filter:
 			preds = append(preds, x.Preds...)
-			cur = x.Input
+			cur, underLimit = x.Input, false
 			continue
 		case *planner.Scan:
 			scan = x
@@ -133,9 +153,14 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	var items []string
+	// expr is the SQL of a column of the aggregate's output (a group key
+	// or an aggregate call); nil without an aggregate.
+	var expr func(string) string
 	if agg != nil {
+		calls := make(map[string]string, len(agg.GroupBy)+len(agg.Aggs))
 		for _, k := range agg.GroupBy {
 			items = append(items, d.Ident(k))
+			calls[k] = d.Ident(k)
 		}
 		for _, a := range agg.Aggs {
 			s, err := d.aggregate(a)
@@ -143,8 +168,10 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 				return "", err
 			}
 			items = append(items, s+" AS "+d.Ident(a.Name))
+			calls[a.Name] = s
 		}
 		items = pick(items, n.Schema(), agg.Out)
+		expr = func(name string) string { return calls[name] }
 	} else {
 		for _, f := range n.Schema().Fields() {
 			if len(scan.Out.FieldIndices(f.Name)) == 0 {
@@ -159,17 +186,8 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 	b.WriteString(strings.Join(items, ", "))
 	b.WriteString(" FROM ")
 	b.WriteString(d.From(table))
-	if len(preds) > 0 {
-		parts := make([]string, len(preds))
-		for i, p := range preds {
-			s, err := d.predicateIn(p, scan.Out)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = s
-		}
-		b.WriteString(" WHERE ")
-		b.WriteString(strings.Join(parts, " AND "))
+	if err := d.conjunction(&b, " WHERE ", preds, scan.Out, nil); err != nil {
+		return "", err
 	}
 	if agg != nil && len(agg.GroupBy) > 0 {
 		keys := make([]string, len(agg.GroupBy))
@@ -178,6 +196,17 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 		}
 		b.WriteString(" GROUP BY ")
 		b.WriteString(strings.Join(keys, ", "))
+	}
+	if err := d.conjunction(&b, " HAVING ", having, schemaOf(agg), expr); err != nil {
+		return "", err
+	}
+	if sort != nil {
+		s, err := d.orderBy(sort, n.Schema(), expr)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" ORDER BY ")
+		b.WriteString(s)
 	}
 	if limit != nil {
 		if limit.Count >= 0 {
@@ -193,6 +222,84 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// schemaOf is agg's output schema (nil without an aggregate).
+func schemaOf(agg *planner.Aggregate) *arrow.Schema {
+	if agg == nil {
+		return nil
+	}
+	return agg.Out
+}
+
+// conjunction writes kw and preds joined by AND (nothing when there are
+// none); col prints a column (nil: its quoted name).
+func (d Dialect) conjunction(b *strings.Builder, kw string, preds []planner.Predicate, schema *arrow.Schema, col func(string) string) error {
+	if len(preds) == 0 {
+		return nil
+	}
+	parts := make([]string, len(preds))
+	for i, p := range preds {
+		s, err := d.predicateIn(p, schema, col)
+		if err != nil {
+			return err
+		}
+		parts[i] = s
+	}
+	b.WriteString(kw)
+	b.WriteString(strings.Join(parts, " AND "))
+	return nil
+}
+
+// orderBy prints the keys of a pushed top-N sort with the engine's null
+// placement spelled out (nulls last unless NullsFirst, in both
+// directions). Only keys the remote orders as the engine does are
+// printed: integers, dates, booleans and (unless the dialect's strings
+// may ignore case) strings in byte order — not floats, whose NaN the
+// engine puts after every number in both directions. A key that is a
+// column of the select list (out) is printed by its name, another by
+// expr (the aggregate call it names) or its column name.
+func (d Dialect) orderBy(s *planner.Sort, out *arrow.Schema, expr func(string) string) (string, error) {
+	in := s.Input.Schema()
+	keys := make([]string, 0, len(s.Keys))
+	for _, k := range s.Keys {
+		if k.Index < 0 || k.Index >= in.NumFields() || !d.orderable(in.Field(k.Index).Type) {
+			return "", unsupported("ORDER BY %q (of this type)", k.Col)
+		}
+		text := d.Ident(k.Col)
+		if expr != nil && (d.noNullsOrder || len(out.FieldIndices(k.Col)) == 0) {
+			if text = expr(k.Col); text == "" {
+				return "", unsupported("ORDER BY %q", k.Col)
+			}
+		}
+		dir := ""
+		if k.Desc {
+			dir = " DESC"
+		}
+		switch {
+		case d.noNullsOrder && k.NullsFirst:
+			keys = append(keys, text+" IS NULL DESC", text+dir)
+		case d.noNullsOrder:
+			keys = append(keys, text+" IS NULL", text+dir)
+		case k.NullsFirst:
+			keys = append(keys, text+dir+" NULLS FIRST")
+		default:
+			keys = append(keys, text+dir+" NULLS LAST")
+		}
+	}
+	return strings.Join(keys, ", "), nil
+}
+
+// orderable reports whether the remote sorts a key of type t as the
+// engine does.
+func (d Dialect) orderable(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64, arrow.DATE32, arrow.BOOL:
+		return true
+	case arrow.STRING, arrow.LARGE_STRING:
+		return !d.CaseInsensitiveStrings
+	}
+	return false
 }
 
 // pick returns the items (one per field of from) for the fields of out,
@@ -224,8 +331,16 @@ func (d Dialect) aggregate(a planner.AggExpr) (string, error) {
 			return "count(*)", nil
 		}
 		return "count(" + d.Ident(a.Col) + ")", nil
-	case planner.AggSum, planner.AggMin, planner.AggMax, planner.AggAvg:
+	case planner.AggCountDistinct:
+		return "count(DISTINCT " + d.Ident(a.Col) + ")", nil
+	case planner.AggSum, planner.AggMin, planner.AggMax:
 		return string(a.Fn) + "(" + d.Ident(a.Col) + ")", nil
+	case planner.AggAvg:
+		// The engine's avg divides a float64 sum by the count; remotes'
+		// own avg may round its result to a decimal scale (MySQL: 4
+		// digits more than the input's) or keep a numeric. The sum is
+		// null exactly when the count is 0, so no division by zero.
+		return "CAST(sum(" + d.Ident(a.Col) + ") AS " + d.double + ") / count(" + d.Ident(a.Col) + ")", nil
 	}
 	return "", unsupported("aggregate %s", a.Fn)
 }
@@ -235,12 +350,13 @@ func (d Dialect) aggregate(a planner.AggExpr) (string, error) {
 // range and null tests on integer, float64, string, boolean and date
 // columns (not case-insensitive ones), and OR groups of those.
 func (d Dialect) Printable(p planner.Predicate, schema *arrow.Schema) bool {
-	_, err := d.predicateIn(p, schema)
+	_, err := d.predicateIn(p, schema, nil)
 	return err == nil
 }
 
-// predicateIn prints p; schema must hold p's column with a printable type.
-func (d Dialect) predicateIn(p planner.Predicate, schema *arrow.Schema) (string, error) {
+// predicateIn prints p; schema must hold p's column with a printable
+// type. colText prints the column (nil: its quoted name).
+func (d Dialect) predicateIn(p planner.Predicate, schema *arrow.Schema, colText func(string) string) (string, error) {
 	if p.CaseInsensitive {
 		return "", unsupported("case-insensitive %s", p.Op)
 	}
@@ -250,7 +366,7 @@ func (d Dialect) predicateIn(p planner.Predicate, schema *arrow.Schema) (string,
 		}
 		parts := make([]string, len(p.Any))
 		for i, m := range p.Any {
-			s, err := d.predicateIn(m, schema)
+			s, err := d.predicateIn(m, schema, colText)
 			if err != nil {
 				return "", err
 			}
@@ -270,6 +386,11 @@ func (d Dialect) predicateIn(p planner.Predicate, schema *arrow.Schema) (string,
 		}
 	}
 	col := d.Ident(p.Col)
+	if colText != nil {
+		if col = colText(p.Col); col == "" {
+			return "", unsupported("a filter on column %q", p.Col)
+		}
+	}
 	lit := func(l *planner.Literal) (string, error) {
 		if l == nil {
 			return "", unsupported("a missing value")

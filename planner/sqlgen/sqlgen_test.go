@@ -176,7 +176,8 @@ func TestNotPushed(t *testing.T) {
 		`{"filters":[{"col":"region","op":"regex","value":"^a"}]}`,
 		`{"filters":[{"col":"weight","op":"gt","value":1.5}]}`,
 		`{"filters":[{"any":[{"col":"qty","op":"lt","value":1},{"col":"region","op":"starts_with","value":"x"}]}]}`,
-		`{"columns":["region"],"order_by":[{"col":"region"}],"limit":3}`,
+		`{"columns":["region"],"order_by":[{"col":"region"}]}`,
+		`{"columns":["price"],"order_by":[{"col":"price"}],"limit":3}`,
 		`{"group_by":["region"],"aggs":[{"col":"qty","fn":"median"}]}`,
 	} {
 		p := plan(t, spec)
