@@ -42,6 +42,9 @@ func TestSoakBigQueries(t *testing.T) {
 		"--cache-memory", fmt.Sprint(cacheMiB<<20), "--handle-memory", fmt.Sprint(handleMiB<<20),
 		"--query-timeout", "10m", "--confirm-rows", "-1", "--confirm-bytes", "-1")
 	pid := p.cmd.Process.Pid
+	prevTimeout := httpCallTimeout
+	httpCallTimeout = 15 * time.Minute // queued queries answer after minutes
+	t.Cleanup(func() { httpCallTimeout = prevTimeout })
 
 	// Warm the column cache with one small query, so that the runs measure
 	// the queries, not the first parse.

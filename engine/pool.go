@@ -187,11 +187,12 @@ func (p *Pool) admit(ctx context.Context, b *budget, adm *Admission) error {
 	return nil
 }
 
-// admissible reports whether w may start now (p.mu held): nothing running
-// waits to grow, w is not a retry held back (held), and w's bytes fit
-// beside the running queries and the waiters ahead of it not held back.
+// admissible reports whether w may start now (p.mu held): the oldest
+// running query does not wait for memory, w is not a retry held back
+// (held), and w's bytes fit beside the running queries and the waiters
+// ahead of it not held back.
 func (p *Pool) admissible(w *waiter) bool {
-	if p.growing > 0 || p.held(w) {
+	if p.oldestWaiting != nil || p.held(w) {
 		return false
 	}
 	ahead := int64(0)
