@@ -125,9 +125,13 @@ func (p *httpProc) waitExit(t *testing.T, d time.Duration) time.Duration {
 
 // connect opens an mcp-go Streamable HTTP client with optional headers;
 // legacy pins protocol 2025-11-25 (initialize handshake and a session).
+// httpCallTimeout bounds one HTTP request of connectHTTP's clients (soak
+// tests that queue long queries raise it).
+var httpCallTimeout = 60 * time.Second
+
 func connectHTTP(t *testing.T, base string, headers map[string]string, legacy bool) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPTimeout(60*time.Second), transport.WithHTTPHeaders(headers))
+	tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPTimeout(httpCallTimeout), transport.WithHTTPHeaders(headers))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,10 +21,12 @@ import (
 // TestSoakBigQueries (make soak; build tag soak): QUARRY_SOAK_BIG_QUERIES
 // (default 8) clients each run a group-by with QUARRY_SOAK_GROUPS (default
 // 10,000,000) groups at once against `bin/quarry serve --server-memory
-// 512MiB --cache-memory 256MiB`. Every query answers correctly or fails
-// with resource_exhausted and a hint (the server-wide budget); the server
-// is never OOM-killed, and its peak RSS (VmHWM, sampled every 100 ms) stays
-// within server memory + cache memory + handle memory + 10%.
+// 512MiB --cache-memory 256MiB --handle-memory 64MiB`. Every query answers
+// correctly or fails with resource_exhausted and a hint (the server-wide
+// budget), at least one answers; the server is never OOM-killed, and its
+// peak RSS (VmHWM, sampled every 100 ms) stays within server memory + cache
+// memory + handle memory + 10%. QUARRY_SOAK_ENV=NAME=value passes one
+// variable to the server (GOMEMLIMIT, say).
 func TestSoakBigQueries(t *testing.T) {
 	groups, queries := 10_000_000, 8
 	if v := os.Getenv("QUARRY_SOAK_GROUPS"); v != "" {
@@ -35,10 +38,13 @@ func TestSoakBigQueries(t *testing.T) {
 	const serverMiB, cacheMiB, handleMiB = 512, 256, 64
 	data := t.TempDir()
 	writeGroupsCSV(t, filepath.Join(data, "groups.csv"), groups)
-	p := launchHTTP(t, nil, "--data", data, "--artifact-dir", t.TempDir(), "--server-memory", fmt.Sprint(serverMiB<<20),
+	p := launchHTTP(t, envList(os.Getenv("QUARRY_SOAK_ENV")), "--log-level", "info", "--data", data, "--artifact-dir", t.TempDir(), "--server-memory", fmt.Sprint(serverMiB<<20),
 		"--cache-memory", fmt.Sprint(cacheMiB<<20), "--handle-memory", fmt.Sprint(handleMiB<<20),
 		"--query-timeout", "10m", "--confirm-rows", "-1", "--confirm-bytes", "-1")
 	pid := p.cmd.Process.Pid
+	prevTimeout := httpCallTimeout
+	httpCallTimeout = 15 * time.Minute // queued queries answer after minutes
+	t.Cleanup(func() { httpCallTimeout = prevTimeout })
 
 	// Warm the column cache with one small query, so that the runs measure
 	// the queries, not the first parse.
@@ -107,6 +113,8 @@ func TestSoakBigQueries(t *testing.T) {
 		}
 		t.Logf("query %d: code %q after %v", i, o.code, o.elapsed.Round(time.Millisecond))
 	}
+	logs := p.stderr.String()
+	t.Logf("server: %d runs gave their memory back and were queued again; %s", strings.Count(logs, "gave its memory back"), goLimitLine(logs))
 	bound := (serverMiB + cacheMiB + handleMiB) * 11 / 10
 	t.Logf("%d queries of %d groups in %v: %d answered, %d resource_exhausted; RSS after warm-up %d MiB, peak %d MiB (bound %d MiB)",
 		queries, groups, time.Since(began).Round(time.Second), ok, exhausted, base, hwm, bound)
@@ -118,6 +126,16 @@ func TestSoakBigQueries(t *testing.T) {
 	}
 	// The server still answers.
 	call(t, c0, "query_data", map[string]any{"dataset": "groups", "aggs": []map[string]any{{"col": "v", "fn": "sum"}}}, &warm)
+}
+
+// goLimitLine is the server's log line about the Go memory limit.
+func goLimitLine(logs string) string {
+	for l := range strings.Lines(logs) {
+		if strings.Contains(l, "Go memory limit") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return "no Go memory limit logged"
 }
 
 // writeGroupsCSV writes rows rows of k (a permutation of 0..rows-1, so

@@ -187,7 +187,7 @@ func (a *aggOp) foldChecked(b arrow.RecordBatch) (err error) {
 func recoverWorker(err *error) {
 	if r := recover(); r != nil {
 		if e, ok := r.(exhausted); ok {
-			*err = e.b.err()
+			*err = e.err()
 			return
 		}
 		*err = qerr.Internal(nil, "aggregate: %v", r)

@@ -1,8 +1,8 @@
 package engine
 
 import (
+	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -18,27 +18,30 @@ type budget struct {
 	live  atomic.Int64
 
 	// pool, when set, is the server-wide cap the budget reserves from
-	// (pool.go); reserved is what it holds of it.
+	// (pool.go); reserved is what it holds of it (changed under the
+	// pool's lock, read without it).
 	pool     *Pool
-	mu       sync.Mutex
 	reserved atomic.Int64
+	// The rest is the budget's state in its pool, guarded by the pool's
+	// lock: seq is its admission number (0: not running), adm the
+	// caller's Admission, wounded set when an older query preempted it
+	// (also readable without the lock), retried when it is a retry.
+	ctx     context.Context
+	seq     uint64
+	adm     *Admission
+	wounded atomic.Bool
+	retried bool
 }
 
 // exhausted is the panic value of a hard allocation over the limit. It is
 // recovered at operator boundaries (catchBudget, the reader) and turned into
 // the budget's error.
 type exhausted struct {
-	b      *budget
-	server bool // the server-wide pool, not the query's own limit
+	cause error
 }
 
 // err is the error of the limit that was hit.
-func (e exhausted) err() error {
-	if e.server {
-		return e.b.pool.err(false)
-	}
-	return e.b.err()
-}
+func (e exhausted) err() error { return e.cause }
 
 func (b *budget) wouldExceed(n int64) bool {
 	return b.limit > 0 && n > 0 && b.live.Load()+n > b.limit
@@ -53,15 +56,16 @@ func (b *budget) err() error {
 }
 
 // check reports the budget error when the live bytes exceed the limit, or
-// the pool's error when its reservation cannot cover them.
+// the pool's error when an older query preempted this one or its
+// reservation cannot cover them (pool.go).
 func (b *budget) check() error {
 	if b.limit > 0 && b.live.Load() > b.limit {
 		return b.err()
 	}
-	if !b.reserve(0) {
-		return b.pool.err(false)
+	if err := b.preempted(); err != nil {
+		return err
 	}
-	return nil
+	return b.reserve(0)
 }
 
 // acct tracks the Go-side bytes one operator charged, so that it can give
@@ -105,10 +109,10 @@ type hardAlloc struct {
 // Allocate implements memory.Allocator; it panics with exhausted over the limit.
 func (a *hardAlloc) Allocate(size int) []byte {
 	if a.b.wouldExceed(int64(size)) {
-		panic(exhausted{b: a.b})
+		panic(exhausted{a.b.err()})
 	}
-	if !a.b.reserve(int64(size)) {
-		panic(exhausted{b: a.b, server: true})
+	if err := a.b.reserve(int64(size)); err != nil {
+		panic(exhausted{err})
 	}
 	a.b.live.Add(int64(size))
 	return a.mem.Allocate(size)
@@ -118,10 +122,10 @@ func (a *hardAlloc) Allocate(size int) []byte {
 func (a *hardAlloc) Reallocate(size int, b []byte) []byte {
 	delta := int64(size - len(b))
 	if a.b.wouldExceed(delta) {
-		panic(exhausted{b: a.b})
+		panic(exhausted{a.b.err()})
 	}
-	if !a.b.reserve(delta) {
-		panic(exhausted{b: a.b, server: true})
+	if err := a.b.reserve(delta); err != nil {
+		panic(exhausted{err})
 	}
 	a.b.live.Add(delta)
 	return a.mem.Reallocate(size, b)

@@ -28,8 +28,11 @@
 // batch with ctx.Err(); exceeding Options.MemoryLimit fails with a
 // qerr.ErrLimitExceeded error of code qerr.CodeResourceExhausted. The reader
 // is not safe for concurrent use. Options.Pool adds a server-wide cap shared
-// by concurrent queries (pool.go): each reserves from it as it grows and
-// fails (diagnostics scope "server") when it cannot.
+// by concurrent queries (pool.go): each reserves from it as it grows; when
+// it is full the oldest running query preempts the youngest ones, a younger
+// one waits briefly for memory, and a query that cannot get it fails
+// (diagnostics scope "server"), Options.Admission saying whether running it
+// again, after the queries ahead of it, may succeed.
 //
 // # Filters
 //

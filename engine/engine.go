@@ -36,6 +36,10 @@ type Options struct {
 	// Pool, when set, is the server-wide memory cap the query reserves
 	// from as it grows (see Pool); nil means no cap across queries.
 	Pool *Pool
+	// Admission, when set, says how the query enters Pool (an up-front
+	// reservation, a retry) and reports whether it may be run again after
+	// failing for lack of server memory (see Admission).
+	Admission *Admission
 	// Profile, when set, collects per-operator statistics (see Profile).
 	Profile *Profile
 	// Sources are the sources of the datasets a plan joins (planner.Join),
@@ -99,7 +103,7 @@ func Execute(ctx context.Context, plan planner.Node, src catalog.Source, opts Op
 	if err != nil {
 		return nil, err
 	}
-	if err := ex.budget.admit(ctx); err != nil {
+	if err := ex.budget.admit(ctx, opts.Admission); err != nil {
 		return nil, err
 	}
 	root, err := ex.build(plan)

@@ -111,6 +111,13 @@ func (q *preparedQuery) source(ctx context.Context, sample int64) catalog.Source
 // consume. prof, when not nil, collects per-operator statistics. Context
 // errors become the qerr timeout and cancelled errors.
 func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.Profile, consume func(context.Context, array.RecordReader) error) error {
+	return q.streamAdmitted(ctx, sample, prof, nil, consume)
+}
+
+// streamAdmitted is stream entering the server-wide memory pool as adm
+// says (nil: the defaults; see requeued).
+func (q *preparedQuery) streamAdmitted(ctx context.Context, sample int64, prof *engine.Profile, adm *engine.Admission,
+	consume func(context.Context, array.RecordReader) error) error {
 	ctx, cancel := q.s.withDeadline(ctx)
 	defer cancel()
 	if err := ctx.Err(); err != nil {
@@ -118,7 +125,9 @@ func (q *preparedQuery) stream(ctx context.Context, sample int64, prof *engine.P
 	}
 	ctx, span := tracing.Start(ctx, "execute")
 	defer span.End()
-	rr, err := engine.Execute(ctx, q.plan, q.source(ctx, sample), q.engineOptions(prof))
+	opts := q.engineOptions(prof)
+	opts.Admission = adm
+	rr, err := engine.Execute(ctx, q.plan, q.source(ctx, sample), opts)
 	if err == nil {
 		rr = newRoundReader(rr, q.s.cfg.Alloc, q.input, q.round)
 		err = consume(ctx, rr)
@@ -140,10 +149,12 @@ func (q *preparedQuery) run(ctx context.Context, sample int64) (*materialize.Tab
 
 func (q *preparedQuery) collect(ctx context.Context, sample int64, prof *engine.Profile) (*materialize.Table, error) {
 	var t *materialize.Table
-	err := q.stream(ctx, sample, prof, func(ctx context.Context, rr array.RecordReader) error {
-		var err error
-		t, err = q.s.cfg.Materializer.Collect(ctx, rr, obs.Principal(ctx))
-		return err
+	err := q.requeued(ctx, func(ctx context.Context, adm *engine.Admission) error {
+		return q.streamAdmitted(ctx, sample, prof, adm, func(ctx context.Context, rr array.RecordReader) error {
+			var err error
+			t, err = q.s.cfg.Materializer.Collect(ctx, rr, obs.Principal(ctx))
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err

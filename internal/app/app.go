@@ -273,14 +273,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		rs.close()
 		return nil, err
 	}
-	handleMem := cfg.HandleMemory
-	switch {
-	case handleMem == 0:
-		handleMem = DefaultHandleMemory
-	case handleMem < 0:
-		handleMem = 0 // unlimited
-	}
-	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles, MaxBytes: handleMem,
+	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles, MaxBytes: handleMemory(cfg),
 		Key: rs.subkey("page-tokens")})
 	if rs.kv != nil {
 		reg.SetRemote(materialize.SharedHandles(rs.kv, store, cfg.Logger))
@@ -341,6 +334,19 @@ func serverMemory(cfg Config) int64 {
 		q = service.DefaultQueryMemory
 	}
 	return max(2*colcache.DefaultBudget(), q)
+}
+
+// handleMemory turns Config.HandleMemory into the handle registry's byte
+// bound (0: unlimited).
+func handleMemory(cfg Config) int64 {
+	switch n := cfg.HandleMemory; {
+	case n == 0:
+		return DefaultHandleMemory
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
 }
 
 // cacheBudget turns Config.CacheMemory into the cache's budget.
