@@ -57,10 +57,12 @@ lint: setup
 	$(GO) run $(STATICCHECK) ./...
 
 # Every test, with the race detector. End-to-end tests build bin/quarry themselves.
+# -ldflags=-w: the test binaries are linked without DWARF (a faster link; stack
+# traces and race reports do not need it).
 unit: build
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -race -count=1 -ldflags=-w -timeout 20m ./...
 
-test: setup-test vet lint unit release-ci
+test: setup-test vet lint unit fuzz-short release-ci
 
 # make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
 setup-test:
@@ -68,8 +70,9 @@ setup-test:
 
 # Fuzzing over every parser (FUZZTIME per target; FUZZPKGS narrows it, e.g.
 # FUZZPKGS=./mcpapi), one instrumented build per package (scripts/fuzz.sh).
-# fuzz-short is the short pass, not in make test yet (budget: docs/RELIABILITY.md) (FUZZTIME_SHORT each, coverage guidance
-# on Quarry's own packages only, so no dependency is rebuilt). A crasher is saved
+# fuzz-short is make test's short pass (FUZZTIME_SHORT each, coverage guidance
+# on the fuzzed package only, so its build reuses vet's and build's cache;
+# nproc targets at a time, one worker each). A crasher is saved
 # under the package's testdata/fuzz/FuzzX/: fix it and commit the file. See
 # docs/RELIABILITY.md.
 FUZZTIME ?= 20s
@@ -78,7 +81,7 @@ FUZZPKGS ?= ./...
 fuzz: setup
 	FUZZTIME=$(FUZZTIME) FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
 fuzz-short: setup
-	FUZZTIME=$(FUZZTIME_SHORT) FUZZINSTRUMENT=module FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME_SHORT) FUZZINSTRUMENT=package FUZZJOBS=$$(nproc) FUZZPKGS="$(FUZZPKGS)" GO=$(GO) ./scripts/fuzz.sh
 
 # Soak: SOAK_CLIENTS mcp-go clients over Streamable HTTP run a mixed workload
 # (catalog, schema, estimates, handle paging, Parquet artifacts read back,

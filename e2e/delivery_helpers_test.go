@@ -7,9 +7,12 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,8 +61,47 @@ type bigRow struct {
 var regions = [...]string{"north", "south", "east", "west", "central"}
 
 // writeBigCSV writes rows rows of id,region,price,note to path: id 0..rows-1,
-// region regions[id%5], price (id%1000)/4 + base, note "n<id>".
+// region regions[id%5], price (id%1000)/4 + base, note "n<id>". Files of
+// a million rows and more are generated once per (rows, base) and copied:
+// generating them in the race-instrumented test takes seconds, a copy
+// almost nothing (smaller files are written row by row, as tests that
+// rewrite a file under a reader expect).
 func writeBigCSV(t testing.TB, path string, rows int, base float64) {
+	t.Helper()
+	if rows < 1_000_000 {
+		generateBigCSV(t, path, rows, base)
+		return
+	}
+	key := fmt.Sprintf("big-%d-%g.csv", rows, base)
+	src, ok := bigCSVs.Load(key)
+	if !ok {
+		src = filepath.Join(filepath.Dir(binary), key)
+		generateBigCSV(t, src.(string), rows, base)
+		bigCSVs.Store(key, src)
+	}
+	in, err := os.Open(src.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bigCSVs maps writeBigCSV's generated big files by name to their path
+// (next to the test's quarry binary, removed with it).
+var bigCSVs sync.Map
+
+// generateBigCSV writes writeBigCSV's rows to path.
+func generateBigCSV(t testing.TB, path string, rows int, base float64) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {

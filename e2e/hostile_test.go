@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,14 +38,41 @@ func gzipBytes(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// hostileRoot writes a data root of one good file, one large .csv.gz that
+// hostile is the data root of hostileRoot, written once for the package's
+// tests (no server writes into its data root) and removed with the binary.
+var hostile struct {
+	once sync.Once
+	root string
+	rows int64
+}
+
+// hostileRoot returns a data root of one good file, one large .csv.gz that
 // takes seconds to scan (about 1.5 GiB of rows at a ~40x compression
 // ratio, written in under a second as repeated gzip members) and hostile
 // files: a gzip bomb, a one-line 20 MiB CSV, a 100,000-column CSV, NUL
-// bytes and invalid UTF-8. It returns the root and the slow file's rows.
+// bytes and invalid UTF-8, and the slow file's rows. The root is shared by
+// the tests that call it (written by the first).
 func hostileRoot(t *testing.T) (string, int64) {
 	t.Helper()
-	root := t.TempDir()
+	hostile.once.Do(func() {
+		root := filepath.Join(filepath.Dir(binary), "hostile")
+		if err := os.Mkdir(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rows := writeHostileRoot(t, root)
+		hostile.root, hostile.rows = root, rows
+	})
+	if hostile.root == "" {
+		t.Fatal("the hostile data root was not written (see the first test that asked for it)")
+	}
+	return hostile.root, hostile.rows
+}
+
+// writeHostileRoot writes hostileRoot's files into root and returns the slow
+// file's rows. Every big file is one small gzip member (or zstd frame)
+// repeated, so that writing it costs little in the race-instrumented test.
+func writeHostileRoot(t *testing.T, root string) int64 {
+	t.Helper()
 	write := func(name string, data []byte) { writeRootFile(t, root, name, data) }
 	repeat := func(name string, head, body []byte, times int) {
 		f, err := os.Create(filepath.Join(root, name))
@@ -66,14 +94,14 @@ func hostileRoot(t *testing.T) (string, int64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var body bytes.Buffer
 	rowsPerMember := int64(0)
-	for body.Len() < 16<<20 {
+	for body.Len() < 1<<20 {
 		fmt.Fprintf(&body, "1,2,3,4,5,6,7,8,9,10,%s,%d\n", strings.Repeat("abcdefghij", 5), rng.IntN(100))
 		rowsPerMember++
 	}
-	const members = 96
+	const members = 1536
 	repeat("slow.csv.gz", []byte("a,b,c,d,e,f,g,h,i,j,s,r\n"), body.Bytes(), members)
 
-	repeat("bomb.csv.gz", []byte("a,b\n"), bytes.Repeat([]byte("0,0\n"), 16<<20), 32) // 2 GiB, ~1000x
+	repeat("bomb.csv.gz", []byte("a,b\n"), bytes.Repeat([]byte("0,0\n"), 1<<18), 2048) // 2 GiB, ~1000x
 	write("oneline.csv", bytes.Repeat([]byte("y"), 20<<20))
 	var wide bytes.Buffer
 	for r := range 4 {
@@ -102,10 +130,10 @@ func hostileRoot(t *testing.T) (string, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame := zw.EncodeAll(bytes.Repeat([]byte("{\"a\": 0}\n"), 16<<20/10), nil)
-	write("bomb.jsonl.zst", bytes.Repeat(frame, 128)) // 2 GiB of JSON lines
+	frame := zw.EncodeAll(bytes.Repeat([]byte("{\"a\": 0}\n"), 1<<20/10), nil)
+	write("bomb.jsonl.zst", bytes.Repeat(frame, 2048)) // 2 GiB of JSON lines
 	write("broken.json", []byte(`[{"a": 1}, {"a": `))
-	return root, members * rowsPerMember
+	return members * rowsPerMember
 }
 
 // peakRSS is the process's peak resident set (VmHWM) in bytes, or 0 when
@@ -289,12 +317,38 @@ func TestServeInputLimitFlags(t *testing.T) {
 	write("longline.csv", append([]byte("a,b\n1,"), append(bytes.Repeat([]byte("z"), 3<<20), '\n')...)) // longer than a chunk
 	var rows bytes.Buffer
 	rng := rand.New(rand.NewPCG(3, 4))
-	for rows.Len() < 40<<20 { // ~40x compressible: over 32 MiB, so the ratio is checked
+	for rows.Len() < 1<<20 {
 		fmt.Fprintf(&rows, "1,2,3,4,5,6,7,8,9,10,%s,%d\n", strings.Repeat("abcdefghij", 5), rng.IntN(100))
 	}
-	write("ratio.csv.gz", gzipBytes(append([]byte("a,b,c,d,e,f,g,h,i,j,s,r\n"), rows.Bytes()...)))
+	// ~40x compressible: 40 gzip members of 1 MiB, over 32 MiB, so the ratio is checked.
+	ratio := gzipBytes([]byte("a,b,c,d,e,f,g,h,i,j,s,r\n"))
+	member := gzipBytes(rows.Bytes())
+	for range 40 {
+		ratio = append(ratio, member...)
+	}
+	write("ratio.csv.gz", ratio)
 	write("size.csv.gz", gzipBytes(append([]byte("a,b\n"), bytes.Repeat([]byte("1,2\n"), 1<<20)...)))
 
+	// diagnostics serves root with the extra flags and returns the
+	// catalog's diagnostic reason of each file once the scan has ended.
+	diagnostics := func(t *testing.T, extra ...string) map[string]string {
+		t.Helper()
+		c := startStdio(t, append([]string{"--data", root, "--cache-memory", "0"}, extra...)...)
+		defer c.Close()
+		var cat scanCatalog
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			cat = scanCatalog{}
+			call(t, c, "get_catalog", map[string]any{}, &cat)
+			if !cat.Scanning || time.Now().After(deadline) {
+				break
+			}
+		}
+		reasons := map[string]string{}
+		for _, d := range cat.Diagnostics {
+			reasons[d.Path] = d.Reason
+		}
+		return reasons
+	}
 	tests := []struct {
 		flag, value, file, reason string
 	}{
@@ -303,32 +357,18 @@ func TestServeInputLimitFlags(t *testing.T) {
 		{"--max-gz-bytes", "1048576", "size.csv.gz", "decompresses to more than 1 MiB"},
 		{"--max-gz-ratio", "10", "ratio.csv.gz", "more than 10 times"},
 	}
+	// One server with the defaults accepts every file; one per flag lowered.
+	defaults := diagnostics(t)
 	for _, tc := range tests {
 		t.Run(tc.flag, func(t *testing.T) {
 			for _, lowered := range []bool{false, true} {
-				var extra []string
+				reason := defaults[tc.file]
 				if lowered {
-					extra = []string{tc.flag, tc.value}
-				}
-				c := startStdio(t, append([]string{"--data", root, "--cache-memory", "0"}, extra...)...)
-				var cat scanCatalog
-				for deadline := time.Now().Add(60 * time.Second); ; {
-					cat = scanCatalog{}
-					call(t, c, "get_catalog", map[string]any{}, &cat)
-					if !cat.Scanning || time.Now().After(deadline) {
-						break
-					}
-				}
-				reason := ""
-				for _, d := range cat.Diagnostics {
-					if d.Path == tc.file {
-						reason = d.Reason
-					}
+					reason = diagnostics(t, tc.flag, tc.value)[tc.file]
 				}
 				if lowered != strings.Contains(reason, tc.reason) {
 					t.Errorf("%s %s (lowered %v): diagnostic of %s = %q, want it to mention %q: %v", tc.flag, tc.value, lowered, tc.file, reason, tc.reason, lowered)
 				}
-				_ = c.Close()
 			}
 		})
 	}
