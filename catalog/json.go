@@ -31,7 +31,8 @@ type jsonFormat struct{ lim Limits }
 // compress.go). Extensions match case-insensitively; schema cards
 // (".schema.json", "_overall.json") are never datasets.
 //
-// Opening reads the file once: every object is a row (exact count); its
+// Opening reads the file once (json_records.go tokenizes it byte by byte,
+// in place): every object is a row (exact count); its
 // keys are the columns, in order of first appearance; nested objects are
 // flattened to dotted names ({"a":{"b":1}} is column "a.b"); arrays are
 // kept as compact JSON text; a missing key or null is null. Column types
@@ -219,7 +220,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	defer closer.Close()
 	var cols []*jsonColumn
 	defer func() { releaseChecks(cols) }()
-	index := map[string]int{}
+	keys := newJSONKeys()
 	for {
 		more, err := recs.next()
 		if err != nil {
@@ -238,14 +239,14 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		}
 		for i := range recs.fields {
 			fd := &recs.fields[i]
-			j, ok := index[fd.name]
+			j, ok := keys.lookup(i, fd.name)
 			if !ok {
 				if len(cols) >= jf.lim.MaxColumns {
 					return nil, limitError("the records have more than %d distinct keys (the column limit)", jf.lim.MaxColumns)
 				}
-				j = len(cols)
-				index[fd.name] = j
-				col, err := newJSONColumn(f.Read, fd.name, "")
+				name := strings.Clone(fd.name) // fd.name is a view of the record
+				j = keys.add(i, name)
+				col, err := newJSONColumn(f.Read, name, "")
 				if err != nil {
 					return nil, asFileError(err)
 				}
@@ -300,8 +301,8 @@ type jsonSource struct {
 }
 
 // Scan implements Source: the file is read again, record by record; only
-// the requested columns are built (as text, then converted to their
-// types).
+// the requested columns are built, straight into their types where
+// jsonCells can (json_build.go), else as text converted per batch.
 func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -320,29 +321,38 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	}
 	batch = int(min(int64(batch), max(s.rows, 1)))
 	fields := make([]arrow.Field, len(proj))
-	textFields := make([]arrow.Field, len(proj))
+	innerFields := make([]arrow.Field, len(proj))
 	pick := make([]int, len(proj))
-	pos := make(map[string]int, s.schema.NumFields()) // column -> output position, -1 when not read
-	for _, f := range s.schema.Fields() {
-		pos[f.Name] = -1
+	keys := newJSONKeys()
+	out := make([]int, s.schema.NumFields()) // column -> output position, -1 when not read
+	for j, f := range s.schema.Fields() {
+		keys.add(j, f.Name)
+		out[j] = -1
 	}
+	builders := make([]*jsonCells, len(proj))
 	for i, j := range proj {
 		fields[i] = s.schema.Field(j)
-		textFields[i] = arrow.Field{Name: fields[i].Name, Type: arrow.BinaryTypes.String, Nullable: true}
+		builders[i] = newJSONCells(alloc, s.kinds, s.types, j)
+		innerFields[i] = builders[i].field(fields[i].Name)
 		pick[i] = i
-		pos[fields[i].Name] = i
+		out[j] = i
+	}
+	release := func() {
+		for _, b := range builders {
+			b.release()
+		}
 	}
 	recs, closer, err := openJSON(s.file, s.gz, s.lim)
 	if err != nil {
+		release()
 		return nil, SourceOpenError(s.id, err)
 	}
-	textSchema := arrow.NewSchema(textFields, nil)
+	inner := arrow.NewSchema(innerFields, nil)
 	cells := make([]*jsonField, len(proj))
+	errs := make([]error, len(proj)) // the current batch's unparsed texts, by column
 	next := func() (arrow.RecordBatch, error) {
-		bs := make([]*array.StringBuilder, len(proj))
-		for i := range bs {
-			bs[i] = array.NewStringBuilder(alloc)
-			defer bs[i].Release()
+		for _, b := range builders {
+			b.b.Reserve(batch)
 		}
 		n := 0
 		for n < batch {
@@ -356,36 +366,41 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 			clear(cells)
 			for k := range recs.fields {
 				fd := &recs.fields[k]
-				p, ok := pos[fd.name]
+				j, ok := keys.lookup(k, fd.name)
 				if !ok {
 					return nil, corruptFileError(s.id, fmt.Errorf("record %d has key %q, not in the cataloged schema: the file changed since it was cataloged", recs.n, fd.name))
 				}
-				if p >= 0 {
+				if p := out[j]; p >= 0 {
 					cells[p] = fd
 				}
 			}
 			for i, c := range cells {
-				if c == nil || c.kind == jNull {
-					bs[i].AppendNull()
-				} else {
-					bs[i].Append(c.text)
-				}
+				builders[i].append(c)
 			}
 			n++
 		}
 		if n == 0 {
 			return nil, nil
 		}
-		cols := make([]arrow.Array, len(bs))
-		for i, b := range bs {
-			cols[i] = b.NewArray()
+		cols := make([]arrow.Array, len(builders))
+		for i, b := range builders {
+			cols[i], errs[i] = b.finish()
 		}
 		defer releaseAll(cols)
-		return array.NewRecordBatch(textSchema, cols, int64(n)), nil
+		return array.NewRecordBatch(inner, cols, int64(n)), nil
 	}
-	out := arrow.NewSchema(fields, nil)
-	r := newExposedReader(ctx, s.id, newFuncReader(textSchema, next), out, pick, alloc, func() { closer.Close() })
+	r := newExposedReader(ctx, s.id, newFuncReader(inner, next), arrow.NewSchema(fields, nil), pick, alloc, func() {
+		closer.Close()
+		release()
+	})
 	r.convert = func(mem memory.Allocator, a arrow.Array, i int) (arrow.Array, error) {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if builders[i].direct {
+			a.Retain()
+			return a, nil
+		}
 		return convertText(mem, a.(*array.String), s.kinds, s.types, proj[i])
 	}
 	return r, nil

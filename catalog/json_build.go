@@ -1,0 +1,151 @@
+package catalog
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/catalog/infer"
+)
+
+// jsonKeys maps the flattened names of a file's records to column
+// numbers. It remembers which column the field at each position of a
+// record had last time, so records with the same keys in the same order
+// (nearly every NDJSON file) find their columns by one comparison instead
+// of hashing each name.
+type jsonKeys struct {
+	index map[string]int
+	names []string // by column
+	last  []int    // by field position: the column met there last
+}
+
+func newJSONKeys() *jsonKeys { return &jsonKeys{index: map[string]int{}} }
+
+// lookup is the column of the field at position pos named name.
+func (k *jsonKeys) lookup(pos int, name string) (int, bool) {
+	if pos < len(k.last) {
+		if j := k.last[pos]; j >= 0 && k.names[j] == name {
+			return j, true
+		}
+	}
+	j, ok := k.index[name]
+	if ok {
+		k.remember(pos, j)
+	}
+	return j, ok
+}
+
+// add makes name (owned by the caller: not a view of a record) the next
+// column, met at position pos, and returns its number.
+func (k *jsonKeys) add(pos int, name string) int {
+	j := len(k.names)
+	k.index[name] = j
+	k.names = append(k.names, name)
+	k.remember(pos, j)
+	return j
+}
+
+func (k *jsonKeys) remember(pos, j int) {
+	for len(k.last) <= pos {
+		k.last = append(k.last, -1)
+	}
+	k.last[pos] = j
+}
+
+// jsonCells builds one batch of a projected column straight from the
+// records' field texts: int64, float64, YYYY-MM-DD dates and text
+// columns are parsed into their builders as the records are read; the
+// other kinds (bool, timestamps, other date layouts) and columns with a
+// type override are collected as text and converted per batch
+// (convertText), as before. A text that does not parse is kept as the
+// column's error, reported where the text path reports it (when the
+// batch's column is converted), with the same message.
+type jsonCells struct {
+	direct bool
+	mode   infer.Kind // direct: KindString, KindInt, KindFloat or KindDate
+	what   string     // the type's phrase in the error
+	b      array.Builder
+	str    *array.StringBuilder
+	i64    *array.Int64Builder
+	f64    *array.Float64Builder
+	d32    *array.Date32Builder
+	err    error // the first text of the batch that did not parse
+}
+
+// newJSONCells is the builder of column j of kinds and types (nil: no
+// overrides).
+func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j int) *jsonCells {
+	c := &jsonCells{}
+	k := kinds[j]
+	switch {
+	case types != nil && types[j] != nil, k.Textual():
+		c.direct = types == nil || types[j] == nil
+		c.mode = infer.KindString
+		c.str = array.NewStringBuilder(mem)
+		c.b = c.str
+	case k == infer.KindInt || k == infer.KindIntWide:
+		c.direct, c.mode, c.what = true, infer.KindInt, "an int64"
+		c.i64 = array.NewInt64Builder(mem)
+		c.b = c.i64
+	case k == infer.KindFloat:
+		c.direct, c.mode, c.what = true, infer.KindFloat, "a float64"
+		c.f64 = array.NewFloat64Builder(mem)
+		c.b = c.f64
+	case k == infer.KindDate:
+		c.direct, c.mode, c.what = true, infer.KindDate, "a YYYY-MM-DD date"
+		c.d32 = array.NewDate32Builder(mem)
+		c.b = c.d32
+	default:
+		c.mode = infer.KindString
+		c.str = array.NewStringBuilder(mem)
+		c.b = c.str
+	}
+	return c
+}
+
+// field is the type of the batch column the builder makes.
+func (c *jsonCells) field(name string) arrow.Field {
+	return arrow.Field{Name: name, Type: c.b.Type(), Nullable: true}
+}
+
+// append adds one cell (nil or a JSON null: null).
+func (c *jsonCells) append(f *jsonField) {
+	if f == nil || f.kind == jNull {
+		c.b.AppendNull()
+		return
+	}
+	s := f.text
+	ok := true
+	switch c.mode {
+	case infer.KindString:
+		c.str.Append(s)
+	case infer.KindInt:
+		v, err := strconv.ParseInt(s, 10, 64)
+		c.i64.Append(v)
+		ok = err == nil
+	case infer.KindFloat:
+		v, err := strconv.ParseFloat(s, 64)
+		c.f64.Append(v)
+		ok = err == nil
+	case infer.KindDate:
+		d, dok := infer.ParseDateBytes([]byte(s))
+		c.d32.Append(arrow.Date32(d))
+		ok = dok
+	}
+	if !ok && c.err == nil {
+		c.err = fmt.Errorf("value %q is not %s", s, c.what)
+	}
+}
+
+// finish is the batch's column and the error of its first unparsed text;
+// the builder is reset for the next batch.
+func (c *jsonCells) finish() (arrow.Array, error) {
+	a, err := c.b.NewArray(), c.err
+	c.err = nil
+	return a, err
+}
+
+func (c *jsonCells) release() { c.b.Release() }
