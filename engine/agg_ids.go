@@ -19,7 +19,9 @@ import (
 // batch's dictionary gets a code → id table filled on first use, so the
 // strings are hashed per distinct entry and batch, not per row. A
 // dictionary much larger than its batch is resolved per row instead (a
-// table would cost more than the rows).
+// table would cost more than the rows), unless the previous batch had the
+// same dictionary (one shared by many batches, as the column cache's): the
+// table then serves every batch that shares it.
 type valueIDs struct {
 	str    bool // plain or dictionary-encoded strings
 	dict   bool // dictionary-encoded strings
@@ -37,6 +39,7 @@ type valueIDs struct {
 	ddata arrow.ArrayData
 	dmap  []int32
 	cbuf  []int32
+	dlast arrow.ArrayData // the last dictionary resolved per row (too large for its batch)
 
 	// fixed width: id per normalized bit pattern
 	fmap  *u64Map
@@ -190,7 +193,9 @@ func assignCodes[T codeType](v *valueIDs, arr arrow.Array, codes []T, out []int3
 		}
 		return src.at(int(c))
 	}
-	if nd > 2*n+4096 {
+	dd := dict.Data()
+	if nd > 2*n+4096 && dd != v.ddata && dd != v.dlast {
+		v.dlast = dd // a dictionary seen again (shared by batches) takes the table
 		for i, c := range codes {
 			if !valid.ok(i) {
 				out[i] = v.null()
@@ -200,7 +205,10 @@ func assignCodes[T codeType](v *valueIDs, arr arrow.Array, codes []T, out []int3
 		}
 		return
 	}
-	if dd := dict.Data(); dd != v.ddata {
+	if dd != v.ddata {
+		if c := cap(v.dmap); nd > c {
+			v.acct.charge(int64(nd-c) * 4)
+		}
 		v.dmap = growTo(v.dmap[:0], nd)[:nd]
 		for i := range v.dmap {
 			v.dmap[i] = -1
@@ -232,6 +240,7 @@ func (v *valueIDs) value(id int32) string { return v.strs[id] }
 // reset drops all state (the caller releases the charged bytes).
 func (v *valueIDs) reset() {
 	v.smap, v.short, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
+	v.dlast = nil
 	v.dense = nil
 	v.n, v.nullID = 0, -1
 }

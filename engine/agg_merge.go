@@ -26,8 +26,9 @@ import (
 // the parallel formulas of Chan, Golub and LeVeque, so they equal the
 // whole-input result up to floating-point rounding (the order of additions
 // differs); median and quantile merge exactly, without group keys only
-// (agg_quant_merge.go). Aggregates whose result depends on the input order
-// (first, last, string_agg, list) or that keep every value (mode,
+// (agg_quant_merge.go), and so do first and last (agg_firstlast_merge.go).
+// Aggregates whose result depends on the input order (string_agg, list;
+// first and last with keys) or that keep every value (mode,
 // approx_quantile, arg_min/arg_max) have no merge yet.
 type mergingState interface {
 	aggState

@@ -28,7 +28,8 @@ import (
 // radix-partitioned path instead (agg_radix.go: each
 // worker owns a slice of the key space): with merges each worker would
 // build a table of about all the groups and the merge would redo the work.
-// Median and quantile merge only without keys (agg_quant_merge.go).
+// Median and quantile merge only without keys (agg_quant_merge.go), as do
+// first and last (agg_firstlast_merge.go).
 // Without keys and with a non-merging state the input is folded on one
 // table (pipelined).
 //
@@ -148,7 +149,10 @@ func (a *aggOp) runParallel(w int) error {
 		}
 		parts = append(parts, p)
 	}
+	folded := make([]int64, w) // per worker: batches folded (worker i's k-th batch is the input's k*w+i-th)
 	pool := startWorkers(a.ex.ctx, w, func(i int, b arrow.RecordBatch) error {
+		parts[i].stampSeq(folded[i]*int64(w) + int64(i))
+		folded[i]++
 		return parts[i].foldChecked(b)
 	}, arrow.RecordBatch.Release)
 	k := 0
@@ -169,6 +173,16 @@ func (a *aggOp) runParallel(w int) error {
 		}
 	}
 	return nil
+}
+
+// stampSeq tells the states that want it (sequenced) the position of the
+// next batch in the parallel part of the input.
+func (a *aggOp) stampSeq(seq int64) {
+	for _, s := range a.states {
+		if q, ok := s.(sequenced); ok {
+			q.setSeq(seq)
+		}
+	}
 }
 
 // foldChecked is fold on a worker: a panic (the hard allocator's budget

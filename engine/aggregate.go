@@ -444,6 +444,9 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(n.GroupIdx) == 0 && (e.Fn == planner.AggFirst || e.Fn == planner.AggLast) {
+			s = wrapKeylessFirstLast(s, e.Fn == planner.AggLast) // (agg_firstlast_merge.go)
+		}
 		if want := n.Out.Field(len(n.GroupIdx) + j).Type; !arrow.TypeEqual(dt, want) {
 			return nil, qerr.Internal(nil, "aggregate %s(%s) produces %s but the output schema says %s", e.Fn, e.Col, dt, want)
 		}

@@ -24,9 +24,9 @@ import (
 //     new group on its first occurrence (distinct) or every row of a group
 //     whose right count is used up (all: decrementing it first).
 //
-// The table and counts are charged to the query's memory budget; a set
-// operation over more distinct rows than the budget holds fails with
-// resource_exhausted (it does not spill).
+// The table and counts are charged to the query's memory budget; under a
+// budget the table also stores its keys, so that the operator can spill
+// to disk when the query nears its limit (setop_spill.go).
 
 // setConv converts the batches of one input to the output schema.
 type setConv struct {
@@ -111,6 +111,10 @@ type setOpOp struct {
 	built  bool
 	onLeft bool // union: still reading the left input
 	closed bool
+
+	leftPhase bool      // intersect / except: the right input is counted
+	level     int       // spill level (0: the operator; 1...: a partition's, setop_spill.go)
+	spill     *setSpill // set once spilled
 }
 
 // buildSetOp builds the operator of n: each input with the source of its
@@ -126,18 +130,11 @@ func (ex *exec) buildSetOp(n *planner.SetOp) (op, error) {
 		return nil, err
 	}
 	if !(n.Kind == planner.SetUnion && n.All) {
-		types := make([]arrow.DataType, out.NumFields())
-		for i, f := range out.Fields() {
-			if !supportedCompute(f.Type) && f.Type.ID() != arrow.NULL {
-				return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "%s cannot compare column %q of type %s", n.Name(), f.Name, f.Type).
-					WithHint("select only numeric, string, boolean, date or timestamp columns in a set operation other than UNION ALL")
-			}
-			types[i] = f.Type
-			if f.Type.ID() == arrow.NULL { // all nulls: any key type compares them
-				types[i] = arrow.PrimitiveTypes.Int64
-			}
+		types, err := setKeyTypes(n)
+		if err != nil {
+			return nil, err
 		}
-		s.table = newGroupTable(types, false, &s.acct)
+		s.table = newGroupTable(types, ex.budget.limit > 0, &s.acct) // keys stored to spill (setop_spill.go)
 		s.cols = make([]arrow.Array, len(types))
 	}
 	lx, err := ex.inputExec(n.Left)
@@ -156,6 +153,23 @@ func (ex *exec) buildSetOp(n *planner.SetOp) (op, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// setKeyTypes are the key table's column types of n's rows.
+func setKeyTypes(n *planner.SetOp) ([]arrow.DataType, error) {
+	out := n.Schema()
+	types := make([]arrow.DataType, out.NumFields())
+	for i, f := range out.Fields() {
+		if !supportedCompute(f.Type) && f.Type.ID() != arrow.NULL {
+			return nil, qerr.Unsupported(qerr.CodeUnsupportedType, "%s cannot compare column %q of type %s", n.Name(), f.Name, f.Type).
+				WithHint("select only numeric, string, boolean, date or timestamp columns in a set operation other than UNION ALL")
+		}
+		types[i] = f.Type
+		if f.Type.ID() == arrow.NULL { // all nulls: any key type compares them
+			types[i] = arrow.PrimitiveTypes.Int64
+		}
+	}
+	return types, nil
 }
 
 // inputExec returns the exec that builds the subtree n: ex itself, or a
@@ -185,8 +199,8 @@ func (s *setOpOp) pull(left bool) (arrow.RecordBatch, error) {
 		in, conv = s.left, s.lconv
 	}
 	b, err := in.next()
-	if err != nil || b == nil {
-		return nil, err
+	if err != nil || b == nil || conv == nil { // no conversion: a partition's spill files (setop_spill.go)
+		return b, err
 	}
 	return conv.convert(b)
 }
@@ -205,6 +219,9 @@ func (s *setOpOp) assign(b arrow.RecordBatch) (gids []int32, err error) {
 	}
 	gids = s.table.assign(s.cols, n)
 	clear(s.cols)
+	if s.canSpill() { // over the budget the caller spills, releasing the table (setop_spill.go)
+		return gids, nil
+	}
 	return gids, s.acct.check()
 }
 
@@ -219,14 +236,33 @@ func (s *setOpOp) next() (arrow.RecordBatch, error) {
 		}
 	}
 	for {
+		if s.spill != nil {
+			return s.spill.next()
+		}
 		b, err := s.pull(true)
 		if err != nil || b == nil {
 			return nil, err
 		}
-		if out, err := s.filter(b, s.keep); out != nil || err != nil {
+		out, err := s.filter(b, s.keep)
+		if out, err = s.spillAfter(out, err); out != nil || err != nil {
 			return out, err
 		}
 	}
+}
+
+// spillAfter spills when due after a batch whose output is out (see
+// overBudget): out is returned first, the spill's rows after it.
+func (s *setOpOp) spillAfter(out arrow.RecordBatch, err error) (arrow.RecordBatch, error) {
+	if err != nil || s.spill != nil || !s.overBudget() {
+		return out, err
+	}
+	if err := s.startSpill(); err != nil {
+		if out != nil {
+			out.Release()
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 // keep decides, for intersect and except, whether a left row of group g is emitted.
@@ -277,19 +313,31 @@ func (s *setOpOp) consumeRight() error {
 			break
 		}
 		gids, err := s.assign(b)
-		b.Release()
-		if err != nil {
-			return err
+		var counted []int64 // a partition's R file: rows with their counts (setop_spill.go)
+		if err == nil && int(b.NumCols()) > len(s.cols) {
+			counted = values[int64](b.Column(len(s.cols)))
 		}
-		for _, g := range gids {
+		for i, g := range gids {
 			if int(g) == len(s.counts) {
 				s.counts = append(s.counts, 0)
 				s.acct.charge(8)
 			}
-			s.counts[g]++
+			if counted != nil {
+				s.counts[g] += counted[i]
+			} else {
+				s.counts[g]++
+			}
+		}
+		b.Release()
+		if err != nil {
+			return err
+		}
+		if s.overBudget() {
+			return s.startSpill()
 		}
 	}
 	s.nRight = int32(s.table.n)
+	s.leftPhase = true
 	return nil
 }
 
@@ -297,6 +345,9 @@ func (s *setOpOp) consumeRight() error {
 // the first occurrence of each row passes.
 func (s *setOpOp) nextUnion() (arrow.RecordBatch, error) {
 	for {
+		if s.spill != nil {
+			return s.spill.next()
+		}
 		b, err := s.pull(s.onLeft)
 		if err != nil {
 			return nil, err
@@ -323,7 +374,8 @@ func (s *setOpOp) nextUnion() (arrow.RecordBatch, error) {
 			first++
 			return true
 		}
-		if out, err := s.filter(b, isNew); out != nil || err != nil {
+		out, err := s.filter(b, isNew)
+		if out, err = s.spillAfter(out, err); out != nil || err != nil {
 			return out, err
 		}
 	}
@@ -351,7 +403,11 @@ func (s *setOpOp) filter(b arrow.RecordBatch, keep func(g int32) bool) (arrow.Re
 	case int(b.NumRows()):
 		return b, nil
 	}
-	out, err := gatherBatch(s.ex.alloc, s.ex.soft, b.Schema(), b, refs)
+	mem := s.ex.alloc
+	if s.overBudget() { // a spill follows and releases the table (setop_spill.go)
+		mem = s.ex.soft
+	}
+	out, err := gatherBatch(mem, s.ex.soft, b.Schema(), b, refs)
 	b.Release()
 	return out, err
 }
@@ -381,6 +437,10 @@ func (s *setOpOp) close() {
 	}
 	if s.table != nil {
 		s.table.reset()
+	}
+	if s.spill != nil {
+		s.spill.close()
+		s.spill = nil
 	}
 	s.counts = nil
 	s.acct.release()

@@ -219,6 +219,7 @@ type runner struct {
 	root  string
 	id    string
 	cache *colcache.Cache
+	cpu0  float64 // warm: cpuSecs when the running query started
 }
 
 // open builds a catalog over the root and returns the dataset. With a
@@ -287,6 +288,7 @@ func (r *runner) warm(queries []string) {
 	for _, q := range queries {
 		for rep := 1; rep <= r.o.reps; rep++ {
 			rec := map[string]any{"query": q, "rep": rep}
+			r.cpu0 = cpuSecs()
 			if err := r.run(ctx, q, rep, ds, src, rec, time.Now()); err != nil {
 				rec["error"] = errText(err)
 			}
@@ -411,6 +413,9 @@ func (r *runner) run(ctx context.Context, q string, rep int, ds *catalog.Dataset
 		return nil
 	}
 	rec["secs"] = time.Since(t0).Seconds()
+	if r.cpu0 > 0 { // warm: the CPU time of the timed part, every thread
+		rec["cpu_secs"] = cpuSecs() - r.cpu0
+	}
 	rec["rows"] = rows
 	if rep == 1 && isH2OQuery(q) {
 		return r.describeH2O(ctx, q, ds, src, rec)
@@ -570,6 +575,24 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// cpuSecs is the process's user+system CPU time so far (every thread,
+// from /proc/self/stat at USER_HZ 100), or 0 where it cannot be read.
+func cpuSecs() float64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	_, rest, ok := strings.Cut(string(b), ") ") // after the command name, which may hold spaces
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	var utime, stime int64
+	fmt.Sscan(f[11], &utime) // fields 14 and 15 of the line
+	fmt.Sscan(f[12], &stime)
+	return float64(utime+stime) / 100
 }
 
 // rssBreakdown is the current resident set by kind (/proc/self/status), bytes.

@@ -6,6 +6,9 @@
 // are evicted least-recently-used first to stay under one global byte
 // budget.
 //
+// Plain string columns whose values repeat are kept dictionary-encoded,
+// one dictionary shared by all their arrays (dictshare.go).
+//
 // Cache.Wrap turns a dataset's Source into one that serves a Scan from
 // memory when every requested column is cached, and otherwise reads the
 // file through the original Source, tees the batches and caches each
@@ -187,8 +190,11 @@ func (c *Cache) has(k fileKey, cols []string) bool {
 // takes over one reference of every array: arrays it does not keep (a
 // column already cached, or no room) are released. It evicts least
 // recently used columns of any dataset (never ones being inserted now) to
-// make room; columns that cannot fit are dropped.
+// make room; columns that cannot fit are dropped. Plain string columns
+// whose values repeat are first re-encoded with one shared dictionary
+// (dictshare.go).
 func (c *Cache) insert(k fileKey, rows int64, names []string, types []arrow.DataType, chunks [][]arrow.Array) {
+	shareDicts(c.alloc, rows, types, chunks) // (dictshare.go)
 	sizes := make([]int64, len(names))
 	for i := range names {
 		sizes[i] = arraysSize(chunks[i])

@@ -39,8 +39,9 @@ func (c *Cache) Wrap(ds *catalog.Dataset) catalog.Source {
 
 // PlanSchema is the schema to plan queries against: the dataset's, with
 // the types of the columns as cached now (low-cardinality strings cached
-// dictionary-encoded are dictionary<int16, utf8>, so the engine works on
-// their codes). Reads that miss the cache produce the dataset's types; the
+// dictionary-encoded are dictionary<int16, utf8>, repeating strings of
+// plain columns dictionary<int32, utf8> with one shared dictionary, so the
+// engine works on their codes). Reads that miss the cache produce the dataset's types; the
 // engine converts between the two string encodings when they differ.
 func (s *Source) PlanSchema() *arrow.Schema {
 	s.c.mu.Lock()

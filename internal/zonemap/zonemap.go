@@ -202,8 +202,17 @@ func dictZone(z *Zone, a *array.Dictionary) {
 	if a.Dictionary().NullN() > 0 {
 		z.unordered = 1
 	}
-	used := make([]bool, a.Dictionary().Len())
 	ok := valid(a)
+	if a.Dictionary().Len() > 2*a.Len() { // a dictionary shared by many arrays (the cache's): read the rows' values
+		for i := range a.Len() {
+			if ok == nil || ok(i) {
+				z.addString(value(a.GetValueIndex(i)))
+			}
+		}
+		z.smin, z.smax = strings.Clone(z.smin), strings.Clone(z.smax)
+		return
+	}
+	used := make([]bool, a.Dictionary().Len())
 	switch idx := a.Indices().(type) {
 	case *array.Int16: // the cache's CSV dictionaries
 		for i, c := range idx.Int16Values() {
