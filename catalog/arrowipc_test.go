@@ -19,42 +19,12 @@ import (
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/arrowfile"
 )
 
-// arrowBytes writes recs as an Arrow IPC file (opts: compression).
-func arrowBytes(t testing.TB, opts []ipc.Option, recs ...arrow.RecordBatch) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w, err := ipc.NewFileWriter(&buf, append([]ipc.Option{ipc.WithSchema(recs[0].Schema())}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// arrowStreamBytes writes recs as an Arrow IPC stream (opts: compression).
-func arrowStreamBytes(t testing.TB, opts []ipc.Option, recs ...arrow.RecordBatch) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, append([]ipc.Option{ipc.WithSchema(recs[0].Schema())}, opts...)...)
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+// arrowBytes and arrowStreamBytes write recs as an Arrow IPC file and
+// stream (opts: compression).
+var arrowBytes, arrowStreamBytes = arrowfile.IPC, arrowfile.IPCStream
 
 // dictRecord is a record with a dictionary-encoded string column and an
 // int64 column.
@@ -166,12 +136,7 @@ func TestArrowBrokenFiles(t *testing.T) {
 	rec := sampleRecord(t, mem)
 	defer rec.Release()
 	good := arrowBytes(t, nil, rec)
-	var stream bytes.Buffer
-	sw := ipc.NewWriter(&stream, ipc.WithSchema(rec.Schema()))
-	if err := sw.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	sw.Close()
+	stream := string(arrowStreamBytes(t, nil, rec))
 	// The footer's length at the end claims the whole file.
 	hugeFooter := bytes.Clone(good)
 	binary.LittleEndian.PutUint32(hugeFooter[len(good)-10:], 0x7FFFFFF0)
@@ -182,8 +147,8 @@ func TestArrowBrokenFiles(t *testing.T) {
 		{"text", "a,b\n1,2\n", "Arrow message's metadata is"},
 		{"feather1", "FEA1" + strings.Repeat("\x00", 40), "Feather v1"},
 		{"truncated", string(good[:len(good)/2]), "missing at the end"},
-		{"stream truncated", stream.String()[:stream.Len()/2], "the file holds"},
-		{"stream schema only", stream.String()[:8] + "\x00\x00\x00\x00", "claims"},
+		{"stream truncated", stream[:len(stream)/2], "the file holds"},
+		{"stream schema only", stream[:8] + "\x00\x00\x00\x00", "claims"},
 		{"footer", string(hugeFooter), "footer claims"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

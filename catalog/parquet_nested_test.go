@@ -40,9 +40,7 @@ func TestParquetColumnsAfterStruct(t *testing.T) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "n.parquet", string(parquetBytes(t, rec, 1<<20)))
-	ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{})), "n")
+	ds, _ := parquetDataset(t, rec, 1<<20, "n.parquet")
 	want := map[string][]any{
 		"id":   {int64(0), int64(1), int64(2), int64(3), int64(4)},
 		"rec":  {`{"a":0,"b":"x"}`, `{"a":-1,"b":"x"}`, `{"a":-2,"b":"x"}`, `{"a":-3,"b":"x"}`, `{"a":-4,"b":"x"}`},

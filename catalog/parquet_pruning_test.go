@@ -80,10 +80,8 @@ func TestParquetPruningDifferential(t *testing.T) {
 	for file := range 3 {
 		rec := randomParquetRecord(t, mem, rng, 1500+rng.IntN(1500))
 		n := int(rec.NumRows())
-		root := t.TempDir()
-		cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, int64(40+rng.IntN(300)))))
+		ds, _ := parquetDataset(t, rec, int64(40+rng.IntN(300)), "t.parquet")
 		rec.Release()
-		ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{})), "t")
 		plans := ds.Source.(catalog.PlanSchemaer).PlanSchema()
 		zones := ds.Source.(planner.ZoneFilterer)
 		for range 30 {

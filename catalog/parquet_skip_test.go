@@ -21,13 +21,7 @@ import (
 // covers, by the footer's row counts, and says how many rows it skipped;
 // with filters nothing is skipped.
 func TestParquetSkipRows(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := sampleRecord(t, mem) // id 0..9; row groups of 4: [0-3] [4-7] [8-9]
-	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
-	ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{})), "t")
+	ds, _ := sampleParquet(t, 4, "t.parquet") // id 0..9; row groups of 4: [0-3] [4-7] [8-9]
 	lit := &planner.Literal{Value: int64(0)}
 	for _, tc := range []struct {
 		skip, want int64
@@ -61,13 +55,7 @@ func TestParquetSkipRows(t *testing.T) {
 // as the arithmetic says, at every boundary of the row groups, through
 // the column cache too (which then reads the file without filling).
 func TestParquetOffsetQuery(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := sampleRecord(t, mem)
-	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 3)))
-	ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{})), "t")
+	ds, mem := sampleParquet(t, 3, "t.parquet")
 	cache := colcache.New(colcache.Options{Budget: 1 << 20})
 	for _, src := range []catalog.Source{ds.Source, cache.Wrap(ds)} {
 		for offset := int64(0); offset <= 11; offset++ {
@@ -109,9 +97,7 @@ func TestParquetDictionaryStrings(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	rec := dictRecord(t, mem, 10) // grp: north, south, east, north, null, ... (pqarrow writes dictionary pages)
 	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
-	ds := cattest.Lookup(t, cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{})), "t")
+	ds, _ := parquetDataset(t, rec, 4, "t.parquet")
 	ps, ok := ds.Source.(catalog.PlanSchemaer)
 	if !ok {
 		t.Fatal("the Parquet source has no PlanSchema")

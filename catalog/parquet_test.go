@@ -1,7 +1,6 @@
 package catalog_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/internal/cattest"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/arrowfile"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -35,18 +35,7 @@ func parquetBytes(t testing.TB, rec arrow.RecordBatch, rowGroup int64) []byte {
 // the given properties.
 func parquetBytesWith(t testing.TB, rec arrow.RecordBatch, arrowProps pqarrow.ArrowWriterProperties, props ...parquet.WriterProperty) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(props...), arrowProps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return arrowfile.Parquet(t, parquet.NewWriterProperties(props...), arrowProps, rec)
 }
 
 // sampleRecord is a table of every kind of column a Parquet file may
@@ -96,14 +85,7 @@ func sampleRecord(t testing.TB, mem memory.Allocator) arrow.RecordBatch {
 }
 
 func TestParquetDataset(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := sampleRecord(t, mem)
-	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "sub/t.parquet", string(parquetBytes(t, rec, 4)))
-	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := cattest.Lookup(t, c, "sub/t")
+	ds, _ := sampleParquet(t, 4, "sub/t.parquet")
 	if ds.Kind != catalog.KindParquet || !ds.RowCountExact || ds.RowCount != 10 {
 		t.Fatalf("kind %s rows %d exact %v", ds.Kind, ds.RowCount, ds.RowCountExact)
 	}
@@ -147,10 +129,7 @@ func TestParquetEmpty(t *testing.T) {
 	rec := array.NewRecordBatch(sc, []arrow.Array{array.NewInt64Builder(mem).NewArray()}, 0)
 	defer rec.Release()
 	defer rec.Column(0).Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "e.PARQUET", string(parquetBytes(t, rec, 4)))
-	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := cattest.Lookup(t, c, "e")
+	ds, _ := parquetDataset(t, rec, 4, "e.PARQUET")
 	if ds.RowCount != 0 || !ds.RowCountExact {
 		t.Fatalf("rows %d", ds.RowCount)
 	}
@@ -225,10 +204,7 @@ func TestParquetChangedFile(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	rec := sampleRecord(t, mem)
 	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
-	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := cattest.Lookup(t, c, "t")
+	ds, root := parquetDataset(t, rec, 4, "t.parquet")
 	other := rec.NewSlice(0, 2)
 	defer other.Release()
 	if err := os.WriteFile(filepath.Join(root, "t.parquet"), parquetBytes(t, other, 4), 0o644); err != nil {
@@ -248,14 +224,7 @@ func TestParquetChangedFile(t *testing.T) {
 // footer statistics rule every row out, and only those (the rows that
 // come back are all the rows of the kept groups).
 func TestParquetRowGroupPruning(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := sampleRecord(t, mem) // id 0..9, name null at 0,3,6,9; row groups of 4: [0-3] [4-7] [8-9]
-	defer rec.Release()
-	root := t.TempDir()
-	cattest.WriteRaw(t, root, "t.parquet", string(parquetBytes(t, rec, 4)))
-	c := cattest.NewCatalog(t, root, catalog.NewParquetFormat(catalog.Limits{}))
-	ds := cattest.Lookup(t, c, "t")
+	ds, mem := sampleParquet(t, 4, "t.parquet") // id 0..9, name null at 0,3,6,9; row groups of 4: [0-3] [4-7] [8-9]
 	lit := func(v any) *planner.Literal { return &planner.Literal{Value: v} }
 	for _, tc := range []struct {
 		name string

@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/testutil/arrowfile"
 )
 
 // TestArrowInput: an Arrow IPC file written by arrow-go's ipc writer (two
@@ -20,32 +23,9 @@ import (
 // DuckDB reads Arrow IPC only through an extension it downloads, so
 // the values are compared with the rows written (formatRow), not DuckDB.
 func TestArrowInput(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := formatRecord(t, mem)
-	defer rec.Release()
-	a, b := rec.NewSlice(0, 64), rec.NewSlice(64, formatRows)
-	defer a.Release()
-	defer b.Release()
-	var buf bytes.Buffer
-	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(rec.Schema()), ipc.WithZstd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(a); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "sales.arrow"), good, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, good := writeFormatRecord(t, "sales.arrow", func(_, a, b arrow.RecordBatch) []byte {
+		return arrowfile.IPC(t, []ipc.Option{ipc.WithZstd()}, a, b)
+	})
 	checkFormatDataset(t, dir, "sales", "arrow")
 
 	// Hostile files: the catalog diagnoses them, the good file still reads.
@@ -92,4 +72,25 @@ func TestArrowInput(t *testing.T) {
 	if len(q.Data) != 1 || q.Data[0]["count_all"] != float64(formatRows) {
 		t.Fatalf("count after the hostile files: %+v", q.Data)
 	}
+}
+
+// writeFormatRecord writes formatRecord (on a checked allocator that must
+// end empty) as the file name under a new directory, write making its
+// bytes from the record and its two slices (rows 0-63 and the rest); it
+// returns the directory and the bytes.
+func writeFormatRecord(t *testing.T, name string, write func(rec, a, b arrow.RecordBatch) []byte) (string, []byte) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rec := formatRecord(t, mem)
+	defer rec.Release()
+	a, b := rec.NewSlice(0, 64), rec.NewSlice(64, formatRows)
+	defer a.Release()
+	defer b.Release()
+	data := write(rec, a, b)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, data
 }

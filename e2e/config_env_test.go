@@ -6,20 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mark3labs/mcp-go/client"
 )
 
 // serveCatalogIDs starts `quarry serve` over stdio with args and extra
 // environment and returns the dataset ids of get_catalog.
 func serveCatalogIDs(t *testing.T, extraEnv []string, args ...string) []string {
 	t.Helper()
-	c, err := client.NewStdioMCPClientWithOptions(binary, append(env(), extraEnv...), append([]string{"serve", "--log-level", "warn"}, args...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	initialize(t, c)
+	c := startStdioWith(t, binary, append(env(), extraEnv...), args...)
 	var cat catalogResult
 	call(t, c, "get_catalog", map[string]any{}, &cat)
 	var ids []string

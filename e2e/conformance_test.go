@@ -19,6 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 )
 
 // protocolCase is one JSON-RPC message and what must come back.
@@ -167,7 +169,7 @@ func launchStdio(t *testing.T, extra ...string) *stdioProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr stderrBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

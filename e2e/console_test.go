@@ -73,7 +73,7 @@ func writeData(t *testing.T, root, name, text string) {
 // token and returns its base URL.
 func startConsoleServer(t *testing.T, root, token string) string {
 	t.Helper()
-	return serveHTTP(t, append(env(), "QUARRY_AUTH_TOKENS="+token), "--data", root)
+	return launchHTTP(t, []string{"QUARRY_AUTH_TOKENS=" + token}, "--data", root).base
 }
 
 // browserProblems collects console errors, uncaught exceptions, CSP

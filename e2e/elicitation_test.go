@@ -1,53 +1,20 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/quarrydb/quarry/internal/testutil/elicit"
 )
 
 // bigRequest is above the --confirm-rows 1000 used below (100,000 rows).
 var bigRequest = map[string]any{"dataset": "sensors/readings", "columns": []string{"id", "value"}}
-
-// answerer is a client elicitation handler giving scripted answers.
-type answerer struct {
-	mu     sync.Mutex
-	action mcp.ElicitationResponseAction
-	choice string
-	asked  []mcp.ElicitationRequest
-}
-
-func (a *answerer) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.asked = append(a.asked, req)
-	res := &mcp.ElicitationResult{}
-	res.Action = a.action
-	if a.action == mcp.ElicitationResponseActionAccept {
-		res.Content = map[string]any{"choice": a.choice}
-	}
-	return res, nil
-}
-
-func (a *answerer) next(action mcp.ElicitationResponseAction, choice string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.action, a.choice, a.asked = action, choice, nil
-}
-
-func (a *answerer) count() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.asked)
-}
 
 // TestElicitationStdio: a client that declared elicitation is asked with a
 // form, on the current protocol (multi round-trip input requests) and on
@@ -55,46 +22,46 @@ func (a *answerer) count() int {
 func TestElicitationStdio(t *testing.T) {
 	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 		t.Run(version, func(t *testing.T) {
-			a := &answerer{}
+			a := &elicit.Answerer{}
 			s := startSession(t, []client.ClientOption{client.WithElicitationHandler(a), client.WithProtocolVersion(version)},
 				"--confirm-rows", "1000")
 			c := s.c
 
-			a.next(mcp.ElicitationResponseActionAccept, "parquet")
+			a.Next(mcp.ElicitationResponseActionAccept, "parquet")
 			var file queryResult
 			call(t, c, "query_data", bigRequest, &file)
-			if file.Method != "file" || file.Format != "parquet" || file.TotalRows != 100_000 || a.count() != 1 {
-				t.Fatalf("parquet: %+v (asked %d times)", file, a.count())
+			if file.Method != "file" || file.Format != "parquet" || file.TotalRows != 100_000 || len(a.Asked()) != 1 {
+				t.Fatalf("parquet: %+v (asked %d times)", file, len(a.Asked()))
 			}
-			req := a.asked[0].Params
+			req := a.Asked()[0].Params
 			schema, _ := json.Marshal(req.RequestedSchema)
 			if !strings.Contains(req.Message, "about 100,000 rows") || !strings.Contains(string(schema), `"enum":["parquet","first_page","cancel"]`) {
 				t.Fatalf("form: %q %s", req.Message, schema)
 			}
 
-			a.next(mcp.ElicitationResponseActionAccept, "first_page")
+			a.Next(mcp.ElicitationResponseActionAccept, "first_page")
 			var first queryResult
 			call(t, c, "query_data", bigRequest, &first)
 			if first.Method != "direct" || first.RowCount != 200 || first.Truncated {
 				t.Fatalf("first page: %+v", first)
 			}
 
-			a.next(mcp.ElicitationResponseActionDecline, "")
+			a.Next(mcp.ElicitationResponseActionDecline, "")
 			if e := callErr(t, c, "query_data", bigRequest); e.Code != "cancelled" {
 				t.Fatalf("declined: %+v", e)
 			}
-			a.next(mcp.ElicitationResponseActionAccept, "cancel")
+			a.Next(mcp.ElicitationResponseActionAccept, "cancel")
 			if e := callErr(t, c, "aggregate", map[string]any{"dataset": "sensors/readings", "group_by": []string{"id"},
 				"aggs": []map[string]any{{"col": "*", "fn": "count"}}}); e.Code != "cancelled" {
 				t.Fatalf("cancel choice: %+v", e)
 			}
 
 			// Small queries are never asked about.
-			a.next(mcp.ElicitationResponseActionAccept, "parquet")
+			a.Next(mcp.ElicitationResponseActionAccept, "parquet")
 			var small queryResult
 			call(t, c, "query_data", map[string]any{"dataset": "sensors/readings", "limit": 10}, &small)
-			if a.count() != 0 || small.Method != "direct" {
-				t.Fatalf("small query asked (%d) or %+v", a.count(), small)
+			if len(a.Asked()) != 0 || small.Method != "direct" {
+				t.Fatalf("small query asked (%d) or %+v", len(a.Asked()), small)
 			}
 		})
 	}
@@ -151,25 +118,17 @@ func TestElicitationHTTP(t *testing.T) {
 	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 		t.Run(version, func(t *testing.T) {
 			_, base := startHTTP(t, "--confirm-rows", "1000")
+			a := &elicit.Answerer{}
 			//lint:ignore SA1019 the 2025-11-25 protocol delivers elicitation over the standalone GET stream this option opens
-			tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPTimeout(60*time.Second), transport.WithContinuousListening())
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := &answerer{}
-			c := client.NewClient(tr, client.WithElicitationHandler(a), client.WithProtocolVersion(version))
-			if err := c.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = c.Close() })
-			initialize(t, c)
-			a.next(mcp.ElicitationResponseActionAccept, "parquet")
+			listen := []transport.StreamableHTTPCOption{transport.WithContinuousListening()}
+			c := httpClient(t, base, mcp.LATEST_PROTOCOL_VERSION, listen, client.WithElicitationHandler(a), client.WithProtocolVersion(version))
+			a.Next(mcp.ElicitationResponseActionAccept, "parquet")
 			var file queryResult
 			call(t, c, "query_data", bigRequest, &file)
-			if file.Method != "file" || file.TotalRows != 100_000 || a.count() != 1 {
-				t.Fatalf("parquet over HTTP: %+v (asked %d)", file, a.count())
+			if file.Method != "file" || file.TotalRows != 100_000 || len(a.Asked()) != 1 {
+				t.Fatalf("parquet over HTTP: %+v (asked %d)", file, len(a.Asked()))
 			}
-			a.next(mcp.ElicitationResponseActionDecline, "")
+			a.Next(mcp.ElicitationResponseActionDecline, "")
 			if e := callErr(t, c, "query_data", bigRequest); e.Code != "cancelled" {
 				t.Fatalf("declined over HTTP: %+v", e)
 			}

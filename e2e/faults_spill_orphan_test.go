@@ -27,10 +27,7 @@ func TestKillWithLiveSpill(t *testing.T) {
 	if m := holdMarkers(t, arts); len(m) != 1 {
 		t.Fatalf("hold markers %v, want one for the spill file", m)
 	}
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-p.exited
+	p.kill(t)
 	if _, files, _ := artifactDirState(t, arts); len(files) != 1 {
 		t.Fatalf("after the kill: artifacts %v, want the spill file", files)
 	}

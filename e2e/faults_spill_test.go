@@ -78,34 +78,7 @@ func TestKillDuringSpill(t *testing.T) {
 			arts := t.TempDir()
 			args := append([]string{"--data", data, "--artifact-dir", arts, "--confirm-rows", "-1", "--confirm-bytes", "-1"}, tc.args...)
 
-			p := launchHTTP(t, nil, args...)
-			c := connectHTTP(t, p.base, nil, false)
-			go func() { // never answered: the server dies under it
-				req := mcp.CallToolRequest{}
-				req.Params.Name, req.Params.Arguments = tc.tool, tc.call
-				_, _ = c.CallTool(context.Background(), req)
-			}()
-			deadline := time.Now().Add(3 * time.Minute)
-			for {
-				if temps, _, _ := artifactDirState(t, arts); len(temps) > 0 && dirBytes(filepath.Join(arts, temps[0])) > 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("no spill started within 3 minutes")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			if err := p.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			<-p.exited
-			temps, files, _ := artifactDirState(t, arts)
-			if len(temps) == 0 {
-				t.Fatalf("the spill finished before the kill (files %v): the test checked nothing", files)
-			}
-			if len(files) != 0 {
-				t.Fatalf("a partial artifact is visible after the kill: %v", files)
-			}
+			killMidWrite(t, args, arts, tc.tool, tc.call, 3*time.Minute, "spill")
 
 			time.Sleep(2500 * time.Millisecond) // the orphan age of a temp entry
 			p2 := launchHTTP(t, nil, args...)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,37 +27,7 @@ func TestKillDuringArtifactWrite(t *testing.T) {
 		return temps, files
 	}
 
-	p := launchHTTP(t, nil, args...)
-	c := connectHTTP(t, p.base, nil, false)
-	go func() { // never answered: the server dies under it
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "query_data"
-		req.Params.Arguments = map[string]any{"dataset": "big", "output_format": "parquet"}
-		_, _ = c.CallTool(context.Background(), req)
-	}()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if temps, _ := list(); len(temps) > 0 {
-			if st, err := os.Stat(filepath.Join(arts, temps[0])); err == nil && st.Size() > 0 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no artifact write started within 2 minutes")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-p.exited
-	temps, files := list()
-	if len(temps) == 0 {
-		t.Fatalf("the write finished before the kill (files %v): the test checked nothing; give it more rows", files)
-	}
-	if len(files) != 0 {
-		t.Fatalf("a partial artifact is visible after the kill: %v", files)
-	}
+	killMidWrite(t, args, arts, "query_data", map[string]any{"dataset": "big", "output_format": "parquet"}, 2*time.Minute, "artifact write")
 
 	// The next server (after the orphan age of a temp file) cleans up.
 	time.Sleep(2500 * time.Millisecond)

@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/quarrydb/quarry/internal/testutil/arrowfile"
 )
 
 // formatRows is the table every typed-format test writes with its own
@@ -150,30 +152,12 @@ func checkFormatDataset(t *testing.T, dir, id, kind string) {
 // (several row groups, dictionary pages) is a dataset queried over MCP,
 // and every value agrees with DuckDB's read_parquet of the same file.
 func TestParquetInput(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := formatRecord(t, mem)
-	defer rec.Release()
-	dir := t.TempDir()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf,
-		parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(64), parquet.WithDictionaryDefault(true)),
-		pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "sales.parquet")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := writeFormatRecord(t, "sales.parquet", func(rec, _, _ arrow.RecordBatch) []byte {
+		return arrowfile.Parquet(t, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(64), parquet.WithDictionaryDefault(true)),
+			pqarrow.DefaultWriterProps(), rec)
+	})
 	checkFormatDataset(t, dir, "sales", "parquet")
-	compareWithDuckDB(t, path, formatRows)
+	compareWithDuckDB(t, filepath.Join(dir, "sales.parquet"), formatRows)
 }
 
 // compareWithDuckDB reads file with DuckDB (interop/duckdb/check.js) and

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -172,46 +170,20 @@ func TestHostileDataRootHTTP(t *testing.T) {
 		t.Skip("scans gigabytes")
 	}
 	root, slowRows := hostileRoot(t)
-	addr := freeAddr(t)
-	cmd := exec.Command(binary, "serve", "--transport", "http", "--addr", addr, "--log-level", "warn",
-		"--data", root, "--cache-memory", "0")
-	cmd.Env = env()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
-		}
-	}()
-	base := "http://" + addr
-	waitHealthy(t, base+"/healthz")
+	p := launchHTTP(t, nil, "--data", root, "--cache-memory", "0")
 	t.Logf("/healthz answered after %v", time.Since(start))
-
-	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPTimeout(120*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	initialize(t, c)
+	c := httpClient(t, p.base, mcp.LATEST_PROTOCOL_VERSION, []transport.StreamableHTTPCOption{transport.WithHTTPTimeout(120 * time.Second)})
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil || len(tools.Tools) == 0 {
 		t.Fatalf("tools/list during the scan: %v", err)
 	}
-	if code, _ := httpGet(base + "/readyz"); code != 503 {
+	if code, _ := httpGet(p.base + "/readyz"); code != 503 {
 		t.Errorf("/readyz during the scan = %d, want 503", code)
 	}
 	var cat scanCatalog
 	call(t, c, "get_catalog", map[string]any{}, &cat)
-	if code, _ := httpGet(base + "/readyz"); code == 503 && (!cat.Scanning || cat.PendingFiles < 1) {
+	if code, _ := httpGet(p.base + "/readyz"); code == 503 && (!cat.Scanning || cat.PendingFiles < 1) {
 		t.Fatalf("get_catalog while /readyz says the scan runs: scanning=%v pending=%d", cat.Scanning, cat.PendingFiles)
 	}
 	if !cat.Scanning || cat.PendingFiles < 1 {
@@ -244,7 +216,7 @@ func TestHostileDataRootHTTP(t *testing.T) {
 	if cat.Scanning {
 		t.Fatal("the scan never ended")
 	}
-	if code, _ := httpGet(base + "/readyz"); code != 200 {
+	if code, _ := httpGet(p.base + "/readyz"); code != 200 {
 		t.Errorf("/readyz after the scan = %d, want 200", code)
 	}
 	var ids []string
@@ -280,7 +252,7 @@ func TestHostileDataRootHTTP(t *testing.T) {
 	if e := callErr(t, c, "get_schema", map[string]any{"dataset": "bomb"}); e.Code != "dataset_not_found" {
 		t.Errorf("bomb: %+v", e)
 	}
-	if rss := peakRSS(cmd.Process.Pid); rss > 0 {
+	if rss := peakRSS(p.cmd.Process.Pid); rss > 0 {
 		t.Logf("server peak RSS %d MiB", rss>>20)
 		if rss > 1<<30 {
 			t.Errorf("server peak RSS %d MiB, want < 1 GiB", rss>>20)

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +20,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 )
 
 // Tokens used by the auth tests (never real secrets).
@@ -31,30 +32,12 @@ const (
 	tokEnv   = "env-token-0123456789abcdef00"
 )
 
-// stderrBuffer is a goroutine-safe buffer for a child's stderr.
-type stderrBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *stderrBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *stderrBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // httpProc is a `quarry serve --transport http` child on a loopback port.
 type httpProc struct {
 	base   string // http://127.0.0.1:port
 	addr   string
 	cmd    *exec.Cmd
-	stderr *stderrBuffer
+	stderr *syncbuf.Buffer
 	exited chan struct{} // closed once the process has exited
 	err    error         // Wait's result, valid after exited
 }
@@ -63,7 +46,7 @@ type httpProc struct {
 // 127.0.0.1) and waits for /healthz. It does not connect a client.
 func launchHTTP(t *testing.T, extraEnv []string, extra ...string) *httpProc {
 	t.Helper()
-	p := &httpProc{addr: freeAddr(t), stderr: &stderrBuffer{}, exited: make(chan struct{})}
+	p := &httpProc{addr: freeAddr(t), stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	p.base = "http://" + p.addr
 	args := append([]string{"serve", "--transport", "http", "--addr", p.addr, "--log-level", "warn"}, extra...)
 	p.cmd = exec.Command(binary, args...)
@@ -131,30 +114,11 @@ var httpCallTimeout = 60 * time.Second
 
 func connectHTTP(t *testing.T, base string, headers map[string]string, legacy bool) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPTimeout(httpCallTimeout), transport.WithHTTPHeaders(headers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var opts []client.ClientOption
+	topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(headers)}
 	if legacy {
-		opts = append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+		return httpClient(t, base, mcp.LATEST_LEGACY_PROTOCOL_VERSION, topts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	}
-	c := client.NewClient(tr, opts...)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "quarry-e2e", Version: "1"}
-	if legacy {
-		req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
+	return httpClient(t, base, "", topts)
 }
 
 // rawResp is one raw HTTP exchange.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -48,10 +47,17 @@ func env() []string {
 
 func initialize(t *testing.T, c *client.Client) {
 	t.Helper()
+	initializeVersion(t, c, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// initializeVersion initializes c asking for protocol version ("": the
+// client's own choice) and checks that it talks to quarry.
+func initializeVersion(t *testing.T, c *client.Client, version string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "quarry-e2e", Version: "1"}
 	res, err := c.Initialize(ctx, req)
 	if err != nil {
@@ -65,64 +71,15 @@ func initialize(t *testing.T, c *client.Client) {
 // startStdio launches `quarry serve` (stdio, demo data) and connects.
 func startStdio(t *testing.T, extra ...string) *client.Client {
 	t.Helper()
-	args := append([]string{"serve", "--log-level", "warn"}, extra...)
-	c, err := client.NewStdioMCPClientWithOptions(binary, env(), args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	initialize(t, c)
-	return c
+	return startStdioWith(t, binary, env(), extra...)
 }
 
-// startHTTP launches `quarry serve --transport http` on a free loopback port and connects.
+// startHTTP launches `quarry serve --transport http` on a free loopback
+// port (launchHTTP) and connects; it returns the client and the base URL.
 func startHTTP(t *testing.T, extra ...string) (*client.Client, string) {
 	t.Helper()
-	base := serveHTTP(t, env(), extra...)
-	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPTimeout(60*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	initialize(t, c)
-	return c, base
-}
-
-// serveHTTP launches `quarry serve --transport http` with environ on a
-// free loopback port, waits until it is healthy and returns its base URL;
-// the server stops (and its stderr is logged on failure) at cleanup.
-func serveHTTP(t *testing.T, environ []string, extra ...string) string {
-	t.Helper()
-	base, _ := serveHTTPProc(t, environ, extra...)
-	return base
-}
-
-// serveHTTPProc is serveHTTP that also returns the server process (to
-// kill it mid-test).
-func serveHTTPProc(t *testing.T, environ []string, extra ...string) (string, *os.Process) {
-	t.Helper()
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--transport", "http", "--addr", addr, "--log-level", "warn"}, extra...)...)
-	cmd.Env = environ
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("server %s stderr:\n%s", addr, stderr.String())
-		}
-	})
-	base := "http://" + addr
-	waitHealthy(t, base+"/healthz")
-	return base, cmd.Process
+	p := launchHTTP(t, nil, extra...)
+	return httpClient(t, p.base, mcp.LATEST_PROTOCOL_VERSION, nil), p.base
 }
 
 func freeAddr(t *testing.T) string {

@@ -44,12 +44,7 @@ func TestNoCgoBuild(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "experiment.h5"), h5, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewStdioMCPClientWithOptions(bin, env(), []string{"serve", "--data", data, "--log-level", "warn"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	initialize(t, c)
+	c := startStdioWith(t, bin, env(), "--data", data)
 
 	names := listToolNames(t, c)
 	if slices.Contains(names, "advanced_query") || !slices.Contains(names, "query_data") {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -107,13 +106,8 @@ func TestServeOtelEndpoint(t *testing.T) {
 	defer collector.Close()
 	// A short batch delay (the SDK's standard variable) so spans arrive
 	// while the server runs.
-	c, err := client.NewStdioMCPClientWithOptions(binary, append(env(), "OTEL_BSP_SCHEDULE_DELAY=100"),
-		[]string{"serve", "--log-level", "warn", "--otel-endpoint", collector.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	initialize(t, c)
+	c := startStdioWith(t, binary, append(env(), "OTEL_BSP_SCHEDULE_DELAY=100"), "--otel-endpoint", collector.URL)
+	defer c.Close() // before the collector closes
 	call(t, c, "query_data", map[string]any{"dataset": "weather/stations", "limit": 3}, nil)
 	callErr(t, c, "get_schema", map[string]any{"dataset": "no/such"})
 

@@ -22,7 +22,7 @@ import (
 // the other: every row exactly once.
 func TestReplicasShareHandles(t *testing.T) {
 	arts := t.TempDir()
-	walkReplicas(t, env(), []string{"--artifact-dir", arts}, []string{"--artifact-dir", arts})
+	walkReplicas(t, nil, []string{"--artifact-dir", arts}, []string{"--artifact-dir", arts})
 }
 
 // TestReplicasShareArtifactStore: the same walk with no shared directory:
@@ -33,13 +33,14 @@ func TestReplicasShareArtifactStore(t *testing.T) {
 	srv := s3rvertest.Start(t)
 	store := []string{"--artifact-store", "s3://" + s3rvertest.Bucket + "/replicas", "--artifact-store-endpoint", srv.Endpoint,
 		"--artifact-store-region", "us-east-1"}
-	walkReplicas(t, append(env(), s3rvertest.Env()...),
+	walkReplicas(t, s3rvertest.Env(),
 		append([]string{"--artifact-dir", t.TempDir()}, store...), append([]string{"--artifact-dir", t.TempDir()}, store...))
 }
 
 // walkReplicas runs the walk of TestReplicasShareHandles over two replicas
-// started with environment environ and their own arguments argsA, argsB.
-func walkReplicas(t *testing.T, environ, argsA, argsB []string) {
+// started with the extra environment extraEnv and their own arguments
+// argsA, argsB.
+func walkReplicas(t *testing.T, extraEnv, argsA, argsB []string) {
 	const rows = 12_000
 	redisURL := redistest.Start(t)
 	dir := t.TempDir()
@@ -49,9 +50,9 @@ func walkReplicas(t *testing.T, environ, argsA, argsB []string) {
 		t.Fatal(err)
 	}
 	args := []string{"--data", dir, "--redis-url", redisURL, "--shared-key-file", key, "--page-rows", "1000"}
-	baseA, procA := serveHTTPProc(t, environ, slices.Concat(args, argsA)...)
-	baseB, _ := serveHTTPProc(t, environ, slices.Concat(args, argsB)...)
-	a, b := connectHTTP(t, baseA, nil, false), connectHTTP(t, baseB, nil, false)
+	procA := launchHTTP(t, extraEnv, slices.Concat(args, argsA)...)
+	procB := launchHTTP(t, extraEnv, slices.Concat(args, argsB)...)
+	a, b := connectHTTP(t, procA.base, nil, false), connectHTTP(t, procB.base, nil, false)
 
 	// A file result made on A, read on B.
 	f := callPage(t, a, "query_data", map[string]any{"dataset": "big", "output_format": "parquet"})
@@ -85,9 +86,7 @@ func walkReplicas(t *testing.T, environ, argsA, argsB []string) {
 	replicas := []*client.Client{b, a}
 	for i := 0; p.PageInfo != nil && p.PageInfo.HasMore; i++ {
 		if i == 5 { // A dies mid-walk; B finishes
-			if err := procA.Kill(); err != nil {
-				t.Fatal(err)
-			}
+			procA.kill(t)
 			replicas = []*client.Client{b}
 		}
 		c := replicas[i%len(replicas)]

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 )
 
 // TestStdioClientStopsReading: a client of `quarry serve` (stdio) sends
@@ -31,7 +33,7 @@ func TestStdioClientStopsReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr stderrBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

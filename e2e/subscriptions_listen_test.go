@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -19,16 +17,7 @@ import (
 // nothing more once it closed the stream.
 func TestResourceSubscriptionsListen(t *testing.T) {
 	root := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(root, name)
-		if err := os.WriteFile(p+".new", []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(p+".new", p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { replaceFile(t, root, name, body) } // an atomic replacement
 	write("a.csv", "x,y\n1,2\n")
 	p := launchHTTP(t, nil, "--data", root)
 	c := connectHTTP(t, p.base, nil, false) // 2026-07-28

@@ -16,6 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 )
 
 // session is a stdio client of the quarry binary that records the
@@ -24,31 +26,14 @@ type session struct {
 	c      *client.Client
 	mu     sync.Mutex
 	notifs []mcp.JSONRPCNotification
-	stderr *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	stderr *syncbuf.Buffer
 }
 
 // startSession launches `quarry serve` over stdio with args (log level
 // info, JSON logs on stderr) and connects a client built with opts.
 func startSession(t *testing.T, opts []client.ClientOption, args ...string) *session {
 	t.Helper()
-	s := &session{stderr: &lockedBuffer{}}
+	s := &session{stderr: &syncbuf.Buffer{}}
 	tr := transport.NewStdioWithOptions(binary, env(), append([]string{"serve", "--log-format", "json"}, args...),
 		transport.WithCommandStderrWriter(s.stderr))
 	s.c = client.NewClient(tr, opts...)

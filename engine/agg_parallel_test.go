@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -52,12 +50,7 @@ func TestParallelAggregateMatchesReference(t *testing.T) {
 		rows := tcolRows(data)
 		s := schemaOf(data)
 		scan := &planner.Scan{Dataset: "t", Out: s}
-		var keys []string
-		for _, k := range []string{"k", "s", "b"} {
-			if r.IntN(2) == 0 {
-				keys = append(keys, k)
-			}
-		}
+		keys := randKeys(r, "", "k", "s", "b")
 		a := aggOf(scan, keys)
 		fs := slices.Clone(a.Out.Fields())
 		for j := range 1 + r.IntN(5) {
@@ -105,25 +98,7 @@ func TestParallelAggregateMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d groups, want %d\ngot\n%swant\n%s", label, len(got), len(want), fmtRows(got), fmtRows(want))
-		}
-		nk := len(keys)
-		byKey := map[string][]any{}
-		for _, g := range want {
-			byKey[keyOf(g[:nk]...)] = g
-		}
-		for _, g := range got {
-			w, ok := byKey[keyOf(g[:nk]...)]
-			if !ok {
-				t.Fatalf("%s: group %v is not in the reference\ngot\n%swant\n%s", label, g[:nk], fmtRows(got), fmtRows(want))
-			}
-			for c := nk; c < len(g); c++ {
-				if e := a.Aggs[c-nk]; !moreCellOK(e, g[c], w[c]) {
-					t.Fatalf("%s\ngroup %v column %s: got %v, want %v", label, g[:nk], e.Name, g[c], w[c])
-				}
-			}
-		}
+		sameGroups(t, label, a.Out, len(keys), got, want, func(c int, g, w any) bool { return moreCellOK(a.Aggs[c-len(keys)], g, w) })
 	}
 	t.Logf("parallel path in %d of 50 iterations", ran.Load())
 	if n := ran.Load(); n < 15 {
@@ -137,13 +112,8 @@ func TestParallelAggregateMatchesReference(t *testing.T) {
 func TestParallelAggregateErrors(t *testing.T) {
 	ran := withParallel(t, 2)
 	parallelMinRows = 100
-	n := 20000
-	k, v := make([]any, n), make([]any, n)
-	for i := range n {
-		k[i], v[i] = int64(i%7), int64(i)
-	}
-	v[n-3] = int64(math.MaxInt64)
-	data := []tcol{{"k", tInt64, k}, {"v", tInt64, v}}
+	data := keyedInts(20000, 7)
+	data[1].vals[20000-3] = int64(math.MaxInt64)
 	plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:v", "count:*")
 	alloc := newAlloc()
 	src := newSource(alloc, data)
@@ -155,9 +125,7 @@ func TestParallelAggregateErrors(t *testing.T) {
 	}
 
 	// Many groups per worker under a small budget.
-	for i := range n {
-		k[i], v[i] = int64(i%5000), int64(i)
-	}
+	data = keyedInts(20000, 5000)
 	plan = aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:v", "max:v", "count:*")
 	alloc = newAlloc()
 	src = newSource(alloc, data)
@@ -167,17 +135,7 @@ func TestParallelAggregateErrors(t *testing.T) {
 	if qerr.Code(err) != qerr.CodeResourceExhausted {
 		t.Fatalf("budget: err %v", err)
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	alloc = newAlloc()
-	src = newSource(alloc, data)
-	_, err = Execute(ctx, plan, src, Options{Alloc: alloc, BatchSize: 128})
-	src.release()
-	alloc.AssertSize(t, 0)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: err %v", err)
-	}
+	assertCancelled(t, plan, data)
 }
 
 // tcolRows is data as rows.

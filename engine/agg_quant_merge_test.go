@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -22,21 +21,7 @@ func TestParallelKeylessQuantileMatchesSerial(t *testing.T) {
 		aggs = append(aggs, "median:x")
 		aggs[0], aggs[len(aggs)-1] = aggs[len(aggs)-1], aggs[0] // a median first: not only its followers on the collector
 		plan := aggOf(scanOf(schemaOf(data)), nil, dedupe(aggs)...)
-		bs := 1 + r.IntN(300)
-		parallelWorkers = func() int { return 1 }
-		want, err := runRows(t, plan, data, iter, bs, Options{})
-		if err != nil {
-			t.Fatalf("iter %d serial: %v", iter, err)
-		}
-		w := 2 + r.IntN(3)
-		parallelWorkers = func() int { return w }
-		parallelMinRows = r.IntN(nrows/2 + 1)
-		before := ran.Load()
-		got, err := runRows(t, plan, data, iter, bs, Options{})
-		label := fmt.Sprintf("iter %d (%d rows, batch size %d, %d workers, prefix %d, parallel %v) %v", iter, nrows, bs, w, parallelMinRows, ran.Load() > before, aggs)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
+		want, got, label := serialThenSplit(t, r, plan, data, iter, 1+r.IntN(300), ran.Load, nil)
 		if !rowsEq(got, want) {
 			t.Fatalf("%s\ngot\n%swant\n%s", label, fmtRows(got), fmtRows(want))
 		}

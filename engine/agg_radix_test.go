@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -52,15 +50,7 @@ func TestRadixAggregateMatchesSerial(t *testing.T) {
 		nrows := 1 + r.IntN(2000)
 		data := moreAggData(r, nrows)
 		scan := &planner.Scan{Dataset: "t", Out: schemaOf(data)}
-		var keys []string
-		for _, k := range []string{"k", "s", "b", "e"} {
-			if r.IntN(2) == 0 {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) == 0 {
-			keys = []string{"e"}
-		}
+		keys := randKeys(r, "e", "k", "s", "b", "e")
 		// median makes the states non-mergeable: the radix path, not the merging one
 		specs := []string{"median:x"}
 		for range r.IntN(3) {
@@ -74,41 +64,8 @@ func TestRadixAggregateMatchesSerial(t *testing.T) {
 			fs = append(fs, arrow.Field{Name: e.Name, Type: e.Type, Nullable: true})
 		}
 		a.Out = arrow.NewSchema(fs, nil)
-		bs := 1 + r.IntN(300)
-		parallelWorkers = func() int { return 1 }
-		want, err := runRows(t, a, data, iter, bs, Options{})
-		if err != nil {
-			t.Fatalf("iter %d serial: %v", iter, err)
-		}
-		w := 2 + r.IntN(3)
-		parallelWorkers = func() int { return w }
-		parallelMinRows = r.IntN(nrows/2 + 1)
-		before := *ran
-		got, err := runRows(t, a, data, iter, bs, Options{})
-		label := fmt.Sprintf("iter %d (%d rows, batch size %d, %d workers, prefix %d, radix %v) plan:\n%s", iter, nrows, bs, w, parallelMinRows, *ran > before, planner.String(a))
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d groups, want %d\ngot\n%swant\n%s", label, len(got), len(want), fmtRows(got), fmtRows(want))
-		}
-		nk := len(keys)
-		byKey := map[string][]any{}
-		for _, g := range want {
-			byKey[keyOf(g[:nk]...)] = g
-		}
-		for _, g := range got {
-			wg, ok := byKey[keyOf(g[:nk]...)]
-			if !ok {
-				t.Fatalf("%s: group %v twice or not in the serial result\ngot\n%swant\n%s", label, g[:nk], fmtRows(got), fmtRows(want))
-			}
-			delete(byKey, keyOf(g[:nk]...))
-			for c := nk; c < len(g); c++ {
-				if keyOf(g[c]) != keyOf(wg[c]) {
-					t.Fatalf("%s\ngroup %v column %s: got %v, want %v", label, g[:nk], a.Out.Field(c).Name, g[c], wg[c])
-				}
-			}
-		}
+		want, got, label := serialThenSplit(t, r, a, data, iter, 1+r.IntN(300), func() int64 { return int64(*ran) }, nil)
+		sameGroups(t, label, a.Out, len(keys), got, want, func(_ int, g, w any) bool { return keyOf(g) == keyOf(w) })
 	}
 	t.Logf("radix path in %d of 60 iterations", *ran)
 	if *ran < 30 {
@@ -156,38 +113,21 @@ func TestRadixAggregateErrors(t *testing.T) {
 	ran := withRadix(t)
 	withParallel(t, 2)
 	parallelMinRows = 100
-	n := 20000
-	k, v := make([]any, n), make([]any, n)
-	for i := range n {
-		k[i], v[i] = int64(i%7), int64(i)
-	}
-	v[n-3] = int64(math.MaxInt64)
-	data := []tcol{{"k", tInt64, k}, {"v", tInt64, v}}
+	data := keyedInts(20000, 7)
+	data[1].vals[20000-3] = int64(math.MaxInt64)
 	plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:v", "median:v")
 	_, err := runRows(t, plan, data, 1, 128, Options{})
 	if qerr.Code(err) != qerr.CodeInvalidAggregate || *ran == 0 {
 		t.Fatalf("overflow: err %v, radix runs %d", err, *ran)
 	}
 
-	for i := range n {
-		k[i], v[i] = int64(i%5000), int64(i)
-	}
+	data = keyedInts(20000, 5000)
 	plan = aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:v", "first:v", "median:v")
 	_, err = runRows(t, plan, data, 2, 4096, Options{MemoryLimit: 64 << 10})
 	if qerr.Code(err) != qerr.CodeResourceExhausted {
 		t.Fatalf("budget: err %v", err)
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	alloc := newAlloc()
-	src := newSource(alloc, data)
-	_, err = Execute(ctx, plan, src, Options{Alloc: alloc, BatchSize: 128})
-	src.release()
-	alloc.AssertSize(t, 0)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: err %v", err)
-	}
+	assertCancelled(t, plan, data)
 }
 
 // Few groups and a state that does not merge (the peer harness's Q3:

@@ -1105,34 +1105,9 @@ func randData(r *rand.Rand) []tcol {
 }
 
 // cellClose compares cells, floats within a relative 1e-9 (NaN equals NaN).
-func cellClose(a, b any) bool {
-	fa, oka := a.(float64)
-	fb, okb := b.(float64)
-	if oka && okb {
-		if math.IsNaN(fa) || math.IsNaN(fb) {
-			return math.IsNaN(fa) && math.IsNaN(fb)
-		}
-		return floatClose(fa, fb)
-	}
-	return a == b
-}
+func cellClose(a, b any) bool { return cellWith(a, b, floatClose) }
 
-func rowsClose(a, b [][]any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for j := range a[i] {
-			if !cellClose(a[i][j], b[i][j]) {
-				return false
-			}
-		}
-	}
-	return true
-}
+func rowsClose(a, b [][]any) bool { return rowsWith(a, b, cellClose) }
 
 type diffSeedPair struct{ seed, iter uint64 }
 

@@ -468,18 +468,26 @@ func run(t testing.TB, plan planner.Node, src catalog.Source, opts Options) ([][
 }
 
 func cellEq(a, b any) bool {
+	return cellWith(a, b, func(x, y float64) bool { return x == y })
+}
+
+// cellWith compares cells, floats by floatEq (NaN equals NaN).
+func cellWith(a, b any, floatEq func(x, y float64) bool) bool {
 	fa, oka := a.(float64)
 	fb, okb := b.(float64)
 	if oka && okb {
 		if math.IsNaN(fa) || math.IsNaN(fb) {
 			return math.IsNaN(fa) && math.IsNaN(fb)
 		}
-		return fa == fb
+		return floatEq(fa, fb)
 	}
 	return a == b
 }
 
-func rowsEq(a, b [][]any) bool {
+func rowsEq(a, b [][]any) bool { return rowsWith(a, b, cellEq) }
+
+// rowsWith compares rows cell by cell with same.
+func rowsWith(a, b [][]any, same func(a, b any) bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -488,7 +496,7 @@ func rowsEq(a, b [][]any) bool {
 			return false
 		}
 		for j := range a[i] {
-			if !cellEq(a[i][j], b[i][j]) {
+			if !same(a[i][j], b[i][j]) {
 				return false
 			}
 		}

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -56,15 +53,7 @@ func TestTopNPerGroupRadixMatchesSerial(t *testing.T) {
 		nrows := 1 + r.IntN(3000)
 		data := moreAggData(r, nrows)
 		scan := scanOf(schemaOf(data))
-		var parts []string
-		for _, k := range []string{"k", "s", "b", "e"} {
-			if r.IntN(2) == 0 {
-				parts = append(parts, k)
-			}
-		}
-		if len(parts) == 0 {
-			parts = []string{"k"}
-		}
+		parts := randKeys(r, "k", "k", "s", "b", "e")
 		var keys []string
 		for _, c := range r.Perm(4)[:1+r.IntN(3)] {
 			k := []string{"x", "y", "e", "s"}[c]
@@ -74,23 +63,8 @@ func TestTopNPerGroupRadixMatchesSerial(t *testing.T) {
 			keys = append(keys, k)
 		}
 		plan := topNOf(scan, int64(1+r.IntN(4)), parts, keys...)
-		bs := 1 + r.IntN(300)
-		parallelWorkers = func() int { return 1 }
-		topNBars = false
-		want, err := runRows(t, plan, data, iter, bs, Options{})
-		topNBars = true
-		if err != nil {
-			t.Fatalf("iter %d serial: %v", iter, err)
-		}
-		w := 2 + r.IntN(3)
-		parallelWorkers = func() int { return w }
-		parallelMinRows = r.IntN(nrows/2 + 1)
-		before := *ran
-		got, err := runRows(t, plan, data, iter, bs, Options{})
-		label := fmt.Sprintf("iter %d (%d rows, batch size %d, %d workers, prefix %d, partitioned %v) plan:\n%s", iter, nrows, bs, w, parallelMinRows, *ran > before, planner.String(plan))
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
+		want, got, label := serialThenSplit(t, r, plan, data, iter, 1+r.IntN(300), func() int64 { return int64(*ran) },
+			func(serial bool) { topNBars = !serial })
 		if !rowsEq(got, want) {
 			t.Fatalf("%s\ngot\n%swant\n%s", label, fmtRows(got), fmtRows(want))
 		}
@@ -106,12 +80,7 @@ func TestTopNPerGroupRadixMatchesSerial(t *testing.T) {
 func TestTopNPerGroupRadixErrors(t *testing.T) {
 	ran := withTopNRadix(t, 2)
 	parallelMinRows = 100
-	n := 20000
-	k, v := make([]any, n), make([]any, n)
-	for i := range n {
-		k[i], v[i] = int64(i%5000), int64(i)
-	}
-	data := []tcol{{"k", tInt64, k}, {"v", tInt64, v}}
+	data := keyedInts(20000, 5000)
 	plan := topNOf(scanOf(schemaOf(data)), 3, []string{"k"}, "-v")
 	_, err := runRows(t, plan, data, 2, 512, Options{MemoryLimit: 64 << 10})
 	if qerr.Code(err) != qerr.CodeResourceExhausted || *ran == 0 {
@@ -122,17 +91,7 @@ func TestTopNPerGroupRadixErrors(t *testing.T) {
 	if err != nil || len(got) != 5000*3 || *ran != 2 {
 		t.Fatalf("no budget: %d rows (want %d), err %v, partitioned runs %d", len(got), 5000*3, err, *ran)
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	alloc := newAlloc()
-	src := newSource(alloc, data)
-	_, err = Execute(ctx, plan, src, Options{Alloc: alloc, BatchSize: 128})
-	src.release()
-	alloc.AssertSize(t, 0)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: err %v", err)
-	}
+	assertCancelled(t, plan, data)
 }
 
 // Few groups stay serial (radixMinGroups), with the same rows.

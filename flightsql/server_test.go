@@ -1,14 +1,12 @@
 package flightsql_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,26 +23,9 @@ import (
 
 	"github.com/quarrydb/quarry/flightsql"
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 	"github.com/quarrydb/quarry/mcpapi/transport"
 )
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // facade is a Flight SQL facade over a copy of demo datasets, with a
 // checked allocator for its own batches.
@@ -52,7 +33,7 @@ type facade struct {
 	app   *app.App
 	srv   *flightsql.Server
 	alloc *memory.CheckedAllocator
-	logs  *syncBuffer
+	logs  *syncbuf.Buffer
 	addr  string
 }
 
@@ -86,7 +67,7 @@ func startFacade(t testing.TB, root string, tokens []transport.Token) *facade {
 // each of more adjusts the facade's options.
 func startFacadeWith(t testing.TB, cfg app.Config, tokens []transport.Token, more ...func(*flightsql.Options)) *facade {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	cfg.ArtifactDir, cfg.Logger = t.TempDir(), log
 	a, err := app.Open(context.Background(), cfg)

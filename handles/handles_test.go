@@ -12,6 +12,7 @@ import (
 
 	"github.com/quarrydb/quarry/handles"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/fakeclock"
 )
 
 // val is a reference-counted Value that detects use after free and double
@@ -58,24 +59,7 @@ type unsized struct{ *val }
 
 func (u unsized) SizeBytes() {} // shadows val.SizeBytes with a different signature: not a Sizer
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *fakeclock.Clock { return fakeclock.New(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) }
 
 func isExpired(err error) bool {
 	return errors.Is(err, qerr.ErrExpired) && qerr.Code(err) == qerr.CodeHandleExpired

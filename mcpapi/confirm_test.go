@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/internal/testutil/elicit"
 )
 
 // bigQuery is above a 1,000-row confirmation threshold (100,000 rows).
@@ -72,58 +72,32 @@ func TestConfirmationWithoutElicitation(t *testing.T) {
 	}
 }
 
-// elicitor answers form elicitations with a fixed action and choice.
-type elicitor struct {
-	mu     sync.Mutex
-	action mcp.ElicitationResponseAction
-	choice string
-	asked  []mcp.ElicitationRequest
-}
-
-func (e *elicitor) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.asked = append(e.asked, req)
-	res := &mcp.ElicitationResult{}
-	res.Action = e.action
-	if e.action == mcp.ElicitationResponseActionAccept {
-		res.Content = map[string]any{"choice": e.choice}
-	}
-	return res, nil
-}
-
-func (e *elicitor) set(action mcp.ElicitationResponseAction, choice string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.action, e.choice, e.asked = action, choice, nil
-}
-
 func TestConfirmationByElicitation(t *testing.T) {
 	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 		t.Run(version, func(t *testing.T) {
-			el := &elicitor{}
+			el := &elicit.Answerer{}
 			f := open(t, app.Config{ConfirmRows: 1000}, client.WithElicitationHandler(el), client.WithProtocolVersion(version))
 
-			el.set(mcp.ElicitationResponseActionAccept, "parquet")
+			el.Next(mcp.ElicitationResponseActionAccept, "parquet")
 			var file queryOut
 			f.call(t, "query_data", bigQuery, &file)
-			if file.Method != "file" || file.Format != "parquet" || file.TotalRows != 100_000 || len(el.asked) != 1 {
-				t.Fatalf("parquet: %+v (asked %d)", file, len(el.asked))
+			if file.Method != "file" || file.Format != "parquet" || file.TotalRows != 100_000 || len(el.Asked()) != 1 {
+				t.Fatalf("parquet: %+v (asked %d)", file, len(el.Asked()))
 			}
-			p := el.asked[0].Params
+			p := el.Asked()[0].Params
 			schema, _ := json.Marshal(p.RequestedSchema)
 			if !strings.Contains(p.Message, "100,000 rows") || !strings.Contains(string(schema), `"first_page"`) {
 				t.Fatalf("elicitation: %s %s", p.Message, schema)
 			}
 
-			el.set(mcp.ElicitationResponseActionAccept, "first_page")
+			el.Next(mcp.ElicitationResponseActionAccept, "first_page")
 			var first queryOut
 			f.call(t, "query_data", bigQuery, &first)
 			if first.Method != "direct" || first.RowCount != 200 {
 				t.Fatalf("first_page: %+v", first)
 			}
 
-			el.set(mcp.ElicitationResponseActionAccept, "first_page")
+			el.Next(mcp.ElicitationResponseActionAccept, "first_page")
 			var agg queryOut
 			f.call(t, "aggregate", map[string]any{"dataset": "sensors/readings", "group_by": []string{"id"},
 				"aggs": []map[string]any{{"col": "*", "fn": "count"}}}, &agg)
@@ -132,21 +106,21 @@ func TestConfirmationByElicitation(t *testing.T) {
 			}
 
 			for _, action := range []mcp.ElicitationResponseAction{mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel} {
-				el.set(action, "")
+				el.Next(action, "")
 				if e := f.callErr(t, "query_data", bigQuery); e["code"] != "cancelled" {
 					t.Fatalf("%s: %v", action, e)
 				}
 			}
-			el.set(mcp.ElicitationResponseActionAccept, "cancel")
+			el.Next(mcp.ElicitationResponseActionAccept, "cancel")
 			if e := f.callErr(t, "query_data", bigQuery); e["code"] != "cancelled" {
 				t.Fatalf("cancel choice: %v", e)
 			}
 			// A small query never asks.
-			el.set(mcp.ElicitationResponseActionAccept, "parquet")
+			el.Next(mcp.ElicitationResponseActionAccept, "parquet")
 			var small queryOut
 			f.call(t, "query_data", map[string]any{"dataset": "sensors/readings", "limit": 5}, &small)
-			if len(el.asked) != 0 || small.Method != "direct" {
-				t.Fatalf("small query asked: %d", len(el.asked))
+			if len(el.Asked()) != 0 || small.Method != "direct" {
+				t.Fatalf("small query asked: %d", len(el.Asked()))
 			}
 		})
 	}

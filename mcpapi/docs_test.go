@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/quarrydb/quarry/demodata"
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 	"github.com/quarrydb/quarry/mcpapi"
 )
 
@@ -152,17 +152,7 @@ func TestToolsDoc(t *testing.T) {
 	}
 	doc.WriteString(toolsDocFooter)
 
-	const path = "../docs/TOOLS.md"
-	if *update {
-		if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(want, doc.Bytes()) {
-		t.Fatalf("docs/TOOLS.md is stale; run go test ./mcpapi -update and commit it")
-	}
+	golden.Check(t, "../docs/TOOLS.md", doc.Bytes(), *update)
 }
 
 // shorten keeps the first 3 records of data/preview/sample_rows arrays so the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 	"github.com/quarrydb/quarry/mcpapi"
 )
 
@@ -33,23 +34,7 @@ func TestToolSchemaSnapshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, '\n')
-		path := filepath.Join("testdata", "tools", tool.Name+".json")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("missing snapshot for %s (run go test ./mcpapi -update): %v", tool.Name, err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("tool %s changed; if intended, run go test ./mcpapi -update and review the diff.\ngot:\n%s", tool.Name, got)
-		}
+		golden.Check(t, filepath.Join("testdata", "tools", tool.Name+".json"), got, *update)
 		a := tool.Annotations
 		if tool.Name == "export" { // writes files into --export-dir (and may replace one with overwrite)
 			if a.ReadOnlyHint == nil || *a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {

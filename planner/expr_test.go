@@ -119,19 +119,25 @@ func randExprText(r *rand.Rand, depth int) string {
 func TestExprRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 3000 {
-		text := randExprText(r, 5)
-		e, _, err := planner.ParseExpr(text)
-		if err != nil {
-			t.Fatalf("%q: %v", text, err)
-		}
-		norm := e.String()
-		e2, _, err := planner.ParseExpr(norm)
-		if err != nil {
-			t.Fatalf("%q normalized to %q, which does not parse: %v", text, norm, err)
-		}
-		if e2.String() != norm {
-			t.Fatalf("%q -> %q -> %q", text, norm, e2.String())
-		}
+		checkRoundTrip(t, randExprText(r, 5))
+	}
+}
+
+// checkRoundTrip fails t unless text parses and its normalized text
+// re-parses to the same text.
+func checkRoundTrip(t *testing.T, text string) {
+	t.Helper()
+	e, _, err := planner.ParseExpr(text)
+	if err != nil {
+		t.Fatalf("%q: %v", text, err)
+	}
+	norm := e.String()
+	e2, _, err := planner.ParseExpr(norm)
+	if err != nil {
+		t.Fatalf("%q normalized to %q, which does not parse: %v", text, norm, err)
+	}
+	if e2.String() != norm {
+		t.Fatalf("%q -> %q -> %q", text, norm, e2.String())
 	}
 }
 

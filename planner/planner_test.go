@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -290,20 +291,7 @@ func TestGoldenPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := "-- built\n" + planner.String(n) + "-- optimized\n" + planner.String(o) + "-- output\n" + o.Schema().String() + "\n"
-			golden := strings.TrimSuffix(f, ".json") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("missing golden file (run with -update): %v", err)
-			}
-			if got != string(want) {
-				t.Errorf("plan mismatch for %s\n got:\n%s\nwant:\n%s", name, got, want)
-			}
+			golden.Check(t, strings.TrimSuffix(f, ".json")+".golden", got, *update)
 			checkIndices(t, o)
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -84,21 +85,7 @@ func TestTPCHPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := planner.String(p)
-			golden := filepath.Join("testdata", "tpch_plans", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("missing golden file (run with -update): %v", err)
-			}
-			if got != string(want) {
-				t.Errorf("plan of %s changed\n got:\n%s\nwant:\n%s", name, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", "tpch_plans", name+".golden"), planner.String(p), *update)
 		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/quarrydb/quarry/internal/app"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/arrowfile"
 	"github.com/quarrydb/quarry/service"
 )
 
@@ -302,12 +303,7 @@ func arrowFile(t *testing.T) []byte {
 	defer mem.AssertSize(t, 0)
 	rec := sampleRecord(mem)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(rec.Schema()), ipc.WithAllocator(mem))
-	must(t, err)
-	must(t, w.Write(rec))
-	must(t, w.Close())
-	return buf.Bytes()
+	return arrowfile.IPC(t, []ipc.Option{ipc.WithAllocator(mem)}, rec)
 }
 
 // sampleRecord is 3,000 rows of id (int64) and name (string).
@@ -328,11 +324,6 @@ func parquetFile(t *testing.T) []byte {
 	defer mem.AssertSize(t, 0)
 	rec := sampleRecord(mem)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithAllocator(mem)),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	must(t, err)
-	must(t, w.Write(rec))
-	must(t, w.Close())
-	return buf.Bytes()
+	return arrowfile.Parquet(t, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithAllocator(mem)),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()), rec)
 }

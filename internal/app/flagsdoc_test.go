@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/internal/app"
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 	"github.com/quarrydb/quarry/mcpapi/transport"
 )
 
@@ -59,14 +60,7 @@ func TestServeFlagsDoc(t *testing.T) {
 		t.Fatalf("%s: no %q ... %q section", operationsDoc, serveFlagsBegin, serveFlagsEnd)
 	}
 	want := doc[:i+len(serveFlagsBegin)] + serveFlagsTable() + doc[j:]
-	if *updateBroken { // the package's -update flag (broken_test.go)
-		if err := os.WriteFile(operationsDoc, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		doc = want
-	} else if doc != want {
-		t.Errorf("%s: the serve flags table is out of date; run go test ./internal/app -run TestServeFlagsDoc -update", operationsDoc)
-	}
+	golden.Check(t, operationsDoc, want, *updateBroken) // the serve flags table; the package's -update flag is in broken_test.go
 
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var hf transport.HTTPFlags

@@ -12,26 +12,10 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/fakeclock"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *fakeclock.Clock { return fakeclock.New(time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)) }
 
 func open(t *testing.T, o Options) *Store {
 	t.Helper()

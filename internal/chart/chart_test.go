@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quarrydb/quarry/internal/chart/charttest"
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden SVGs in testdata")
@@ -114,20 +115,7 @@ func TestRenderSVGGolden(t *testing.T) {
 			if !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte(s.Title)) {
 				t.Fatalf("not an SVG with the title: %.200s", b)
 			}
-			path := filepath.Join("testdata", string(k)+".svg")
-			if *update {
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/chart -update)", err)
-			}
-			if !bytes.Equal(want, b) {
-				t.Fatalf("%s differs from the golden file (run go test ./internal/chart -update and review the diff)", path)
-			}
+			golden.Check(t, filepath.Join("testdata", string(k)+".svg"), b, *update)
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/engine"
+	"github.com/quarrydb/quarry/internal/testutil/plantest"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -66,33 +67,12 @@ func runSpecWith(t *testing.T, spec planner.Spec, schema *arrow.Schema, src cata
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan, err = planner.Optimize(plan, opts); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := engine.Execute(context.Background(), plan, src, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	var sb strings.Builder
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		for r := range int(rec.NumRows()) {
-			for c := range int(rec.NumCols()) {
-				sb.WriteString(rec.Column(c).ValueStr(r))
-				sb.WriteByte('\t')
-			}
-			sb.WriteByte('\n')
-		}
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
+	rows, plan := plantest.Run(t, plan, src, opts, engine.Options{})
 	var types []string
 	for _, f := range plan.Schema().Fields() {
 		types = append(types, planner.TypeName(f.Type))
 	}
-	return sb.String(), strings.Join(types, ",")
+	return rows, strings.Join(types, ",")
 }
 
 // TestManyDistinctThroughCache: a column cached dictionary-encoded with

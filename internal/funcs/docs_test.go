@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/internal/funcs"
+	"github.com/quarrydb/quarry/internal/testutil/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated function tables in docs/QUERY.md")
@@ -21,13 +22,5 @@ func TestQueryDocTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if doc != string(old) {
-		t.Errorf("docs/QUERY.md's generated function tables differ from the registry; run go test ./internal/funcs -update and review the diff")
-	}
+	golden.Check(t, path, doc, *update) // the generated function tables differ from the registry's
 }

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,31 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A client that sends a call and then reads nothing cannot hold the
 // server: the write of the (big) answer fails on the write timeout, the
@@ -46,7 +28,7 @@ func TestHandlerSlowClient(t *testing.T) {
 	s.AddTool(mcp.NewTool("big"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(big), nil
 	})
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	h, err := NewHTTPHandler(s, HTTPOptions{RateLimit: -1, WriteTimeout: 300 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {

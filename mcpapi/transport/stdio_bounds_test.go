@@ -16,6 +16,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/quarrydb/quarry/internal/testutil/syncbuf"
 )
 
 const stdioInit = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
@@ -132,7 +134,7 @@ func TestStdioClientStopsReading(t *testing.T) {
 	s.AddTool(mcp.NewTool("big"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(big), nil
 	})
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe() // never read: every write blocks
 	base := runtime.NumGoroutine()

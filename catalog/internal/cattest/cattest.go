@@ -23,6 +23,7 @@ import (
 	"github.com/quarrydb/quarry/catalog/csv"
 	"github.com/quarrydb/quarry/engine"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/plantest"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -197,10 +198,9 @@ func AssertCode(t testing.TB, err error, category error, code string) {
 // per row) and the plan's scan.
 func RunPlan(t testing.TB, plan planner.Node, ds *catalog.Dataset, opts planner.OptimizeOptions) (string, *planner.Scan) {
 	t.Helper()
-	plan, err := planner.Optimize(plan, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rows, plan := plantest.Run(t, plan, ds.Source, opts, engine.Options{Alloc: mem, BatchSize: 700})
 	var scan *planner.Scan
 	planner.Inspect(plan, func(n planner.Node, _ int) bool {
 		if s, ok := n.(*planner.Scan); ok {
@@ -208,26 +208,5 @@ func RunPlan(t testing.TB, plan planner.Node, ds *catalog.Dataset, opts planner.
 		}
 		return true
 	})
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rr, err := engine.Execute(context.Background(), plan, ds.Source, engine.Options{Alloc: mem, BatchSize: 700})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	var sb strings.Builder
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		for i := range int(rec.NumRows()) {
-			for c := range int(rec.NumCols()) {
-				sb.WriteString(rec.Column(c).ValueStr(i))
-				sb.WriteByte('\t')
-			}
-			sb.WriteByte('\n')
-		}
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return sb.String(), scan
+	return rows, scan
 }
