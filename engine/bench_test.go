@@ -31,10 +31,22 @@ func benchSource(b *testing.B) *memSource {
 
 func benchRun(b *testing.B, src *memSource, plan planner.Node) {
 	b.Helper()
+	benchExec(b, src, plan, Options{}, func(rows int) {
+		if rows == 0 {
+			b.Fatal("no rows")
+		}
+	})
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
+}
+
+// benchExec runs plan over src once per benchmark iteration with opts,
+// draining the result and handing its row count to check.
+func benchExec(b *testing.B, src *memSource, plan planner.Node, opts Options, check func(rows int)) {
+	b.Helper()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := Execute(context.Background(), plan, src, Options{})
+		r, err := Execute(context.Background(), plan, src, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,11 +58,8 @@ func benchRun(b *testing.B, src *memSource, plan planner.Node) {
 			b.Fatal(err)
 		}
 		r.Release()
-		if rows == 0 {
-			b.Fatal("no rows")
-		}
+		check(rows)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
 }
 
 func BenchmarkFilterEqInt64(b *testing.B) {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,37 +48,11 @@ func benchJoin(b *testing.B, n, m int, limit int64) {
 		return int64(i)
 	})
 	build := int64Source(m, []string{"b", "p"}, func(c, i int) int64 { return int64(m - 1 - i) })
-	defer probe.release()
-	defer build.release()
-	in := planner.Input{Dataset: "probe", Schema: probe.schema, RowCount: int64(n),
-		Joins: []planner.Input{{Dataset: "build", Schema: build.schema, RowCount: int64(m)}}}
-	plan, err := planner.Build(planner.Spec{Join: []planner.JoinSpec{{Dataset: "build", On: []planner.JoinOn{{Left: "k", Right: "b"}}}}}, in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		r, err := Execute(context.Background(), plan, probe, Options{Sources: map[string]catalog.Source{"build": build}, MemoryLimit: limit, SpillDir: b.TempDir()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows := 0
-		for r.Next() {
-			rows += int(r.RecordBatch().NumRows())
-		}
-		if err := r.Err(); err != nil {
-			b.Fatal(err)
-		}
-		r.Release()
+	runJoinBench(b, probe, build, Options{MemoryLimit: limit, SpillDir: b.TempDir()}, func(rows int) {
 		if rows != n {
 			b.Fatalf("%d rows, want %d", rows, n)
 		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/probe-row")
+	})
 }
 
 func BenchmarkJoin10Mx10(b *testing.B)  { benchJoin(b, 10_000_000, 10, 0) }
@@ -101,10 +74,23 @@ func benchJoinSelective(b *testing.B, n, m, spread int) {
 		return int64(i)
 	})
 	build := int64Source(m, []string{"b", "p"}, func(c, i int) int64 { return int64(i * spread) })
+	runJoinBench(b, probe, build, Options{}, func(rows int) {
+		if rows == 0 || rows > 2*(n/spread)+2 {
+			b.Fatalf("%d rows of %d", rows, n)
+		}
+	})
+}
+
+// runJoinBench plans probe JOIN build ON k = b and runs it with opts (the
+// build side as source "build"), reporting ns per probe row; it releases
+// both sources.
+func runJoinBench(b *testing.B, probe, build *memSource, opts Options, check func(rows int)) {
+	b.Helper()
 	defer probe.release()
 	defer build.release()
-	in := planner.Input{Dataset: "probe", Schema: probe.schema, RowCount: int64(n),
-		Joins: []planner.Input{{Dataset: "build", Schema: build.schema, RowCount: int64(m)}}}
+	n, m := probe.batches[0].NumRows(), build.batches[0].NumRows()
+	in := planner.Input{Dataset: "probe", Schema: probe.schema, RowCount: n,
+		Joins: []planner.Input{{Dataset: "build", Schema: build.schema, RowCount: m}}}
 	plan, err := planner.Build(planner.Spec{Join: []planner.JoinSpec{{Dataset: "build", On: []planner.JoinOn{{Left: "k", Right: "b"}}}}}, in)
 	if err != nil {
 		b.Fatal(err)
@@ -112,25 +98,8 @@ func benchJoinSelective(b *testing.B, n, m, spread int) {
 	if plan, err = planner.Optimize(plan, planner.OptimizeOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		r, err := Execute(context.Background(), plan, probe, Options{Sources: map[string]catalog.Source{"build": build}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows := 0
-		for r.Next() {
-			rows += int(r.RecordBatch().NumRows())
-		}
-		if err := r.Err(); err != nil {
-			b.Fatal(err)
-		}
-		r.Release()
-		if rows == 0 || rows > 2*(n/spread)+2 {
-			b.Fatalf("%d rows of %d", rows, n)
-		}
-	}
+	opts.Sources = map[string]catalog.Source{"build": build}
+	benchExec(b, probe, plan, opts, check)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/probe-row")
 }
 
