@@ -65,17 +65,11 @@ func newGraceJoin(j *joinOp) (g *graceJoin, err error) {
 	if j.level >= graceMaxLevel {
 		return nil, j.ex.budget.err()
 	}
-	dir := j.ex.spillDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	// A locked ".tmp-" directory: the artifact store deletes it if this
-	// process dies before close does.
-	tmp, err := artifacts.MkdirTemp(dir, "join-spill-")
+	tmp, err := j.ex.spillTemp("join-spill-", "join")
 	if err != nil {
-		return nil, qerr.Internal(err, "join: cannot create a spill directory: %v", err)
+		return nil, err
 	}
-	dir = tmp.Path
+	dir := tmp.Path
 	graceSpills.Add(1)
 	g = &graceJoin{j: j, tmp: tmp, dir: dir}
 	defer func() {
@@ -217,14 +211,22 @@ func (w *partWriters) write(b arrow.RecordBatch) error {
 	if w.na != nil {
 		w.na.count(w.kv.ok[:n])
 	}
+	return w.scatter(b, func(i int) int {
+		if w.kv.ok[i] {
+			return partOf(w.kv.hash[i], w.level)
+		}
+		return i & (graceParts - 1) // null keys match nothing: spread them
+	})
+}
+
+// scatter writes each row i of b (which the caller keeps) to partition
+// partAt(i).
+func (w *partWriters) scatter(b arrow.RecordBatch, partAt func(i int) int) error {
 	for p := range w.refs {
 		w.refs[p] = w.refs[p][:0]
 	}
-	for i := range n {
-		p := i & (graceParts - 1) // null keys match nothing: spread them
-		if w.kv.ok[i] {
-			p = partOf(w.kv.hash[i], w.level)
-		}
+	for i := range int(b.NumRows()) {
+		p := partAt(i)
 		w.refs[p] = append(w.refs[p], rowRef{0, int32(i)})
 	}
 	for p, refs := range w.refs {
@@ -236,6 +238,22 @@ func (w *partWriters) write(b arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// spillTemp creates the spill directory of one spilling operator (prefix
+// starts its name, what names the operator in errors): a locked ".tmp-" directory under the spill dir (or
+// the system's), which the artifact store deletes if this process dies
+// before the operator's close does.
+func (ex *exec) spillTemp(prefix, what string) (*artifacts.TempDir, error) {
+	dir := ex.spillDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	tmp, err := artifacts.MkdirTemp(dir, prefix)
+	if err != nil {
+		return nil, qerr.Internal(err, "%s: cannot create a spill directory: %v", what, err)
+	}
+	return tmp, nil
 }
 
 func (w *partWriters) writePart(p int, b arrow.RecordBatch, refs []rowRef) error {

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quarrydb/quarry/internal/artifacts"
-	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/planner"
 )
 
@@ -74,13 +73,9 @@ func (s *setOpOp) startSpill() (err error) {
 	if s.level >= graceMaxLevel {
 		return s.ex.budget.err()
 	}
-	dir := s.ex.spillDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	tmp, err := artifacts.MkdirTemp(dir, "setop-spill-")
+	tmp, err := s.ex.spillTemp("setop-spill-", "set operation")
 	if err != nil {
-		return qerr.Internal(err, "set operation: cannot create a spill directory: %v", err)
+		return err
 	}
 	setopSpills.Add(1)
 	sp := &setSpill{s: s, tmp: tmp}
@@ -244,21 +239,7 @@ func (w *partWriters) writeRows(b arrow.RecordBatch, ncol int) error {
 			hash[i] = combineHash(hash[i], h)
 		}
 	}
-	for p := range w.refs {
-		w.refs[p] = w.refs[p][:0]
-	}
-	for i, h := range hash {
-		p := partOf(h, w.level)
-		w.refs[p] = append(w.refs[p], rowRef{0, int32(i)})
-	}
-	for p, refs := range w.refs {
-		if len(refs) > 0 {
-			if err := w.writePart(p, b, refs); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return w.scatter(b, func(i int) int { return partOf(hash[i], w.level) })
 }
 
 // setNullHash is the hash of a null value in a spilled set operation's rows.
