@@ -40,13 +40,12 @@ type Pool struct {
 	limit int64
 	wait  time.Duration
 
-	mu      sync.Mutex
-	used    int64
-	freed   chan struct{} // closed (and replaced) whenever the state changes
-	seq     uint64        // admissions so far
-	active  []*budget     // running queries, oldest first
-	line    []*waiter     // queries waiting to start, first come first
-	growing int           // running queries waiting to grow
+	mu     sync.Mutex
+	used   int64
+	freed  chan struct{} // closed (and replaced) whenever the state changes
+	seq    uint64        // admissions so far
+	active []*budget     // running queries, oldest first
+	line   []*waiter     // queries waiting to start, first come first
 	// oldestWaiting is the oldest running query while it waits for
 	// memory: younger queries take nothing meanwhile.
 	oldestWaiting *budget
@@ -239,7 +238,6 @@ func (p *Pool) grow(b *budget, need int64) error {
 			p.oldestWaiting = nil
 		}
 		if waiting {
-			p.growing--
 			p.signal() // admissions may proceed
 		}
 	}()
@@ -281,10 +279,7 @@ func (p *Pool) grow(b *budget, need int64) error {
 			}
 			timer, timedOldest = time.NewTimer(wait), oldest
 		}
-		if !waiting {
-			waiting = true
-			p.growing++
-		}
+		waiting = true
 		if !p.sleep(b.ctx, timer) {
 			if err := b.ctx.Err(); err != nil {
 				return err

@@ -233,8 +233,8 @@ func TestPoolPolicyLeavesNothing(t *testing.T) {
 		if u := p.Used(); u != 0 {
 			t.Fatalf("order %v: the pool still holds %d bytes", order, u)
 		}
-		if len(p.active) != 0 || p.retried != 0 || p.growing != 0 || p.oldestWaiting != nil {
-			t.Fatalf("order %v: state left: %d active, %d retried, %d growing, oldest waiting %v", order, len(p.active), p.retried, p.growing, p.oldestWaiting != nil)
+		if len(p.active) != 0 || p.retried != 0 || p.oldestWaiting != nil {
+			t.Fatalf("order %v: state left: %d active, %d retried, oldest waiting %v", order, len(p.active), p.retried, p.oldestWaiting != nil)
 		}
 	}
 }
