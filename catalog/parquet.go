@@ -209,7 +209,14 @@ func parquetArrow(r *file.Reader, mem memory.Allocator, batch int64, dict []int)
 			err = fmt.Errorf("the Parquet schema does not decode (%v)", p)
 		}
 	}()
-	props := pqarrow.ArrowReadProperties{BatchSize: batch, Parallel: batch > 0}
+	// Not Parallel: pqarrow decodes the columns of a parallel read on
+	// goroutines of its own, where a hostile page (a DATA_PAGE without its
+	// header, say) panics beyond any recover of ours and kills the
+	// process. Read serially, the panic is the caller's, and
+	// exposedReader.Next turns it into a structured error. (This path is
+	// the fallback for what parquet-go does not read: nested and repeated
+	// columns; flat columns go through newParquetGoReader.)
+	props := pqarrow.ArrowReadProperties{BatchSize: batch}
 	for _, leaf := range dict {
 		if leaf >= 0 {
 			props.SetReadDict(leaf, true)
