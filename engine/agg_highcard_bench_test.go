@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"math/rand/v2"
-	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -122,15 +122,6 @@ func highCardType(c, k int) arrow.DataType {
 	return tInt64
 }
 
-// cpuTime is the process's user+system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
 func BenchmarkAggHighCard(b *testing.B) {
 	for _, groups := range []int{100_000, 1_000_000, 10_000_000} {
 		for _, keys := range []int{1, 2, 4, 6} {
@@ -145,7 +136,7 @@ func BenchmarkAggHighCard(b *testing.B) {
 				nrows := highCardRows(groups)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cpuclock.Process()
 				var got int
 				for b.Loop() {
 					rr, err := Execute(context.Background(), plan, src, Options{MemoryLimit: 1 << 30})
@@ -167,7 +158,7 @@ func BenchmarkAggHighCard(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nrows), "ns/row")
 				// CPU time (every thread, GC included) per row: steadier than
 				// wall time on a shared machine.
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(nrows), "cpu-ns/row")
+				b.ReportMetric(float64(cpuclock.Process()-cpu0)/float64(b.N)/float64(nrows), "cpu-ns/row")
 			})
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"math/rand/v2"
 	"testing"
 
@@ -28,7 +29,7 @@ func BenchmarkStrIDs(b *testing.B) {
 				bld.Release()
 			}
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cpuclock.Process()
 			for range b.N {
 				a := acct{b: &budget{}}
 				v := newValueIDs(arrow.BinaryTypes.String, true, &a)
@@ -36,7 +37,7 @@ func BenchmarkStrIDs(b *testing.B) {
 					v.assign(arr)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*16<<16), "cpu-ns/row")
+			b.ReportMetric(float64(cpuclock.Process()-cpu0)/float64(b.N*16<<16), "cpu-ns/row")
 		})
 	}
 }

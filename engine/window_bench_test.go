@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -51,7 +52,7 @@ func benchWindowSpec(b *testing.B, spec planner.Spec) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cpuclock.Process()
 	b.ResetTimer()
 	for b.Loop() {
 		r, err := Execute(b.Context(), plan, src, Options{})
@@ -67,7 +68,7 @@ func benchWindowSpec(b *testing.B, spec planner.Spec) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/windowBenchRows, "ns/row")
 	// CPU time (user + system, all threads): steadier than wall time on a shared machine.
-	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cpuclock.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // sum(v) OVER (PARTITION BY g ORDER BY t ROWS UNBOUNDED PRECEDING)

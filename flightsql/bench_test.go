@@ -3,10 +3,10 @@ package flightsql_test
 import (
 	"context"
 	"fmt"
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,7 +108,7 @@ func readParquetLocal(path string) (int64, error) {
 func BenchmarkStream5M(b *testing.B) {
 	root := benchParquet(b)
 	b.Run("local_parquet", func(b *testing.B) {
-		cpu := cpuTime()
+		cpu := cpuclock.Process()
 		for b.Loop() {
 			n, err := readParquetLocal(filepath.Join(root, "big.parquet"))
 			if err != nil || n != benchRows {
@@ -121,7 +121,7 @@ func BenchmarkStream5M(b *testing.B) {
 		f := startFacade(b, root, nil)
 		c := f.client(b, "")
 		ctx := context.Background()
-		cpu := cpuTime()
+		cpu := cpuclock.Process()
 		for b.Loop() {
 			info := mustExecute(b, c, `SELECT * FROM big`)
 			rdr, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
@@ -146,16 +146,7 @@ func BenchmarkStream5M(b *testing.B) {
 // CPU cost is the steadier figure).
 func reportRate(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((cpuclock.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkQueryOverhead: one small query (Execute, then DoGet of one
@@ -164,7 +155,7 @@ func BenchmarkQueryOverhead(b *testing.B) {
 	f := startFacade(b, demoRoot(b, "weather/stations"), nil)
 	c := f.client(b, "")
 	ctx := context.Background()
-	cpu := cpuTime()
+	cpu := cpuclock.Process()
 	for b.Loop() {
 		info := mustExecute(b, c, `SELECT name FROM "weather/stations" WHERE station_id = 'AM01'`)
 		rdr, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
@@ -178,7 +169,7 @@ func BenchmarkQueryOverhead(b *testing.B) {
 		}
 		rdr.Release()
 	}
-	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cpuclock.Process()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 func TestMain(m *testing.M) {

@@ -3,6 +3,7 @@ package materialize
 import (
 	"context"
 	"fmt"
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"os"
 	"path/filepath"
 	"sync"
@@ -95,7 +96,7 @@ func BenchmarkParquetWrite5M(b *testing.B) {
 			b.Run(fmt.Sprintf("region=%s/codec=%s", region.name, codec), func(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "q6.parquet")
 				var size int64
-				cpu0 := processCPU()
+				cpu0 := cpuclock.Process()
 				for b.Loop() {
 					f, err := os.Create(path)
 					if err != nil {
@@ -112,7 +113,7 @@ func BenchmarkParquetWrite5M(b *testing.B) {
 				}
 				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 				b.ReportMetric(float64(size)/1e6, "file-MB")
-				b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(cpuclock.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			})
 		}
 		for _, r := range batches {

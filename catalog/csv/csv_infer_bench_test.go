@@ -1,6 +1,7 @@
 package csv
 
 import (
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"sync/atomic"
 	"testing"
 
@@ -27,9 +28,9 @@ func benchInferChunk(b *testing.B) (*csvTokenizer, *csvChunk) {
 }
 
 func withProcCPU(b *testing.B, run func()) {
-	t0 := procCPU(b)
+	t0 := cpuclock.Process()
 	run()
-	b.ReportMetric(float64(procCPU(b)-t0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cpuclock.Process()-t0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkInferShareColdRead is the cold read of the chunk.

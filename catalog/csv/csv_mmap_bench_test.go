@@ -3,6 +3,7 @@ package csv
 import (
 	"bytes"
 	"context"
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -53,7 +54,7 @@ func BenchmarkCSVChunks(b *testing.B) {
 		b.Run(m.name, func(b *testing.B) {
 			withMapping(b, m.mapped, mmapMinBytes, m.prefault)
 			b.SetBytes(size)
-			t0 := procCPU(b)
+			t0 := cpuclock.Process()
 			for b.Loop() {
 				cr, err := openChunks(fileAt(path), false, keepChunkBytes, catalog.Limits{})
 				if err != nil {
@@ -71,7 +72,7 @@ func BenchmarkCSVChunks(b *testing.B) {
 				}
 				cr.Close()
 			}
-			b.ReportMetric(float64(procCPU(b)-t0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(cpuclock.Process()-t0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }
@@ -104,11 +105,11 @@ func BenchmarkCSVLoadMapped(b *testing.B) {
 			debug.FreeOSMemory()
 			base := procStatusKB("VmRSS")
 			resetPeakRSS()
-			t0 := procCPU(b)
+			t0 := cpuclock.Process()
 			for b.Loop() {
 				load()
 			}
-			b.ReportMetric(float64(procCPU(b)-t0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(cpuclock.Process()-t0)/float64(b.N)/1e6, "cpu-ms/op")
 			if peak := procStatusKB("VmHWM"); peak > 0 && base > 0 {
 				b.ReportMetric(float64(peak-base)/1024, "peak-rise-MB")
 			}

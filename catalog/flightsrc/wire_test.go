@@ -3,6 +3,7 @@ package flightsrc_test
 import (
 	"context"
 	"fmt"
+	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
 	"log/slog"
 	"net"
 	"os"
@@ -10,9 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -252,25 +251,15 @@ func BenchmarkPushdownWire5M(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			sql := strings.ReplaceAll(c.sql, "{T}", `"remote/q/big"`)
 			var wire int64
-			cpu := cpuTime()
+			cpu := cpuclock.Process()
 			for b.Loop() {
 				_, n := w.run(b, sql)
 				wire += n
 			}
 			b.ReportMetric(float64(wire)/float64(b.N), "wire-B/op")
-			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cpuclock.Process()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 	pushed, local := checkWire(b, w)
 	b.Logf("%d rows: pushed %d bytes, not pushed %d bytes on the wire", w.rows, pushed, local)
-}
-
-// cpuTime is the process's user+system CPU time (both Quarrys and the
-// proxy run in this process).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
