@@ -30,8 +30,9 @@ build-nocgo:
 # (linux/darwin/windows x amd64/arm64 cgo-free archives and the linux/amd64
 # HDF5 one) and runs the host's archives; release-ci is the cut `make test`
 # runs last: check, then the host's cgo-free archive built and run (its
-# packages are compiled by e2e TestNoCgoBuild with the same flags; the first
-# run on a machine also builds goreleaser, several minutes, then cached).
+# packages are compiled with the same flags by vet's CGO_ENABLED=0 -trimpath
+# pass, and e2e TestNoCgoBuild links them; the first run on a machine also
+# builds goreleaser, several minutes, then cached).
 GORELEASER := $(GO) run -modfile=tools/goreleaser/go.mod github.com/goreleaser/goreleaser/v2
 release-check:
 	$(GORELEASER) check
@@ -46,11 +47,14 @@ run: build
 	./bin/quarry serve --transport http --addr $(ADDR) $(if $(DATA),--data $(DATA),)
 
 # The cgo-free variant too: -tags nohdf5 over every package, and the
-# CGO_ENABLED=0 build of cmd/quarry (e2e TestNoCgoBuild serves it).
+# CGO_ENABLED=0 build of cmd/quarry (e2e TestNoCgoBuild serves it). That one
+# is vetted with -trimpath, the flags e2e TestNoCgoBuild and release-ci build
+# it with (.goreleaser.yaml), so its ~740 packages are compiled once in make
+# test, here, instead of once here and once more inside the e2e package.
 vet: setup
 	$(GO) vet ./...
 	$(GO) vet -tags nohdf5 ./...
-	CGO_ENABLED=0 $(GO) vet -tags nohdf5 ./cmd/quarry
+	CGO_ENABLED=0 $(GO) vet -trimpath -tags nohdf5 ./cmd/quarry
 
 lint: setup
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -62,7 +66,12 @@ lint: setup
 unit: build
 	$(GO) test -race -count=1 -ldflags=-w -timeout 20m ./...
 
-test: setup-test vet lint unit fuzz-short release-ci
+# make test runs its steps one at a time through scripts/steps.sh, which
+# prints each step's wall and CPU seconds as it ends and all of them at the
+# end (docs/RELIABILITY.md, "Make test's time").
+TEST_STEPS := setup-test vet lint unit fuzz-short release-ci
+test:
+	@MAKE="$(MAKE)" ./scripts/steps.sh $(TEST_STEPS)
 
 # make test also needs Node.js (interop, DuckDB oracle) and chromium (console).
 setup-test:

@@ -25,23 +25,9 @@ func TestInteropBigArtifact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and reads a 52 MB result three times")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("the interop test needs Node.js 20+ on PATH: %v", err)
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "interop", "mcp-sdk"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	node, dir := nodePackage(t, "mcp-sdk", "node_modules/@modelcontextprotocol/sdk/package.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		install := exec.CommandContext(ctx, "npm", "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
-		install.Env = env()
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
 	data := t.TempDir()
 	f, err := os.Create(filepath.Join(data, "big.csv"))
 	if err != nil {

@@ -14,36 +14,21 @@ import (
 // TypeScript SDK client goes through catalog -> schema -> estimate -> query
 // -> page -> artifact against the built binary, over stdio and over
 // Streamable HTTP (with a bearer token). It needs Node.js 20+ and npm; their
-// absence is a failure, not a skip, because CI has both.
+// absence is a failure, not a skip, because CI has both. The SDK's pinned
+// lockfile is installed once per test binary (nodePackage), shared with the
+// other mcp-sdk scripts.
 func TestInteropMCPSDK(t *testing.T) {
-	node, nodeErr := exec.LookPath("node")
-	npm, npmErr := exec.LookPath("npm")
-	if nodeErr != nil || npmErr != nil {
-		t.Fatalf("the interop test needs Node.js 20+ and npm on PATH (node: %v, npm: %v)", nodeErr, npmErr)
-	}
+	node, dir := nodePackage(t, "mcp-sdk", "node_modules/@modelcontextprotocol/sdk/package.json")
 	if out, err := exec.Command(node, "--version").Output(); err != nil || nodeMajor(string(out)) < 20 {
 		t.Fatalf("the interop test needs Node.js 20+, found %q (%v)", strings.TrimSpace(string(out)), err)
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "interop", "mcp-sdk"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	// npm ci installs exactly package-lock.json.
-	install := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error")
-	install.Env = env()
-	start := time.Now()
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
-
 	flow := exec.CommandContext(ctx, node, filepath.Join(dir, "flow.mjs"), "--bin", binary)
 	flow.Env = env()
 	flow.Dir = dir
-	start = time.Now()
+	start := time.Now()
 	out, err := flow.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "interop: OK") {
 		t.Fatalf("flow.mjs: %v\n%s", err, out)

@@ -14,8 +14,9 @@ import (
 
 // buildNoCgo builds cmd/quarry as `go install` does on a machine without
 // libhdf5: CGO_ENABLED=0 -tags nohdf5 (no C compiler, no libhdf5), with
-// -trimpath as .goreleaser.yaml builds it, so that make test's release step
-// (scripts/release-ci.sh) finds every package compiled.
+// -trimpath as .goreleaser.yaml builds it and make vet vets it, so that in
+// make test every package is compiled once (by vet) and this build and the
+// release step (scripts/release-ci.sh) only link.
 func buildNoCgo(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "quarry-nocgo")

@@ -16,10 +16,14 @@ import (
 // id, when the dataset's file is replaced; nothing before a change; and
 // nothing more once it closed the stream.
 func TestResourceSubscriptionsListen(t *testing.T) {
+	// Mostly waiting for catalog polls: it runs beside the other
+	// subscription test once the serial tests are done, with its own
+	// data root and artifact directory.
+	t.Parallel()
 	root := t.TempDir()
 	write := func(name, body string) { replaceFile(t, root, name, body) } // an atomic replacement
 	write("a.csv", "x,y\n1,2\n")
-	p := launchHTTP(t, nil, "--data", root)
+	p := launchHTTP(t, nil, "--data", root, "--artifact-dir", t.TempDir())
 	c := connectHTTP(t, p.base, nil, false) // 2026-07-28
 
 	const schema, catalog = "quarry://datasets/a/schema", "quarry://catalog"

@@ -16,10 +16,14 @@ import (
 // for each when the dataset's file is replaced, for the catalog only when
 // a file is added, and nothing for the schema after unsubscribing.
 func TestResourceSubscriptions(t *testing.T) {
+	// Mostly waiting for catalog polls: it runs beside the other
+	// subscription test once the serial tests are done, with its own
+	// data root and artifact directory.
+	t.Parallel()
 	root := t.TempDir()
 	write := func(name, body string) { replaceFile(t, root, name, body) } // an atomic replacement
 	write("a.csv", "x,y\n1,2\n")
-	p := launchHTTP(t, nil, "--data", root)
+	p := launchHTTP(t, nil, "--data", root, "--artifact-dir", t.TempDir())
 
 	//lint:ignore SA1019 the 2025-11-25 protocol delivers resource updates over the standalone GET stream this option opens
 	tr, err := transport.NewStreamableHTTP(p.base+"/mcp", transport.WithHTTPTimeout(60*time.Second), transport.WithContinuousListening())
