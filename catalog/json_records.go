@@ -69,6 +69,9 @@ type jsonRecords struct {
 	arena  []byte // the current record's decoded strings, dotted names and array texts
 	nested int    // arena offset of the array being compacted (for the record limit)
 	quoted []byte // compactString's scratch
+	// recStart, recEnd: window indices of the last record read, its '{'
+	// to just past its '}'.
+	recStart, recEnd int
 }
 
 // jsonWindow is the initial window of a jsonRecords (it grows for a record
@@ -92,6 +95,19 @@ func newJSONRecordsWindow(br *bufio.Reader, lim Limits, size int) (*jsonRecords,
 	}
 	size = max(1, min(size, lim.MaxRecordBytes+1))
 	return &jsonRecords{src: br, buf: make([]byte, size), max: lim.MaxRecordBytes, maxKey: lim.MaxNameBytes, array: array}, nil
+}
+
+// chunkRecords is a jsonRecords over data, a run of whole records of
+// objects one after another (a chunk of newline-delimited JSON) all in
+// memory, at input offset start, whose first record is record base+1. It
+// reuses r's scratch when r is not nil. data is only read.
+func chunkRecords(r *jsonRecords, data []byte, start, base int64, lim Limits) *jsonRecords {
+	if r == nil {
+		r = &jsonRecords{}
+	}
+	*r = jsonRecords{buf: data, end: len(data), off: start, eof: true, max: lim.MaxRecordBytes, maxKey: lim.MaxNameBytes,
+		n: base, fields: r.fields[:0], arena: r.arena[:0], quoted: r.quoted[:0]}
+	return r
 }
 
 // jsonLayout peeks at the first byte that is not whitespace: an array of
@@ -220,10 +236,14 @@ func (r *jsonRecords) record() (bool, error) {
 		var err error
 		if c != '{' {
 			err = r.notObject(i)
-		} else if i, err = r.object(i+1, "", 1); err == nil {
-			r.pos = i
-			r.comma = false
-			return true, nil
+		} else {
+			var j int
+			if j, err = r.object(i+1, "", 1); err == nil {
+				r.recStart, r.recEnd = i, j
+				r.pos = j
+				r.comma = false
+				return true, nil
+			}
 		}
 		if err == errJSONShort && r.end-r.pos > r.max {
 			return false, limitError("a JSON record is longer than %s (the limit)", sizeString(int64(r.max)))

@@ -102,10 +102,48 @@ func Classify(s string) Kind {
 
 // Widen folds one more non-empty cell into a column's kind.
 func Widen(cur Kind, s string) Kind {
-	if cur == KindString {
+	switch {
+	case cur == KindString:
 		return KindString
+	case cur == KindInt && plainInt(s), cur == KindFloat && plainDecimal(s):
+		return cur // Classify(s) is cur: the common cells, without parsing them
 	}
 	return JoinKinds(cur, Classify(s))
+}
+
+// plainInt reports whether s is "0" or an optional '-', a digit 1-9 and
+// digits, at most 15 in all: a canonical int64 float64 holds exactly, so
+// Classify(s) is KindInt.
+func plainInt(s string) bool {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || !digits(d) {
+		return false
+	}
+	return d[0] != '0' || s == "0"
+}
+
+// plainDecimal reports whether s is an optional '-', an integer part ("0"
+// or a digit 1-9 and digits), '.' and digits, at most 15 digits in all,
+// not zero: a decimal of at most 15 significant digits in float64's normal
+// range, which the shortest printing of its float64 gives back, so
+// Classify(s) is KindFloat.
+func plainDecimal(s string) bool {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	dot := strings.IndexByte(d, '.')
+	if dot <= 0 || dot == len(d)-1 || len(d) > 16 {
+		return false
+	}
+	ip, fp := d[:dot], d[dot+1:]
+	if !digits(ip) || !digits(fp) || len(ip) > 1 && ip[0] == '0' {
+		return false
+	}
+	return strings.ContainsAny(d, "123456789")
 }
 
 // NumBits describes the numeric kinds for joinKinds: every cell is a
