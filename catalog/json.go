@@ -154,8 +154,8 @@ func (c *jsonColumn) add(row int64, f *jsonField) {
 			c.num.Step(row, f.text, nk)
 		}
 	case jString:
-		if c.strK == infer.KindString {
-			return
+		if c.strK == infer.KindString || infer.Keeps(c.strK, f.text) {
+			return // the kind stays (Keeps: only date and timestamp kinds get here)
 		}
 		k := infer.Classify(f.text)
 		if !k.IsDateLike() {

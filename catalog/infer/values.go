@@ -105,10 +105,30 @@ func Widen(cur Kind, s string) Kind {
 	switch {
 	case cur == KindString:
 		return KindString
-	case cur == KindInt && plainInt(s), cur == KindFloat && plainDecimal(s):
-		return cur // Classify(s) is cur: the common cells, without parsing them
+	case Keeps(cur, s):
+		return cur
 	}
 	return JoinKinds(cur, Classify(s))
+}
+
+// Keeps reports, for the common cells of the common kinds only, that
+// Classify(s) is k, without the parsing Classify does to tell kinds apart:
+// a plain integer for KindInt, a plain decimal for KindFloat, an ISO date
+// for KindDate, an ISO timestamp (with or without a zone) for KindTSZoned
+// and KindTSNaive. False says nothing: classify s.
+func Keeps(k Kind, s string) bool {
+	switch k {
+	case KindInt:
+		return plainInt(s)
+	case KindFloat:
+		return plainDecimal(s)
+	case KindDate:
+		return IsDate(s) // not a number, not a bool
+	case KindTSNaive, KindTSZoned:
+		_, zoned, ok := ParseTimestamp(s) // 19 bytes or more, with ':': not a number, bool or date
+		return ok && zoned == (k == KindTSZoned)
+	}
+	return false
 }
 
 // plainInt reports whether s is "0" or an optional '-', a digit 1-9 and
@@ -135,15 +155,21 @@ func plainDecimal(s string) bool {
 	if len(d) > 0 && d[0] == '-' {
 		d = d[1:]
 	}
-	dot := strings.IndexByte(d, '.')
-	if dot <= 0 || dot == len(d)-1 || len(d) > 16 {
+	if len(d) < 3 || len(d) > 16 || d[0] == '0' && d[1] != '.' {
 		return false
 	}
-	ip, fp := d[:dot], d[dot+1:]
-	if !digits(ip) || !digits(fp) || len(ip) > 1 && ip[0] == '0' {
-		return false
+	dot, nonzero := -1, false
+	for i := 0; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '.' && dot < 0:
+			dot = i
+		case c >= '1' && c <= '9':
+			nonzero = true
+		case c != '0':
+			return false
+		}
 	}
-	return strings.ContainsAny(d, "123456789")
+	return dot > 0 && dot < len(d)-1 && nonzero
 }
 
 // NumBits describes the numeric kinds for joinKinds: every cell is a

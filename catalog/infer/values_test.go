@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestWidenFastPaths: the cells Widen keeps at KindInt or KindFloat
-// without classifying them are exactly cells Classify puts there.
+// TestWidenFastPaths: the cells Keeps (and so Widen) keeps at a kind
+// without classifying them are cells Classify puts there.
 func TestWidenFastPaths(t *testing.T) {
 	cases := []string{"0", "-0", "00", "01", "-01", "1", "-1", "123456789012345", "1234567890123456", "-123456789012345",
 		"0.0", "-0.0", "0.5", "-0.5", "00.5", "1.", ".5", "1.5e3", "1e3", "123456789.012345", "123456789.0123456",
@@ -24,6 +24,23 @@ func TestWidenFastPaths(t *testing.T) {
 			b.WriteByte(c)
 		}
 		cases = append(cases, b.String())
+	}
+	stamps := []string{"2023-05-31", "2023-02-29", "2024-02-29", "2023-13-01", "2023-05-31 03:10:13", "2023-05-31T03:10:13Z",
+		"2023-05-31T03:10:13.123+02:00", "2023-05-31 03:10:13.5", "2023-05-31 24:10:13", "2023/05/31", "2023-05-31T03:10",
+		"2023-05-31 03:10:13+0200", "1e10", "true", "TRUE"}
+	for range 50_000 {
+		b := []byte(stamps[rng.IntN(6)])
+		for range rng.IntN(3) {
+			b[rng.IntN(len(b))] = "0123456789-:T Z+."[rng.IntN(17)]
+		}
+		stamps = append(stamps, string(b))
+	}
+	for _, s := range stamps {
+		for _, k := range []Kind{KindDate, KindTSNaive, KindTSZoned, KindBool, KindString} {
+			if Keeps(k, s) && Classify(s) != k {
+				t.Fatalf("Keeps(%v, %q), Classify says %v", k, s, Classify(s))
+			}
+		}
 	}
 	for _, s := range cases {
 		for _, k := range []Kind{KindInt, KindFloat} {
