@@ -2,10 +2,12 @@ package catalog
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -514,7 +516,14 @@ func (r *jsonRecords) number(i int) (int, error) {
 // its closing quote.
 func (r *jsonRecords) str(i int) (string, int, error) {
 	b := r.buf[:r.end]
-	for j := i + 1; j < len(b); j++ {
+	j := i + 1
+	for ; j+8 <= len(b); j += 8 { // eight bytes at a time up to the first '"' or special byte
+		if m := strStops(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+	}
+	for ; j < len(b); j++ {
 		c := b[j]
 		if c == '"' {
 			return arenaString(b[i+1 : j]), j + 1, nil
@@ -753,6 +762,20 @@ func (r *jsonRecords) compactString(i int) (int, error) {
 	m, _ := json.Marshal(string(r.quoted))
 	r.arena = append(r.arena, m...)
 	return j, nil
+}
+
+// strStops flags (high bit of the byte) the bytes of the little-endian
+// word w that end a string's fast path: '"' and the jsonStrSpecial bytes
+// ('\\', controls, non-ASCII). Flags above the lowest may be false (a
+// borrow), the lowest is exact: it marks the first such byte.
+func strStops(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	zeroQ := (quote - ones) &^ quote
+	zeroS := (slash - ones) &^ slash
+	ctrl := (w - ones*0x20) &^ w
+	return (zeroQ | zeroS | ctrl | w) & highs
 }
 
 // jsonStrSpecial marks the bytes that take a string off the fast path:
