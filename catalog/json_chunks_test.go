@@ -348,8 +348,9 @@ func TestJSONChunkedScanError(t *testing.T) {
 	}
 }
 
-// TestJSONChunkedCancel: cancelling a chunked scan in the middle stops it
-// with the context's error, frees every buffer and leaves no goroutine.
+// TestJSONChunkedCancel: a cancelled open fails with the context's error;
+// cancelling a chunked scan in the middle stops it with the context's
+// error, frees every buffer; neither leaves a goroutine.
 func TestJSONChunkedCancel(t *testing.T) {
 	fi := writeJSONInput(t, "f.jsonl", genSalesJSON(30000))
 	jf := jsonFormat{lim: Limits{}.WithDefaults(), chunkBytes: 64 << 10, workers: 2}
@@ -361,6 +362,11 @@ func TestJSONChunkedCancel(t *testing.T) {
 		t.Fatal("not chunked")
 	}
 	before := runtime.NumGoroutine()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := jf.open(cancelled, fi, true); !errors.Is(err, context.Canceled) {
+		t.Fatalf("open under a cancelled context: %v", err)
+	}
 	for _, after := range []int{0, 1, 5} {
 		t.Run(strconv.Itoa(after), func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
