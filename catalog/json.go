@@ -22,7 +22,12 @@ import (
 const KindJSON Kind = "json"
 
 // jsonFormat implements Format for JSON files.
-type jsonFormat struct{ lim Limits }
+type jsonFormat struct {
+	lim Limits
+	// chunkBytes and workers, when not 0, fix the chunk size and the
+	// number of workers of chunked opens and scans (tests).
+	chunkBytes, workers int
+}
 
 // NewJSONFormat returns the Format for JSON files: newline-delimited
 // (".jsonl", ".ndjson": one object per line; any whitespace between
@@ -149,8 +154,8 @@ func (c *jsonColumn) add(row int64, f *jsonField) {
 			c.num.Step(row, f.text, nk)
 		}
 	case jString:
-		if c.strK == infer.KindString {
-			return
+		if c.strK == infer.KindString || infer.Keeps(c.strK, f.text) {
+			return // the kind stays (Keeps: only date and timestamp kinds get here)
 		}
 		k := infer.Classify(f.text)
 		if !k.IsDateLike() {
@@ -187,6 +192,19 @@ func (c *jsonColumn) kind() (infer.Kind, ColumnNote) {
 	return infer.KindString, ColumnNote{Hint: "JSON arrays kept as JSON text"}
 }
 
+// merge folds o, the same column over the next records of the file
+// (after off records), into c; o's override checks are released.
+func (c *jsonColumn) merge(o *jsonColumn, off int64) {
+	for k, seen := range o.seen {
+		c.seen[k] = c.seen[k] || seen
+	}
+	c.num = c.num.Merge(o.num, off)
+	c.numK = c.num.Kind()
+	c.str = c.str.Merge(o.str, off)
+	c.strK = c.str.Kind()
+	o.card.release()
+}
+
 // inferredSchema is the schema of the inferred columns, their kinds and
 // their notes (nil when none).
 func inferredSchema(cols []*jsonColumn) (*arrow.Schema, []infer.Kind, map[string]ColumnNote) {
@@ -207,56 +225,111 @@ func inferredSchema(cols []*jsonColumn) (*arrow.Schema, []infer.Kind, map[string
 	return arrow.NewSchema(fields, nil), kinds, notes
 }
 
+// jsonInference is what inference learns from a run of records: the
+// columns in order of first appearance.
+type jsonInference struct {
+	spec    *ReadSpec
+	maxCols int
+	keys    *jsonKeys
+	cols    []*jsonColumn
+	rows    int64
+	array   bool // the file is an array of objects
+	// multiline: some record holds a newline (between its tokens), so the
+	// file cannot be cut at newlines.
+	multiline bool
+}
+
+func newJSONInference(spec *ReadSpec, lim Limits) *jsonInference {
+	return &jsonInference{spec: spec, maxCols: lim.MaxColumns, keys: newJSONKeys()}
+}
+
+// release frees the columns' override checks.
+func (in *jsonInference) release() { releaseChecks(in.cols) }
+
+// column is the column named name (a view the caller does not keep),
+// added when new; pos is the field's position in its record (-1: none).
+func (in *jsonInference) column(pos int, name string) (*jsonColumn, error) {
+	j, ok := in.keys.lookup(pos, name)
+	if !ok {
+		if len(in.cols) >= in.maxCols {
+			return nil, limitError("the records have more than %d distinct keys (the column limit)", in.maxCols)
+		}
+		name = strings.Clone(name)
+		j = in.keys.add(pos, name)
+		col, err := newJSONColumn(in.spec, name, "")
+		if err != nil {
+			return nil, asFileError(err)
+		}
+		in.cols = append(in.cols, col)
+	}
+	return in.cols[j], nil
+}
+
+// record folds the record recs holds (record number recs.n) into the
+// columns.
+func (in *jsonInference) record(recs *jsonRecords) error {
+	for i := range recs.fields {
+		fd := &recs.fields[i]
+		col, err := in.column(i, fd.name)
+		if err != nil {
+			return err
+		}
+		if err := col.addChecked(in.spec, recs.n, fd); err != nil {
+			return asFileError(err)
+		}
+	}
+	in.rows = recs.n
+	return nil
+}
+
+// merge folds the inference of the next records of the file, after
+// in.rows records, into in.
+func (in *jsonInference) merge(next *jsonInference) error {
+	for _, c := range next.cols {
+		col, err := in.column(-1, c.name)
+		if err != nil {
+			return err
+		}
+		col.merge(c, in.rows)
+	}
+	in.rows += next.rows
+	return nil
+}
+
 // Open implements Format.
 func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
+	return jf.open(ctx, f, true)
+}
+
+// open is Open, in chunks when chunks is true and the file allows it,
+// else in one pass (tests compare the two).
+func (jf jsonFormat) open(ctx context.Context, f FileInfo, chunks bool) ([]*Dataset, error) {
 	gz, ok := jsonExt(f.RelPath)
 	if !ok {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "%s is not a JSON file", f.RelPath)
 	}
-	recs, closer, err := openJSON(f, gz, jf.lim)
+	// Newline-delimited objects are inferred in chunks on every core
+	// (json_chunks.go); anything else, and anything the chunks do not take
+	// (an error, a record past the limits), in one pass, which gives the
+	// exact error.
+	chunked := chunks
+	var in *jsonInference
+	err := errJSONSerial
+	if chunks {
+		in, err = jf.inferChunked(ctx, f, gz)
+	}
 	if err != nil {
-		return nil, asFileError(err)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		chunked = false
+		in, err = jf.inferSerial(ctx, f, gz)
 	}
-	defer closer.Close()
-	var cols []*jsonColumn
-	defer func() { releaseChecks(cols) }()
-	keys := newJSONKeys()
-	for {
-		more, err := recs.next()
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return nil, ctxErr
-			}
-			return nil, asFileError(err)
-		}
-		if !more {
-			break
-		}
-		if recs.n&4095 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		for i := range recs.fields {
-			fd := &recs.fields[i]
-			j, ok := keys.lookup(i, fd.name)
-			if !ok {
-				if len(cols) >= jf.lim.MaxColumns {
-					return nil, limitError("the records have more than %d distinct keys (the column limit)", jf.lim.MaxColumns)
-				}
-				name := strings.Clone(fd.name) // fd.name is a view of the record
-				j = keys.add(i, name)
-				col, err := newJSONColumn(f.Read, name, "")
-				if err != nil {
-					return nil, asFileError(err)
-				}
-				cols = append(cols, col)
-			}
-			if err := cols[j].addChecked(f.Read, recs.n, fd); err != nil {
-				return nil, asFileError(err)
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
+	defer in.release()
+	cols := in.cols
 	if len(cols) == 0 {
 		return nil, qerr.Unsupported(qerr.CodeUnsupportedFormat, "the JSON file has no keys to make columns of")
 	}
@@ -264,7 +337,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 	types := cardTypes(cols)
 	schema, notes = cardTyped(schema, notes, types)
 	attrs := map[string]any{"layout": "objects one after another (newline-delimited)"}
-	if recs.array {
+	if in.array {
 		attrs["layout"] = "array of objects"
 	}
 	if gz {
@@ -276,7 +349,7 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		Path:          f.RelPath,
 		AbsPath:       f.AbsPath,
 		Schema:        schema,
-		RowCount:      recs.n,
+		RowCount:      in.rows,
 		RowCountExact: true,
 		SizeBytes:     f.Size,
 		ModTime:       f.ModTime,
@@ -284,8 +357,44 @@ func (jf jsonFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error) {
 		Attributes:    attrs,
 		ColumnNotes:   notes,
 	}
-	ds.Source = &jsonSource{id: f.BaseID, file: f, gz: gz, schema: schema, kinds: kinds, types: types, rows: recs.n, lim: jf.lim}
+	ds.Source = &jsonSource{id: f.BaseID, file: f, gz: gz, schema: schema, kinds: kinds, types: types, rows: in.rows, lim: jf.lim,
+		chunked: chunked && !in.multiline, chunkBytes: jf.chunkBytes, workers: jf.workers}
 	return []*Dataset{ds}, nil
+}
+
+// inferSerial infers the columns of f in one pass over its records.
+func (jf jsonFormat) inferSerial(ctx context.Context, f FileInfo, gz bool) (*jsonInference, error) {
+	recs, closer, err := openJSON(f, gz, jf.lim)
+	if err != nil {
+		return nil, asFileError(err)
+	}
+	defer closer.Close()
+	in := newJSONInference(f.Read, jf.lim)
+	in.array = recs.array
+	for {
+		more, err := recs.next()
+		if err != nil {
+			in.release()
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			return nil, asFileError(err)
+		}
+		if !more {
+			break
+		}
+		if recs.n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				in.release()
+				return nil, err
+			}
+		}
+		if err := in.record(recs); err != nil {
+			in.release()
+			return nil, err
+		}
+	}
+	return in, nil
 }
 
 // jsonSource streams one JSON file.
@@ -298,11 +407,16 @@ type jsonSource struct {
 	types  []*cardType // type overrides by column (nil: none)
 	rows   int64
 	lim    Limits
+	// chunked: the records are objects none of which holds a newline, so
+	// a scan reads the file in chunks cut at newlines on every core.
+	chunked             bool
+	chunkBytes, workers int // jsonFormat's
 }
 
 // Scan implements Source: the file is read again, record by record; only
 // the requested columns are built, straight into their types where
-// jsonCells can (json_build.go), else as text converted per batch.
+// jsonCells can (json_build.go), else as text converted per batch. A
+// chunked source is read on every core (json_chunks.go).
 func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -321,89 +435,160 @@ func (s *jsonSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordRe
 	}
 	batch = int(min(int64(batch), max(s.rows, 1)))
 	fields := make([]arrow.Field, len(proj))
-	innerFields := make([]arrow.Field, len(proj))
 	pick := make([]int, len(proj))
-	keys := newJSONKeys()
-	out := make([]int, s.schema.NumFields()) // column -> output position, -1 when not read
-	for j, f := range s.schema.Fields() {
-		keys.add(j, f.Name)
-		out[j] = -1
-	}
-	builders := make([]*jsonCells, len(proj))
 	for i, j := range proj {
 		fields[i] = s.schema.Field(j)
-		builders[i] = newJSONCells(alloc, s.kinds, s.types, j)
-		innerFields[i] = builders[i].field(fields[i].Name)
 		pick[i] = i
-		out[j] = i
 	}
-	release := func() {
-		for _, b := range builders {
-			b.release()
-		}
+	schema := arrow.NewSchema(fields, nil)
+	if s.chunked {
+		return s.scanChunked(ctx, proj, schema, batch, alloc)
 	}
+	bt := s.newBatcher(proj, schema, alloc)
 	recs, closer, err := openJSON(s.file, s.gz, s.lim)
 	if err != nil {
-		release()
+		bt.release()
 		return nil, SourceOpenError(s.id, err)
 	}
-	inner := arrow.NewSchema(innerFields, nil)
-	cells := make([]*jsonField, len(proj))
-	errs := make([]error, len(proj)) // the current batch's unparsed texts, by column
 	next := func() (arrow.RecordBatch, error) {
-		for _, b := range builders {
-			b.b.Reserve(batch)
-		}
-		n := 0
-		for n < batch {
-			more, err := recs.next()
-			if err != nil {
-				return nil, corruptFileError(s.id, err)
-			}
-			if !more {
-				break
-			}
-			clear(cells)
-			for k := range recs.fields {
-				fd := &recs.fields[k]
-				j, ok := keys.lookup(k, fd.name)
-				if !ok {
-					return nil, corruptFileError(s.id, fmt.Errorf("record %d has key %q, not in the cataloged schema: the file changed since it was cataloged", recs.n, fd.name))
-				}
-				if p := out[j]; p >= 0 {
-					cells[p] = fd
-				}
-			}
-			for i, c := range cells {
-				builders[i].append(c)
-			}
-			n++
+		n, err := bt.fill(recs, batch)
+		if err != nil {
+			return nil, corruptFileError(s.id, err)
 		}
 		if n == 0 {
 			return nil, nil
 		}
-		cols := make([]arrow.Array, len(builders))
-		for i, b := range builders {
-			cols[i], errs[i] = b.finish()
-		}
-		defer releaseAll(cols)
-		return array.NewRecordBatch(inner, cols, int64(n)), nil
+		return bt.batch(n)
 	}
-	r := newExposedReader(ctx, s.id, newFuncReader(inner, next), arrow.NewSchema(fields, nil), pick, alloc, func() {
+	return s.exposed(ctx, schema, next, alloc, func() {
 		closer.Close()
-		release()
-	})
-	r.convert = func(mem memory.Allocator, a arrow.Array, i int) (arrow.Array, error) {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		if builders[i].direct {
-			a.Retain()
-			return a, nil
-		}
-		return convertText(mem, a.(*array.String), s.kinds, s.types, proj[i])
+		bt.release()
+	}), nil
+}
+
+// exposed is the reader of the batches next returns (in schema, which
+// is the exposed schema: the batcher converts), with the checks of
+// exposedReader; done runs once at the end.
+func (s *jsonSource) exposed(ctx context.Context, schema *arrow.Schema, next func() (arrow.RecordBatch, error), alloc memory.Allocator, done func()) array.RecordReader {
+	pick := make([]int, schema.NumFields())
+	for i := range pick {
+		pick[i] = i
 	}
-	return r, nil
+	r := newExposedReader(ctx, s.id, newFuncReader(schema, next), schema, pick, alloc, done)
+	r.convert = func(_ memory.Allocator, a arrow.Array, _ int) (arrow.Array, error) {
+		a.Retain()
+		return a, nil
+	}
+	return r
+}
+
+// jsonBatcher builds batches of the projected columns of a JSON file's
+// records.
+type jsonBatcher struct {
+	src      *jsonSource
+	mem      memory.Allocator
+	proj     []int
+	schema   *arrow.Schema // the batches' (exposed) schema
+	keys     *jsonKeys
+	out      []int // column -> output position, -1 when not read
+	builders []*jsonCells
+	cells    []*jsonField
+	errs     []error // the current batch's unparsed texts, by column
+}
+
+func (s *jsonSource) newBatcher(proj []int, schema *arrow.Schema, alloc memory.Allocator) *jsonBatcher {
+	bt := &jsonBatcher{src: s, mem: alloc, proj: proj, schema: schema, keys: newJSONKeys(), out: make([]int, s.schema.NumFields()),
+		builders: make([]*jsonCells, len(proj)), cells: make([]*jsonField, len(proj)), errs: make([]error, len(proj))}
+	for j, f := range s.schema.Fields() {
+		bt.keys.add(j, f.Name)
+		bt.out[j] = -1
+	}
+	for i, j := range proj {
+		bt.builders[i] = newJSONCells(alloc, s.kinds, s.types, j)
+		bt.out[j] = i
+	}
+	return bt
+}
+
+func (bt *jsonBatcher) release() {
+	for _, b := range bt.builders {
+		b.release()
+	}
+}
+
+// fill appends up to max records of recs to the builders and returns how
+// many it appended.
+func (bt *jsonBatcher) fill(recs *jsonRecords, max int) (int, error) {
+	for _, b := range bt.builders {
+		b.b.Reserve(max)
+	}
+	n := 0
+	for n < max {
+		more, err := recs.next()
+		if err != nil {
+			return n, err
+		}
+		if !more {
+			break
+		}
+		clear(bt.cells)
+		for k := range recs.fields {
+			fd := &recs.fields[k]
+			j, ok := bt.keys.lookup(k, fd.name)
+			if !ok {
+				return n, fmt.Errorf("record %d has key %q, not in the cataloged schema: the file changed since it was cataloged", recs.n, fd.name)
+			}
+			if p := bt.out[j]; p >= 0 {
+				bt.cells[p] = fd
+			}
+		}
+		for i, c := range bt.cells {
+			bt.builders[i].append(c)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// batch is the batch of the n records appended since the last one,
+// converted to the exposed types.
+func (bt *jsonBatcher) batch(n int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(bt.builders))
+	for i, b := range bt.builders {
+		cols[i], bt.errs[i] = b.finish()
+	}
+	defer releaseAll(cols)
+	out := make([]arrow.Array, 0, len(cols))
+	for i, a := range cols {
+		c, err := bt.convert(a, i)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	defer releaseAll(out)
+	return array.NewRecordBatch(bt.schema, out, int64(n)), nil
+}
+
+// discard drops what the builders hold (a batch cut by an error).
+func (bt *jsonBatcher) discard() {
+	for _, b := range bt.builders {
+		a, _ := b.finish()
+		a.Release()
+	}
+}
+
+// convert is column i of a batch in its exposed type.
+func (bt *jsonBatcher) convert(a arrow.Array, i int) (arrow.Array, error) {
+	if bt.errs[i] != nil {
+		return nil, bt.errs[i]
+	}
+	if bt.builders[i].direct {
+		a.Retain()
+		return a, nil
+	}
+	return convertText(bt.mem, a.(*array.String), bt.src.kinds, bt.src.types, bt.proj[i])
 }
 
 // convertText converts the texts of column j: under its type override

@@ -26,6 +26,10 @@ func newJSONKeys() *jsonKeys { return &jsonKeys{index: map[string]int{}} }
 
 // lookup is the column of the field at position pos named name.
 func (k *jsonKeys) lookup(pos int, name string) (int, bool) {
+	if pos < 0 {
+		j, ok := k.index[name]
+		return j, ok
+	}
 	if pos < len(k.last) {
 		if j := k.last[pos]; j >= 0 && k.names[j] == name {
 			return j, true
@@ -39,12 +43,14 @@ func (k *jsonKeys) lookup(pos int, name string) (int, bool) {
 }
 
 // add makes name (owned by the caller: not a view of a record) the next
-// column, met at position pos, and returns its number.
+// column, met at position pos (-1: none), and returns its number.
 func (k *jsonKeys) add(pos int, name string) int {
 	j := len(k.names)
 	k.index[name] = j
 	k.names = append(k.names, name)
-	k.remember(pos, j)
+	if pos >= 0 {
+		k.remember(pos, j)
+	}
 	return j
 }
 
@@ -56,22 +62,24 @@ func (k *jsonKeys) remember(pos, j int) {
 }
 
 // jsonCells builds one batch of a projected column straight from the
-// records' field texts: int64, float64, YYYY-MM-DD dates and text
-// columns are parsed into their builders as the records are read; the
-// other kinds (bool, timestamps, other date layouts) and columns with a
-// type override are collected as text and converted per batch
-// (convertText), as before. A text that does not parse is kept as the
+// records' field texts: int64, float64, YYYY-MM-DD dates, ISO timestamps,
+// booleans and text columns are parsed into their builders as the records
+// are read (with the parsers convertText uses); the other kinds (other
+// date and timestamp layouts) and columns with a type override are
+// collected as text and converted per batch (convertText). A text that does not parse is kept as the
 // column's error, reported where the text path reports it (when the
 // batch's column is converted), with the same message.
 type jsonCells struct {
 	direct bool
-	mode   infer.Kind // direct: KindString, KindInt, KindFloat or KindDate
+	mode   infer.Kind // direct: KindString, KindInt, KindFloat, KindDate, KindTSNaive, KindTSZoned or KindBool
 	what   string     // the type's phrase in the error
 	b      array.Builder
 	str    *array.StringBuilder
 	i64    *array.Int64Builder
 	f64    *array.Float64Builder
 	d32    *array.Date32Builder
+	ts     *array.TimestampBuilder
+	bools  *array.BooleanBuilder
 	err    error // the first text of the batch that did not parse
 }
 
@@ -98,6 +106,15 @@ func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j
 		c.direct, c.mode, c.what = true, infer.KindDate, "a YYYY-MM-DD date"
 		c.d32 = array.NewDate32Builder(mem)
 		c.b = c.d32
+	case k == infer.KindTSNaive || k == infer.KindTSZoned:
+		dt := k.ArrowType().(*arrow.TimestampType)
+		c.direct, c.mode, c.what = true, k, "a "+dt.String()+" timestamp"
+		c.ts = array.NewTimestampBuilder(mem, dt)
+		c.b = c.ts
+	case k == infer.KindBool:
+		c.direct, c.mode, c.what = true, k, "a bool"
+		c.bools = array.NewBooleanBuilder(mem)
+		c.b = c.bools
 	default:
 		c.mode = infer.KindString
 		c.str = array.NewStringBuilder(mem)
@@ -134,6 +151,14 @@ func (c *jsonCells) append(f *jsonField) {
 		d, dok := infer.ParseDateBytes([]byte(s))
 		c.d32.Append(arrow.Date32(d))
 		ok = dok
+	case infer.KindTSNaive, infer.KindTSZoned:
+		ms, zoned, tok := infer.ParseTimestamp(s)
+		c.ts.Append(arrow.Timestamp(ms))
+		ok = tok && zoned == (c.mode == infer.KindTSZoned)
+	case infer.KindBool:
+		v, bok := infer.ParseBool(s)
+		c.bools.Append(v)
+		ok = bok
 	}
 	if !ok && c.err == nil {
 		c.err = fmt.Errorf("value %q is not %s", s, c.what)

@@ -2,10 +2,12 @@ package catalog
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -69,6 +71,9 @@ type jsonRecords struct {
 	arena  []byte // the current record's decoded strings, dotted names and array texts
 	nested int    // arena offset of the array being compacted (for the record limit)
 	quoted []byte // compactString's scratch
+	// recStart, recEnd: window indices of the last record read, its '{'
+	// to just past its '}'.
+	recStart, recEnd int
 }
 
 // jsonWindow is the initial window of a jsonRecords (it grows for a record
@@ -92,6 +97,19 @@ func newJSONRecordsWindow(br *bufio.Reader, lim Limits, size int) (*jsonRecords,
 	}
 	size = max(1, min(size, lim.MaxRecordBytes+1))
 	return &jsonRecords{src: br, buf: make([]byte, size), max: lim.MaxRecordBytes, maxKey: lim.MaxNameBytes, array: array}, nil
+}
+
+// chunkRecords is a jsonRecords over data, a run of whole records of
+// objects one after another (a chunk of newline-delimited JSON) all in
+// memory, at input offset start, whose first record is record base+1. It
+// reuses r's scratch when r is not nil. data is only read.
+func chunkRecords(r *jsonRecords, data []byte, start, base int64, lim Limits) *jsonRecords {
+	if r == nil {
+		r = &jsonRecords{}
+	}
+	*r = jsonRecords{buf: data, end: len(data), off: start, eof: true, max: lim.MaxRecordBytes, maxKey: lim.MaxNameBytes,
+		n: base, fields: r.fields[:0], arena: r.arena[:0], quoted: r.quoted[:0]}
+	return r
 }
 
 // jsonLayout peeks at the first byte that is not whitespace: an array of
@@ -220,10 +238,14 @@ func (r *jsonRecords) record() (bool, error) {
 		var err error
 		if c != '{' {
 			err = r.notObject(i)
-		} else if i, err = r.object(i+1, "", 1); err == nil {
-			r.pos = i
-			r.comma = false
-			return true, nil
+		} else {
+			var j int
+			if j, err = r.object(i+1, "", 1); err == nil {
+				r.recStart, r.recEnd = i, j
+				r.pos = j
+				r.comma = false
+				return true, nil
+			}
 		}
 		if err == errJSONShort && r.end-r.pos > r.max {
 			return false, limitError("a JSON record is longer than %s (the limit)", sizeString(int64(r.max)))
@@ -494,7 +516,14 @@ func (r *jsonRecords) number(i int) (int, error) {
 // its closing quote.
 func (r *jsonRecords) str(i int) (string, int, error) {
 	b := r.buf[:r.end]
-	for j := i + 1; j < len(b); j++ {
+	j := i + 1
+	for ; j+8 <= len(b); j += 8 { // eight bytes at a time up to the first '"' or special byte
+		if m := strStops(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+	}
+	for ; j < len(b); j++ {
 		c := b[j]
 		if c == '"' {
 			return arenaString(b[i+1 : j]), j + 1, nil
@@ -733,6 +762,20 @@ func (r *jsonRecords) compactString(i int) (int, error) {
 	m, _ := json.Marshal(string(r.quoted))
 	r.arena = append(r.arena, m...)
 	return j, nil
+}
+
+// strStops flags (high bit of the byte) the bytes of the little-endian
+// word w that end a string's fast path: '"' and the jsonStrSpecial bytes
+// ('\\', controls, non-ASCII). Flags above the lowest may be false (a
+// borrow), the lowest is exact: it marks the first such byte.
+func strStops(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	zeroQ := (quote - ones) &^ quote
+	zeroS := (slash - ones) &^ slash
+	ctrl := (w - ones*0x20) &^ w
+	return (zeroQ | zeroS | ctrl | w) & highs
 }
 
 // jsonStrSpecial marks the bytes that take a string off the fast path:

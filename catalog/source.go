@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quarrydb/quarry/catalog/internal/chunk"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
@@ -61,8 +62,8 @@ func SourceOpenError(id string, err error) error {
 }
 
 // ErrFileChanged: a source file was truncated, rewritten or grew while a
-// scan was reading it.
-var ErrFileChanged = errors.New("the file changed while it was being read")
+// scan was reading it (the chunk readers' error, catalog/internal/chunk).
+var ErrFileChanged = chunk.ErrFileChanged
 
 // FileChangedError is the error of a scan whose file changed under it
 // (cause wraps ErrFileChanged): dataset_not_found, since the version the

@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -17,25 +16,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/infer"
+	"github.com/quarrydb/quarry/catalog/internal/chunk"
 	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // This file is the fast path of CSV inference and scanning: the file is cut
-// into chunks of complete records (csv_split.go), tokenized
+// into chunks of complete records (catalog/internal/chunk), tokenized
 // (csv_tokenize.go) and parsed (csv_parse.go) on every core. Results are
 // identical to the reference path (inferCSV with encoding/csv, and
 // arrow-go's CSV reader in scanReference); any input the fast path rejects
 // is re-read by the reference path, so error messages (line numbers,
 // reasons) are the reference's.
 
-// parallelMin is the file size below which a single worker is used.
-const parallelMin = 1 << 20
-
-func workersFor(size int64) int {
-	if size < parallelMin {
-		return 1
-	}
-	return runtime.GOMAXPROCS(0)
+// openChunks opens a CSV file for reading in chunks of complete records
+// (catalog.OpenChunks, cut at CSV's record boundaries: lastBoundary).
+func openChunks(file catalog.FileInfo, gz bool, size int, lim catalog.Limits) (*chunk.Reader, error) {
+	return catalog.OpenChunks(file, gz, chunk.Config{Size: size, Boundary: lastBoundary, What: "CSV"}, lim)
 }
 
 // csvHeader is what the start of a file tells: delimiter and column names.
@@ -153,7 +149,7 @@ func inferFast(ctx context.Context, file catalog.FileInfo, gz bool, defDelim run
 	if err != nil {
 		return nil, err
 	}
-	workers := workersFor(size)
+	workers := chunk.Workers(size)
 	all := make([]int, ncols)
 	for i := range all {
 		all[i] = i
@@ -171,14 +167,14 @@ func inferFast(ctx context.Context, file catalog.FileInfo, gz bool, defDelim run
 			dicts[w] = make([]workerDict, ncols)
 		}
 	}
-	p := startPipeline(cr, workers, func(w int, ch *csvChunk) (chunkKinds, error) {
+	p := chunk.Start(cr, workers, func(w int, ch *chunk.Chunk) (chunkKinds, error) {
 		t := toks[w]
 		if keep == nil {
 			return inferChunk(t, ch, &scratch[w])
 		}
 		return keepChunk(keep, t, ch, &scratch[w], noDict, dicts[w])
 	}, chunkKinds.release)
-	defer p.close()
+	defer p.Close()
 	inf := &csvInference{names: h.names, kinds: make([]infer.Kind, ncols), traces: make([]infer.Trace, ncols), delim: h.delim, cutNames: h.cutNames}
 	var kept []chunkKinds
 	defer func() {
@@ -190,7 +186,7 @@ func inferFast(ctx context.Context, file catalog.FileInfo, gz bool, defDelim run
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ck, ok, err := p.next()
+		ck, ok, err := p.Next()
 		if err != nil {
 			return nil, err
 		}
@@ -229,14 +225,14 @@ var minFlushRows = 256 // tests lower it
 
 // inferChunk classifies every column of a chunk (and checks that string
 // columns are UTF-8), batch by batch as the tokenizer goes.
-func inferChunk(t *csvTokenizer, ch *csvChunk, scratch *[]byte) (chunkKinds, error) {
+func inferChunk(t *csvTokenizer, ch *chunk.Chunk, scratch *[]byte) (chunkKinds, error) {
 	ncols := t.ncols
 	out := chunkKinds{kinds: make([]infer.Kind, ncols), traces: make([]infer.Trace, ncols)}
 	t.flushRows = flushRowsFor(ncols)
 	base := int64(0) // rows of the chunk before this flush
 	t.flush = func(rows int) error {
 		for c := range ncols {
-			k, err := classifyFrom(out.kinds[c], t.spansOf(ch.data, c), scratch, &out.traces[c], base)
+			k, err := classifyFrom(out.kinds[c], t.spansOf(ch.Data, c), scratch, &out.traces[c], base)
 			if err != nil {
 				return err
 			}
@@ -246,7 +242,7 @@ func inferChunk(t *csvTokenizer, ch *csvChunk, scratch *[]byte) (chunkKinds, err
 		return nil
 	}
 	defer func() { t.flush = nil }()
-	if err := t.run(ch.data, ch.first); err != nil {
+	if err := t.run(ch.Data, ch.First); err != nil {
 		return chunkKinds{}, err
 	}
 	out.rows = int64(t.total)
@@ -273,9 +269,9 @@ type keepCol struct {
 // tokenized again and classified first (keepChunkSlow).
 //
 // dicts are the worker's dictionaries of the columns (workerDict).
-func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]byte, noDict []atomic.Bool, dicts []workerDict) (chunkKinds, error) {
+func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *chunk.Chunk, scratch *[]byte, noDict []atomic.Bool, dicts []workerDict) (chunkKinds, error) {
 	ncols := t.ncols
-	ub := bytes.Count(ch.data, nl) + 1
+	ub := bytes.Count(ch.Data, nl) + 1
 	cols := make([]keepCol, ncols)
 	release := func() {
 		for _, kc := range cols {
@@ -288,14 +284,14 @@ func keepChunk(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]b
 	base := int64(0) // rows of the chunk before this flush
 	t.flush = func(rows int) error {
 		for c := range cols {
-			if err := cols[c].add(mem, t.spansOf(ch.data, c), ub, scratch, &noDict[c], &dicts[c], base); err != nil {
+			if err := cols[c].add(mem, t.spansOf(ch.Data, c), ub, scratch, &noDict[c], &dicts[c], base); err != nil {
 				return err
 			}
 		}
 		base += int64(rows)
 		return nil
 	}
-	err := t.run(ch.data, ch.first)
+	err := t.run(ch.Data, ch.First)
 	t.flush = nil
 	if err != nil {
 		release()
@@ -358,8 +354,8 @@ func (kc *keepCol) add(mem memory.Allocator, c colSpans, ub int, scratch *[]byte
 
 // keepChunkSlow is keepChunk for a chunk whose columns change kind: the
 // whole chunk is tokenized, each column classified, then parsed.
-func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch *[]byte, noDict []atomic.Bool, dicts []workerDict) (chunkKinds, error) {
-	if err := t.run(ch.data, ch.first); err != nil {
+func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *chunk.Chunk, scratch *[]byte, noDict []atomic.Bool, dicts []workerDict) (chunkKinds, error) {
+	if err := t.run(ch.Data, ch.First); err != nil {
 		return chunkKinds{}, err
 	}
 	ncols := t.ncols
@@ -368,7 +364,7 @@ func keepChunkSlow(mem memory.Allocator, t *csvTokenizer, ch *csvChunk, scratch 
 		return out, nil
 	}
 	for c := range ncols {
-		cs := t.spansOf(ch.data, c)
+		cs := t.spansOf(ch.Data, c)
 		k, err := classifyFrom(infer.KindNull, cs, scratch, &out.traces[c], 0)
 		if err != nil {
 			out.release()
@@ -671,11 +667,11 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			rowBytes *= 4
 		}
 	}
-	cr, err := openChunks(s.file, s.gz, chunkBytesFor(batch, rowBytes), s.lim)
+	cr, err := openChunks(s.file, s.gz, chunk.BytesFor(batch, rowBytes), s.lim)
 	if err != nil {
 		return nil, err
 	}
-	workers := workersFor(s.size)
+	workers := chunk.Workers(s.size)
 	ncols := len(s.kinds)
 	type wstate struct {
 		tok     *csvTokenizer
@@ -691,9 +687,9 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 	for i, fi := range proj {
 		kinds[i] = s.kinds[fi]
 	}
-	p := startPipeline(cr, workers, func(w int, ch *csvChunk) (chunkCols, error) {
+	p := chunk.Start(cr, workers, func(w int, ch *chunk.Chunk) (chunkCols, error) {
 		st := &ws[w]
-		ub := bytes.Count(ch.data, nl) + 1
+		ub := bytes.Count(ch.Data, nl) + 1
 		st.tok.flushRows = flushRowsFor(len(proj))
 		if tests != nil { // few rows may be kept: let the builders grow
 			ub = min(ub, st.tok.flushRows)
@@ -712,7 +708,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			if tests == nil {
 				kept += rows
 				for i, b := range builders {
-					if err := b.add(st.tok.spansOf(ch.data, i), &st.scratch); err != nil {
+					if err := b.add(st.tok.spansOf(ch.Data, i), &st.scratch); err != nil {
 						return err
 					}
 				}
@@ -720,7 +716,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			}
 			st.spans = st.spans[:0]
 			for i := range builders {
-				st.spans = append(st.spans, st.tok.spansOf(ch.data, i))
+				st.spans = append(st.spans, st.tok.spansOf(ch.Data, i))
 			}
 			if cap(st.keep) < rows {
 				st.keep = make([]bool, rows)
@@ -736,7 +732,7 @@ func (s *csvSource) scanFast(ctx context.Context, proj []int, schema *arrow.Sche
 			}
 			return nil
 		}
-		err := st.tok.run(ch.data, ch.first)
+		err := st.tok.run(ch.Data, ch.First)
 		st.tok.flush = nil
 		if err != nil {
 			release()
@@ -762,7 +758,7 @@ type csvFastReader struct {
 	batch  int
 
 	mu   sync.Mutex // guards pipe against Release racing a panicking Next
-	pipe *pipeline[chunkCols]
+	pipe *chunk.Pipeline[chunkCols]
 	pend chunkCols // chunk being handed out
 	off  int       // rows of pend already handed out
 	read int64     // rows of the chunks taken (before pushed filters)
@@ -792,7 +788,7 @@ func (r *csvFastReader) finish() {
 	r.pend.release()
 	r.pend = chunkCols{}
 	if r.pipe != nil {
-		r.pipe.close()
+		r.pipe.Close()
 		r.pipe = nil
 	}
 }
@@ -833,7 +829,7 @@ func (r *csvFastReader) Next() bool {
 	for r.off >= r.pend.rows {
 		r.pend.release()
 		r.pend, r.off = chunkCols{}, 0
-		c, ok, err := r.pipe.next()
+		c, ok, err := r.pipe.Next()
 		if err != nil {
 			r.fail(r.readError(err))
 			return false

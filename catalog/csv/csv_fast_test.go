@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/catalog/infer"
+	"github.com/quarrydb/quarry/catalog/internal/chunk"
 )
 
 // Differential tests of the fast CSV path against the reference path
@@ -142,8 +143,8 @@ func refRecords(text string, d byte) ([][]string, error) {
 
 // fastRecords tokenizes text through the chunk reader with the given
 // chunk size and returns every record (the header included).
-func fastRecords(text string, d byte, ncols, chunk int) ([][]string, error) {
-	cr := &chunkReader{r: strings.NewReader(text), size: chunk}
+func fastRecords(text string, d byte, ncols, size int) ([][]string, error) {
+	cr := chunk.NewReader(strings.NewReader(text), nil, chunk.Config{Size: size, Boundary: lastBoundary, What: "CSV"})
 	all := make([]int, ncols)
 	for i := range all {
 		all[i] = i
@@ -152,7 +153,7 @@ func fastRecords(text string, d byte, ncols, chunk int) ([][]string, error) {
 	var out [][]string
 	var scratch []byte
 	for {
-		ch, err := cr.next()
+		ch, err := cr.Next()
 		if err == io.EOF {
 			return out, nil
 		}
@@ -160,13 +161,13 @@ func fastRecords(text string, d byte, ncols, chunk int) ([][]string, error) {
 			return nil, err
 		}
 		// Record the header too: tokenize without skipping.
-		if err := tok.run(ch.data, false); err != nil {
+		if err := tok.run(ch.Data, false); err != nil {
 			return nil, err
 		}
 		for row := range tok.rows {
 			rec := make([]string, ncols)
 			for c := range ncols {
-				rec[c] = string(field(ch.data, tok.cols[c][2*row], tok.cols[c][2*row+1], &scratch))
+				rec[c] = string(field(ch.Data, tok.cols[c][2*row], tok.cols[c][2*row+1], &scratch))
 			}
 			out = append(out, rec)
 		}
@@ -576,7 +577,7 @@ func testKeptAcrossChunks(t *testing.T, size int) {
 		t.Fatalf("kinds %v", ref.kinds)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	src.size = parallelMin * 2
+	src.size = chunk.ParallelMin * 2
 	inf, err := inferFast(context.Background(), src.file, false, ',', src.size, mem, catalog.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -620,7 +621,7 @@ func TestScanDifferentialBig(t *testing.T) {
 		if !reflect.DeepEqual(src.kinds, ref.kinds) || src.rows != ref.rows {
 			t.Fatalf("inference %v %d, reference %v %d", src.kinds, src.rows, ref.kinds, ref.rows)
 		}
-		src.size = parallelMin * 2 // force several workers
+		src.size = chunk.ParallelMin * 2 // force several workers
 		keptMem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		checkKept(t, src, keptMem)
 		keptMem.AssertSize(t, 0)

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog/infer"
+	"github.com/quarrydb/quarry/catalog/internal/chunk"
 )
 
 // The cost of type inference against the rest of a cold read, on the
@@ -21,10 +22,10 @@ import (
 //
 //	go test ./catalog/csv -run '^$' -bench 'InferShare' -benchtime 20x -count 3
 
-func benchInferChunk(b *testing.B) (*csvTokenizer, *csvChunk) {
+func benchInferChunk(b *testing.B) (*csvTokenizer, *chunk.Chunk) {
 	data := tokBenchData(b)
 	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
-	return newTokenizer(',', 9, all), &csvChunk{data: data}
+	return newTokenizer(',', 9, all), &chunk.Chunk{Data: data}
 }
 
 func withProcCPU(b *testing.B, run func()) {
@@ -36,7 +37,7 @@ func withProcCPU(b *testing.B, run func()) {
 // BenchmarkInferShareColdRead is the cold read of the chunk.
 func BenchmarkInferShareColdRead(b *testing.B) {
 	t, ch := benchInferChunk(b)
-	b.SetBytes(int64(len(ch.data)))
+	b.SetBytes(int64(len(ch.Data)))
 	withProcCPU(b, func() {
 		for b.Loop() {
 			var scratch []byte
@@ -54,16 +55,16 @@ func BenchmarkInferShareColdRead(b *testing.B) {
 // BenchmarkInferShareClassify is inference alone over the tokenized chunk.
 func BenchmarkInferShareClassify(b *testing.B) {
 	t, ch := benchInferChunk(b)
-	if err := t.run(ch.data, false); err != nil {
+	if err := t.run(ch.Data, false); err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(ch.data)))
+	b.SetBytes(int64(len(ch.Data)))
 	var scratch []byte
 	withProcCPU(b, func() {
 		for b.Loop() {
 			for c := range 9 {
 				var tr infer.Trace
-				if _, err := classifyFrom(infer.KindNull, t.spansOf(ch.data, c), &scratch, &tr, 0); err != nil {
+				if _, err := classifyFrom(infer.KindNull, t.spansOf(ch.Data, c), &scratch, &tr, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -74,10 +75,10 @@ func BenchmarkInferShareClassify(b *testing.B) {
 // BenchmarkInferShareTokenize is tokenizing the chunk alone.
 func BenchmarkInferShareTokenize(b *testing.B) {
 	t, ch := benchInferChunk(b)
-	b.SetBytes(int64(len(ch.data)))
+	b.SetBytes(int64(len(ch.Data)))
 	withProcCPU(b, func() {
 		for b.Loop() {
-			if err := t.run(ch.data, false); err != nil {
+			if err := t.run(ch.Data, false); err != nil {
 				b.Fatal(err)
 			}
 		}

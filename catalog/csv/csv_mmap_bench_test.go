@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/chunk"
 )
 
 // loadModes are the ways a plain file's chunks can come in.
@@ -22,10 +23,10 @@ var loadModes = []struct {
 	mapped   bool
 	prefault int
 }{
-	{"read", false, prefaultNone},
-	{"mmap-populate", true, prefaultPopulate},
-	{"mmap-willneed", true, prefaultWillNeed},
-	{"mmap-fault", true, prefaultNone},
+	{"read", false, chunk.PrefaultNone},
+	{"mmap-populate", true, chunk.PrefaultPopulate},
+	{"mmap-willneed", true, chunk.PrefaultWillNeed},
+	{"mmap-fault", true, chunk.PrefaultNone},
 }
 
 // benchLoadFile is QUARRY_BENCH_CSV or a generated file.
@@ -52,7 +53,7 @@ func BenchmarkCSVChunks(b *testing.B) {
 	path, size := benchLoadFile(b)
 	for _, m := range loadModes {
 		b.Run(m.name, func(b *testing.B) {
-			withMapping(b, m.mapped, mmapMinBytes, m.prefault)
+			withMapping(b, m.mapped, 1<<20, m.prefault)
 			b.SetBytes(size)
 			t0 := cpuclock.Process()
 			for b.Loop() {
@@ -61,14 +62,14 @@ func BenchmarkCSVChunks(b *testing.B) {
 					b.Fatal(err)
 				}
 				for {
-					ch, err := cr.next()
+					ch, err := cr.Next()
 					if err == io.EOF {
 						break
 					}
 					if err != nil {
 						b.Fatal(err)
 					}
-					cr.putBuf(ch)
+					cr.Release(ch)
 				}
 				cr.Close()
 			}
@@ -89,7 +90,7 @@ func BenchmarkCSVLoadMapped(b *testing.B) {
 	path, size := benchLoadFile(b)
 	for _, m := range loadModes {
 		b.Run(m.name, func(b *testing.B) {
-			withMapping(b, m.mapped, mmapMinBytes, m.prefault)
+			withMapping(b, m.mapped, 1<<20, m.prefault)
 			load := func() {
 				inf, err := inferFast(context.Background(), fileAt(path), false, ',', size, memory.DefaultAllocator, catalog.Limits{})
 				if err != nil {

@@ -18,18 +18,19 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/quarrydb/quarry/catalog"
+	"github.com/quarrydb/quarry/catalog/internal/chunk"
 )
 
-// Tests of the memory-mapped chunk reader (csv_mmap.go): it must cut
+// Tests of the memory-mapped chunk reader (catalog/internal/chunk) with
+// CSV's record boundaries: it must cut
 // exactly the chunks the read path cuts, give the same batches, and turn a
 // file truncated under it into an error.
 
 // withMapping sets the mapping switches for one test or benchmark.
 func withMapping(t testing.TB, enabled bool, minBytes int64, prefault int) {
 	t.Helper()
-	e, m, p := mmapEnabled, mmapMinBytes, mmapPrefault
-	mmapEnabled, mmapMinBytes, mmapPrefault = enabled, minBytes, prefault
-	t.Cleanup(func() { mmapEnabled, mmapMinBytes, mmapPrefault = e, m, p })
+	old := chunk.SetMapping(chunk.Mapping{Enabled: enabled, MinBytes: minBytes, Prefault: prefault})
+	t.Cleanup(func() { chunk.SetMapping(old) })
 }
 
 func skipWithoutMmap(t *testing.T) {
@@ -83,15 +84,15 @@ func readChunks(t *testing.T, path string, size int) ([]chunkCopy, bool, error) 
 	defer cr.Close()
 	var out []chunkCopy
 	for {
-		ch, err := cr.next()
+		ch, err := cr.Next()
 		if err == io.EOF {
-			return out, cr.mm != nil, nil
+			return out, cr.Mapped(), nil
 		}
 		if err != nil {
-			return out, cr.mm != nil, err
+			return out, cr.Mapped(), err
 		}
-		out = append(out, chunkCopy{ch.seq, ch.first, string(ch.data)})
-		cr.putBuf(ch)
+		out = append(out, chunkCopy{ch.Seq, ch.First, string(ch.Data)})
+		cr.Release(ch)
 	}
 }
 
@@ -125,14 +126,14 @@ func TestMappedChunksMatchRead(t *testing.T) {
 			if size <= 0 {
 				continue
 			}
-			for _, pf := range []int{prefaultPopulate, prefaultWillNeed, prefaultNone} {
+			for _, pf := range []int{chunk.PrefaultPopulate, chunk.PrefaultWillNeed, chunk.PrefaultNone} {
 				t.Run(fmt.Sprintf("%s/%d/%d", in.name, size, pf), func(t *testing.T) {
 					withMapping(t, false, 0, pf)
 					want, wasMapped, werr := readChunks(t, p, size)
 					if wasMapped {
 						t.Fatal("read path mapped the file")
 					}
-					mmapEnabled = true
+					chunk.SetMapping(chunk.Mapping{Enabled: true, Prefault: pf})
 					got, mapped, gerr := readChunks(t, p, size)
 					if !mapped && len(in.text) > 0 {
 						t.Fatal("file not mapped")
@@ -196,13 +197,13 @@ func TestMappedOnlyWhenWorthIt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			withMapping(t, tc.enabled, tc.minBytes, prefaultPopulate)
+			withMapping(t, tc.enabled, tc.minBytes, chunk.PrefaultPopulate)
 			cr, err := openChunks(fileAt(tc.path), tc.gz, 64<<10, catalog.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer cr.Close()
-			if got := cr.mm != nil; got != tc.want {
+			if got := cr.Mapped(); got != tc.want {
 				t.Fatalf("mapped %v, want %v", got, tc.want)
 			}
 		})
@@ -246,13 +247,13 @@ func TestMappedLoadMatchesRead(t *testing.T) {
 			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			size := int64(parallelMin * 2) // several workers
+			size := int64(chunk.ParallelMin * 2) // several workers
 			type loaded struct {
 				inf     *csvInference
 				batches []arrow.RecordBatch
 			}
 			load := func(mapped bool, mem memory.Allocator) loaded {
-				withMapping(t, mapped, 0, prefaultPopulate)
+				withMapping(t, mapped, 0, chunk.PrefaultPopulate)
 				inf, err := inferFast(context.Background(), fileAt(p), false, ',', size, mem, catalog.Limits{})
 				if err != nil {
 					t.Fatal(err)
@@ -309,7 +310,7 @@ func TestMappedLoadMatchesRead(t *testing.T) {
 }
 
 // TestMappedFileChanged: a file truncated, grown or rewritten under the
-// mapping is an error wrapping errFileChanged, never a crash, whichever
+// mapping is an error wrapping catalog.ErrFileChanged, never a crash, whichever
 // goroutine touches the missing pages.
 func TestMappedFileChanged(t *testing.T) {
 	skipWithoutMmap(t)
@@ -323,15 +324,15 @@ func TestMappedFileChanged(t *testing.T) {
 		before, inWork func(p string) error
 		fault          bool // the error must come from a memory fault
 	}{
-		{name: "truncated before the reader scans (no prefault)", prefault: prefaultNone, chunk: 64 << 10,
+		{name: "truncated before the reader scans (no prefault)", prefault: chunk.PrefaultNone, chunk: 64 << 10,
 			before: func(p string) error { return os.Truncate(p, 100) }, fault: true},
-		{name: "truncated before the reader prefaults", prefault: prefaultPopulate, chunk: 64 << 10,
+		{name: "truncated before the reader prefaults", prefault: chunk.PrefaultPopulate, chunk: 64 << 10,
 			before: func(p string) error { return os.Truncate(p, 100) }},
-		{name: "truncated before the reader prefaults (willneed)", prefault: prefaultWillNeed, chunk: 64 << 10,
+		{name: "truncated before the reader prefaults (willneed)", prefault: chunk.PrefaultWillNeed, chunk: 64 << 10,
 			before: func(p string) error { return os.Truncate(p, 100) }, fault: true},
-		{name: "truncated under a worker", prefault: prefaultPopulate, chunk: 4 << 20,
+		{name: "truncated under a worker", prefault: chunk.PrefaultPopulate, chunk: 4 << 20,
 			inWork: func(p string) error { return os.Truncate(p, 0) }, fault: true},
-		{name: "grown", prefault: prefaultPopulate, chunk: 64 << 10,
+		{name: "grown", prefault: chunk.PrefaultPopulate, chunk: 64 << 10,
 			before: func(p string) error { return appendTo(p, "1,x,2.00,more\n") }},
 	}
 	for _, tc := range tests {
@@ -345,7 +346,7 @@ func TestMappedFileChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cr.mm == nil {
+			if !cr.Mapped() {
 				t.Fatal("not mapped")
 			}
 			if tc.before != nil {
@@ -353,26 +354,26 @@ func TestMappedFileChanged(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			pipe := startPipeline(cr, 2, func(_ int, ch *csvChunk) (int, error) {
-				if ch.seq == 0 && tc.inWork != nil {
+			pipe := chunk.Start(cr, 2, func(_ int, ch *chunk.Chunk) (int, error) {
+				if ch.Seq == 0 && tc.inWork != nil {
 					if err := tc.inWork(p); err != nil {
 						return 0, err
 					}
 				}
 				n := 0
-				for _, b := range ch.data {
+				for _, b := range ch.Data {
 					n += int(b)
 				}
 				return n, nil
 			}, nil)
-			defer pipe.close()
+			defer pipe.Close()
 			for {
-				_, ok, err := pipe.next()
+				_, ok, err := pipe.Next()
 				if err != nil {
-					if !errors.Is(err, errFileChanged) {
-						t.Fatalf("error %v, want errFileChanged", err)
+					if !errors.Is(err, catalog.ErrFileChanged) {
+						t.Fatalf("error %v, want catalog.ErrFileChanged", err)
 					}
-					var mf *mapFault
+					var mf *chunk.MapFault
 					if tc.fault != errors.As(err, &mf) {
 						t.Fatalf("error %v: from a fault %v, want %v", err, !tc.fault, tc.fault)
 					}
@@ -399,7 +400,7 @@ func appendTo(p, s string) error {
 // an ordinary worker error.
 func TestMappedOtherPanics(t *testing.T) {
 	skipWithoutMmap(t)
-	withMapping(t, true, 0, prefaultPopulate)
+	withMapping(t, true, 0, chunk.PrefaultPopulate)
 	p := filepath.Join(t.TempDir(), "x.csv")
 	if err := os.WriteFile(p, []byte(edgeCSV(rand.New(rand.NewPCG(1, 1)), 1000, 0, false, true)), 0o644); err != nil {
 		t.Fatal(err)
@@ -420,17 +421,17 @@ func TestMappedOtherPanics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pipe := startPipeline(cr, 2, func(_ int, ch *csvChunk) (int, error) {
-				if ch.seq == 1 {
-					return tc.panic(ch.seq), nil
+			pipe := chunk.Start(cr, 2, func(_ int, ch *chunk.Chunk) (int, error) {
+				if ch.Seq == 1 {
+					return tc.panic(ch.Seq), nil
 				}
-				return len(ch.data), nil
+				return len(ch.Data), nil
 			}, nil)
-			defer pipe.close()
+			defer pipe.Close()
 			for {
-				_, ok, err := pipe.next()
+				_, ok, err := pipe.Next()
 				if err != nil {
-					if errors.Is(err, errFileChanged) || !strings.Contains(err.Error(), "panic while parsing CSV") {
+					if errors.Is(err, catalog.ErrFileChanged) || !strings.Contains(err.Error(), "panic while parsing CSV") {
 						t.Fatalf("error %v", err)
 					}
 					return

@@ -2,8 +2,10 @@ package csv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -233,3 +235,26 @@ func (r *csvRecordReader) fail(err error) {
 }
 
 func (r *csvRecordReader) readError(err error) error { return readFailure(r.src.id, r.src.file, err) }
+
+// readFailure is the error of a scan of dataset id (file, as cataloged)
+// that failed with err: err itself if structured, FileChangedError if the
+// file changed under the scan (a record cut by a truncation looks malformed
+// before the reader reaches the end and notices), else internal.
+func readFailure(id string, file catalog.FileInfo, err error) error {
+	var qe *qerr.Error
+	if errors.As(err, &qe) {
+		return err
+	}
+	if errors.Is(err, catalog.ErrFileChanged) || changedSince(file) {
+		return catalog.FileChangedError(id, err)
+	}
+	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", id).
+		WithHint("refresh the catalog and retry")
+}
+
+// changedSince reports whether file's size or modification time is not
+// what it was when cataloged (or it is gone).
+func changedSince(file catalog.FileInfo) bool {
+	st, err := os.Stat(file.AbsPath)
+	return err != nil || st.Size() != file.Size || !st.ModTime().Equal(file.ModTime)
+}

@@ -102,10 +102,74 @@ func Classify(s string) Kind {
 
 // Widen folds one more non-empty cell into a column's kind.
 func Widen(cur Kind, s string) Kind {
-	if cur == KindString {
+	switch {
+	case cur == KindString:
 		return KindString
+	case Keeps(cur, s):
+		return cur
 	}
 	return JoinKinds(cur, Classify(s))
+}
+
+// Keeps reports, for the common cells of the common kinds only, that
+// Classify(s) is k, without the parsing Classify does to tell kinds apart:
+// a plain integer for KindInt, a plain decimal for KindFloat, an ISO date
+// for KindDate, an ISO timestamp (with or without a zone) for KindTSZoned
+// and KindTSNaive. False says nothing: classify s.
+func Keeps(k Kind, s string) bool {
+	switch k {
+	case KindInt:
+		return plainInt(s)
+	case KindFloat:
+		return plainDecimal(s)
+	case KindDate:
+		return IsDate(s) // not a number, not a bool
+	case KindTSNaive, KindTSZoned:
+		_, zoned, ok := ParseTimestamp(s) // 19 bytes or more, with ':': not a number, bool or date
+		return ok && zoned == (k == KindTSZoned)
+	}
+	return false
+}
+
+// plainInt reports whether s is "0" or an optional '-', a digit 1-9 and
+// digits, at most 15 in all: a canonical int64 float64 holds exactly, so
+// Classify(s) is KindInt.
+func plainInt(s string) bool {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || !digits(d) {
+		return false
+	}
+	return d[0] != '0' || s == "0"
+}
+
+// plainDecimal reports whether s is an optional '-', an integer part ("0"
+// or a digit 1-9 and digits), '.' and digits, at most 15 digits in all,
+// not zero: a decimal of at most 15 significant digits in float64's normal
+// range, which the shortest printing of its float64 gives back, so
+// Classify(s) is KindFloat.
+func plainDecimal(s string) bool {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) < 3 || len(d) > 16 || d[0] == '0' && d[1] != '.' {
+		return false
+	}
+	dot, nonzero := -1, false
+	for i := 0; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '.' && dot < 0:
+			dot = i
+		case c >= '1' && c <= '9':
+			nonzero = true
+		case c != '0':
+			return false
+		}
+	}
+	return dot > 0 && dot < len(d)-1 && nonzero
 }
 
 // NumBits describes the numeric kinds for joinKinds: every cell is a

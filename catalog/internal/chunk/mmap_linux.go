@@ -1,6 +1,6 @@
 //go:build linux
 
-package csv
+package chunk
 
 import (
 	"errors"
@@ -40,9 +40,9 @@ func unmapFile(b []byte) error { return syscall.Munmap(b) }
 func adviseRange(b []byte, lo, hi, mode int) error {
 	var advice uintptr
 	switch mode {
-	case prefaultPopulate:
+	case PrefaultPopulate:
 		advice = madvPopulateRead
-	case prefaultWillNeed:
+	case PrefaultWillNeed:
 		advice = madvWillNeed
 	case adviceDontNeed:
 		advice = madvDontNeed

@@ -1,4 +1,4 @@
-package csv
+package chunk
 
 import (
 	"bytes"
@@ -8,9 +8,6 @@ import (
 	"os"
 	"runtime"
 	"unsafe"
-
-	"github.com/quarrydb/quarry/catalog"
-	"github.com/quarrydb/quarry/internal/qerr"
 )
 
 // Chunks of a memory-mapped file. For a plain regular file the chunk
@@ -20,40 +17,18 @@ import (
 // call, and a chunk's pages leave the process (madvise MADV_DONTNEED) as
 // soon as its worker is done, so only the chunks in flight are resident.
 // The chunk boundaries are exactly those of the read path (nextMapped
-// replays chunkReader.next's arithmetic), so both give the same batches.
+// replays Reader.Next's arithmetic), so both give the same batches.
 //
 // A file truncated while mapped makes the next access to a page past its
 // new end fault (SIGBUS): the goroutines touching the mapping run with
 // debug.SetPanicOnFault, and the pipeline turns the panic into an error
-// wrapping errFileChanged. A file that grew or was rewritten is caught by
+// wrapping ErrFileChanged. A file that grew or was rewritten is caught by
 // comparing its size and modification time with those at open when the
 // reader reaches the end.
 
-// errFileChanged: the file changed while it was being read.
-var errFileChanged = catalog.ErrFileChanged
-
-// readFailure is the error of a scan of dataset id (file, as cataloged)
-// that failed with err: err itself if structured, FileChangedError if the
-// file changed under the scan (a record cut by a truncation looks malformed
-// before the reader reaches the end and notices), else internal.
-func readFailure(id string, file catalog.FileInfo, err error) error {
-	var qe *qerr.Error
-	if errors.As(err, &qe) {
-		return err
-	}
-	if errors.Is(err, errFileChanged) || changedSince(file) {
-		return catalog.FileChangedError(id, err)
-	}
-	return qerr.Internal(err, "reading dataset %q failed; the file may have changed since it was cataloged", id).
-		WithHint("refresh the catalog and retry")
-}
-
-// changedSince reports whether file's size or modification time is not
-// what it was when cataloged (or it is gone).
-func changedSince(file catalog.FileInfo) bool {
-	st, err := os.Stat(file.AbsPath)
-	return err != nil || st.Size() != file.Size || !st.ModTime().Equal(file.ModTime)
-}
+// ErrFileChanged: the file changed while it was being read (catalog's
+// ErrFileChanged is this error).
+var ErrFileChanged = errors.New("the file changed while it was being read")
 
 // Mapping switches (tests and benchmarks change them).
 var (
@@ -63,8 +38,23 @@ var (
 	// single small read costs less than setting up a mapping).
 	mmapMinBytes int64 = 1 << 20
 	// mmapPrefault is how a window is brought in before it is scanned.
-	mmapPrefault = prefaultPopulate
+	mmapPrefault = PrefaultPopulate
 )
+
+// Mapping is the state of the mapping switches.
+type Mapping struct {
+	Enabled  bool
+	MinBytes int64
+	Prefault int
+}
+
+// SetMapping sets the mapping switches (tests and benchmarks) and returns
+// what they were. Not safe while a reader is being opened.
+func SetMapping(m Mapping) Mapping {
+	old := Mapping{mmapEnabled, mmapMinBytes, mmapPrefault}
+	mmapEnabled, mmapMinBytes, mmapPrefault = m.Enabled, m.MinBytes, m.Prefault
+	return old
+}
 
 // Prefault modes. Measured on the 473 MB benchmark file (2 cores, Linux
 // 6.18, ext4), the reader's share of a load: with the file in the page
@@ -76,9 +66,9 @@ var (
 // 420-670 ms not cached: its asynchronous read-ahead races the faults), so
 // kernels without MADV_POPULATE_READ (before 5.14) just fault.
 const (
-	prefaultNone     = iota // page faults as the scan goes
-	prefaultPopulate        // madvise(MADV_POPULATE_READ), plain faults where unsupported
-	prefaultWillNeed        // madvise(MADV_WILLNEED): measured for comparison only
+	PrefaultNone     = iota // page faults as the scan goes
+	PrefaultPopulate        // madvise(MADV_POPULATE_READ), plain faults where unsupported
+	PrefaultWillNeed        // madvise(MADV_WILLNEED): measured for comparison only
 )
 
 // mappedInput is the state of a chunk reader over a memory map.
@@ -91,10 +81,10 @@ type mappedInput struct {
 	prefault int
 }
 
-// openMapped returns a chunk reader over a read-only mapping of f, or nil
-// when f is not worth or not able to be mapped (the caller reads it).
-// size is the target chunk size.
-func openMapped(f *os.File, st os.FileInfo, size int) *chunkReader {
+// Map returns a chunk reader over a read-only mapping of f (whose Stat is
+// st), or nil when f is not worth or not able to be mapped (the caller
+// reads it). Close closes f.
+func Map(f *os.File, st os.FileInfo, cfg Config) *Reader {
 	if !mmapEnabled || !st.Mode().IsRegular() || st.Size() < max(mmapMinBytes, 1) || int64(int(st.Size())) != st.Size() {
 		return nil
 	}
@@ -103,19 +93,19 @@ func openMapped(f *os.File, st os.FileInfo, size int) *chunkReader {
 		return nil
 	}
 	mm := &mappedInput{f: f, st: st, data: data, prefault: mmapPrefault}
-	return &chunkReader{closer: f, size: size, mm: mm}
+	return &Reader{cfg: cfg, closer: f, mm: mm}
 }
 
 // nextMapped is next over a mapping. The reader's window [pos, filled)
 // plays the part of the read path's buffer (its carry and what read()
 // added), with the same sizes, so the chunks are the same.
-func (c *chunkReader) nextMapped() (*csvChunk, error) {
+func (c *Reader) nextMapped() (*Chunk, error) {
 	m := c.mm
 	if c.eof && m.filled == m.pos {
 		return nil, c.mappedEOF()
 	}
 	n := m.filled - m.pos // the carry
-	want := max(c.size, 2*n)
+	want := max(c.cfg.Size, 2*n)
 	for {
 		if !c.eof && n < want {
 			// "Read" up to want bytes; a short read is the end of the input.
@@ -144,7 +134,7 @@ func (c *chunkReader) nextMapped() (*csvChunk, error) {
 			}
 			return m.take(c, n), nil
 		}
-		if b := lastBoundary(m.data[m.pos:m.filled]); b > 0 {
+		if b := c.cfg.Boundary(m.data[m.pos:m.filled]); b > 0 {
 			return m.take(c, b), nil
 		}
 		// One record longer than the window: widen it.
@@ -156,39 +146,39 @@ func (c *chunkReader) nextMapped() (*csvChunk, error) {
 }
 
 // take emits the next n bytes as a chunk.
-func (m *mappedInput) take(c *chunkReader, n int) *csvChunk {
+func (m *mappedInput) take(c *Reader, n int) *Chunk {
 	ch := c.emit(nil, m.data[m.pos:m.pos+n])
 	m.pos += n
 	return ch
 }
 
-// mappedEOF is io.EOF, or errFileChanged when the file is no longer the
+// mappedEOF is io.EOF, or ErrFileChanged when the file is no longer the
 // one that was mapped (the mapping does not see it grow).
-func (c *chunkReader) mappedEOF() error {
+func (c *Reader) mappedEOF() error {
 	st, err := c.mm.f.Stat()
 	if err != nil {
-		return fmt.Errorf("%w: %w", errFileChanged, err)
+		return fmt.Errorf("%w: %w", ErrFileChanged, err)
 	}
 	if st.Size() != c.mm.st.Size() || !st.ModTime().Equal(c.mm.st.ModTime()) {
-		return fmt.Errorf("%w: size %d, now %d", errFileChanged, c.mm.st.Size(), st.Size())
+		return fmt.Errorf("%w: size %d, now %d", ErrFileChanged, c.mm.st.Size(), st.Size())
 	}
 	return io.EOF
 }
 
 // bringIn prefaults [lo, hi) of the mapping before it is scanned. A range
-// the file no longer covers is errFileChanged.
+// the file no longer covers is ErrFileChanged.
 func (m *mappedInput) bringIn(lo, hi int) error {
-	if m.prefault == prefaultNone || hi <= lo {
+	if m.prefault == PrefaultNone || hi <= lo {
 		return nil
 	}
 	lo, hi = m.pageRange(lo, hi)
 	err := adviseRange(m.data, lo, hi, m.prefault)
 	if errors.Is(err, errAdviceUnsupported) {
-		m.prefault = prefaultNone // kernel before 5.14: faults do as well
+		m.prefault = PrefaultNone // kernel before 5.14: faults do as well
 		return nil
 	}
 	if errors.Is(err, errRangeGone) {
-		return fmt.Errorf("%w: %w", errFileChanged, err)
+		return fmt.Errorf("%w: %w", ErrFileChanged, err)
 	}
 	return nil // advice only: the scan faults the pages in anyway
 }
@@ -221,7 +211,7 @@ func (m *mappedInput) unmap() error {
 
 // faultError is the error for a recovered panic v when it is a memory
 // fault inside c's mapping (the file shrank under it), else nil.
-func (c *chunkReader) faultError(v any) error {
+func (c *Reader) faultError(v any) error {
 	if c.mm == nil || c.mm.data == nil {
 		return nil
 	}
@@ -239,17 +229,17 @@ func (c *chunkReader) faultError(v any) error {
 	if addr < base || addr >= base+uintptr(end) {
 		return nil
 	}
-	return &mapFault{off: int64(addr - base)}
+	return &MapFault{Off: int64(addr - base)}
 }
 
-// mapFault is a memory fault on a mapped file: the page at off is past
-// the file's end now. It is errFileChanged.
-type mapFault struct {
-	off int64
+// MapFault is a memory fault on a mapped file: the page at Off is past
+// the file's end now. It is ErrFileChanged.
+type MapFault struct {
+	Off int64
 }
 
-func (e *mapFault) Error() string {
-	return fmt.Sprintf("%v: reading byte %d faulted (the file was truncated)", errFileChanged, e.off)
+func (e *MapFault) Error() string {
+	return fmt.Sprintf("%v: reading byte %d faulted (the file was truncated)", ErrFileChanged, e.Off)
 }
 
-func (e *mapFault) Unwrap() error { return errFileChanged }
+func (e *MapFault) Unwrap() error { return ErrFileChanged }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package csv
+package chunk
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ const adviceDontNeed = -1
 var (
 	errAdviceUnsupported = errors.New("madvise advice not supported")
 	errRangeGone         = errors.New("mapped range is past the end of the file")
-	errNoMmap            = errors.New("memory-mapped CSV input is only used on Linux")
+	errNoMmap            = errors.New("memory-mapped input is only used on Linux")
 )
 
 func mapFile(*os.File, int64) ([]byte, error) { return nil, errNoMmap }
