@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -70,14 +71,21 @@ func copyDemo(t *testing.T, ids ...string) (string, map[string]string) {
 func TestSQLAgainstDuckDB(t *testing.T) {
 	cases := readSQLCorpus(t)
 	root, files := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
-	compareSQLWithDuckDB(t, root, files, cases, func(i int) string { return cases[i].sql })
+	compareSQLWithDuckDB(t, corpusServer(t, "--data", root), files, cases, func(i int) string { return cases[i].sql })
+}
+
+// corpusServer starts `quarry serve` over stdio with args and inline
+// limits high enough for every corpus answer to come back inline.
+func corpusServer(t *testing.T, args ...string) *client.Client {
+	t.Helper()
+	return startStdio(t, append(args, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000")...)
 }
 
 // compareSQLWithDuckDB runs cases through DuckDB (interop/duckdb/sqlcorpus.js,
-// tables: view name -> CSV file) and through advanced_query over the data
-// root (a real MCP client over stdio), and compares the rows; name labels
-// case i in messages.
-func compareSQLWithDuckDB(t *testing.T, root string, tables map[string]string, cases []sqlCase, name func(i int) string) [][][]*string {
+// tables: view name -> CSV file) and through advanced_query on c (a real
+// MCP client, corpusServer), and compares the rows; name labels case i in
+// messages. It returns DuckDB's rows.
+func compareSQLWithDuckDB(t *testing.T, c *client.Client, tables map[string]string, cases []sqlCase, name func(i int) string) [][][]*string {
 	t.Helper()
 	queries := make([]string, len(cases))
 	for i, c := range cases {
@@ -94,7 +102,6 @@ func compareSQLWithDuckDB(t *testing.T, root string, tables map[string]string, c
 	if err := json.Unmarshal(out, &duck); err != nil || len(duck.Results) != len(cases) {
 		t.Fatalf("sqlcorpus.js output (%v): %s", err, out)
 	}
-	c := startStdio(t, "--data", root, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000")
 	wants := make([][][]*string, len(cases))
 	for i, tc := range cases {
 		want := duck.Results[i]
