@@ -20,6 +20,9 @@ import (
 type sqlCase struct {
 	sql     string
 	ordered bool
+	// exact compares numbers bit for bit (two renderings of the same
+	// float64 values); otherwise within a relative 1e-9 (sameCell).
+	exact bool
 }
 
 func readSQLCorpus(t *testing.T) []sqlCase {
@@ -182,7 +185,27 @@ func sameCell(a, b *string) bool {
 	return x == y || math.Abs(x-y) <= max(1e-9*math.Max(math.Abs(x), math.Abs(y)), 1e-12)
 }
 
-func rowKey(r []*string) string {
+// sameCellExact compares two values as text, numbers by their float64
+// value (so "1e-07" and "1e-7", or "5" and "5.0", are one value).
+func sameCellExact(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if *a == *b {
+		return true
+	}
+	x, err1 := strconv.ParseFloat(*a, 64)
+	y, err2 := strconv.ParseFloat(*b, 64)
+	return err1 == nil && err2 == nil && (x == y || math.IsNaN(x) && math.IsNaN(y))
+}
+
+// rowKey is a row's sort key for comparing rows as multisets: numbers
+// rounded to 9 significant digits, or kept whole when exact.
+func rowKey(r []*string, exact bool) string {
+	digits := 9
+	if exact {
+		digits = -1
+	}
 	parts := make([]string, len(r))
 	for i, v := range r {
 		if v == nil {
@@ -190,7 +213,7 @@ func rowKey(r []*string) string {
 			continue
 		}
 		if f, err := strconv.ParseFloat(*v, 64); err == nil {
-			parts[i] = strconv.FormatFloat(f, 'g', 9, 64)
+			parts[i] = strconv.FormatFloat(f, 'g', digits, 64)
 			continue
 		}
 		parts[i] = *v
@@ -206,11 +229,15 @@ func compareSQLRows(t *testing.T, tc sqlCase, got, want [][]*string) {
 	}
 	if !tc.ordered {
 		sortRows := func(rows [][]*string) {
-			slices.SortStableFunc(rows, func(a, b []*string) int { return strings.Compare(rowKey(a), rowKey(b)) })
+			slices.SortStableFunc(rows, func(a, b []*string) int { return strings.Compare(rowKey(a, tc.exact), rowKey(b, tc.exact)) })
 		}
 		got, want = slices.Clone(got), slices.Clone(want)
 		sortRows(got)
 		sortRows(want)
+	}
+	same := sameCell
+	if tc.exact {
+		same = sameCellExact
 	}
 	for i := range got {
 		if len(got[i]) != len(want[i]) {
@@ -218,7 +245,7 @@ func compareSQLRows(t *testing.T, tc sqlCase, got, want [][]*string) {
 			return
 		}
 		for k := range got[i] {
-			if !sameCell(got[i][k], want[i][k]) {
+			if !same(got[i][k], want[i][k]) {
 				t.Errorf("%s: row %d column %d: %s, DuckDB %s", tc.sql, i, k, deref(got[i][k]), deref(want[i][k]))
 				return
 			}
