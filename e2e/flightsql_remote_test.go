@@ -21,7 +21,8 @@ func TestFlightSQLRemoteCorpus(t *testing.T) {
 	const token = "flight-remote-e2e-token-0123456789"
 	root, files := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
 	faddr := freeAddr(t)
-	launchHTTP(t, []string{"QUARRY_AUTH_TOKENS=" + token}, "--data", root, "--flightsql-addr", faddr)
+	launchHTTP(t, []string{"QUARRY_AUTH_TOKENS=" + token}, "--data", root, "--flightsql-addr", faddr,
+		"--rate-limit", "0") // A calls B twice a query: the default 20 calls/s would pace the run
 	openFlightSQL(t, faddr, token)
 
 	dir := t.TempDir()
