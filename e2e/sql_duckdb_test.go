@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -186,7 +187,8 @@ func sameCell(a, b *string) bool {
 }
 
 // sameCellExact compares two values as text, numbers by their float64
-// value (so "1e-07" and "1e-7", or "5" and "5.0", are one value).
+// value (so "1e-07" and "1e-7", or "5" and "5.0", are one value) and
+// RFC 3339 timestamps by their instant (".5Z" and ".500000Z" are one).
 func sameCellExact(a, b *string) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
@@ -194,9 +196,13 @@ func sameCellExact(a, b *string) bool {
 	if *a == *b {
 		return true
 	}
-	x, err1 := strconv.ParseFloat(*a, 64)
-	y, err2 := strconv.ParseFloat(*b, 64)
-	return err1 == nil && err2 == nil && (x == y || math.IsNaN(x) && math.IsNaN(y))
+	if x, err1 := strconv.ParseFloat(*a, 64); err1 == nil {
+		y, err2 := strconv.ParseFloat(*b, 64)
+		return err2 == nil && (x == y || math.IsNaN(x) && math.IsNaN(y))
+	}
+	x, err1 := time.Parse(time.RFC3339Nano, *a)
+	y, err2 := time.Parse(time.RFC3339Nano, *b)
+	return err1 == nil && err2 == nil && x.Equal(y)
 }
 
 // rowKey is a row's sort key for comparing rows as multisets: numbers

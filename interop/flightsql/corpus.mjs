@@ -10,14 +10,15 @@
 //    "results": [{"columns": [...], "rows": [[...], ...]} | {"error": "..."}, ...]}
 // tables being GetTables' table names. Every value is printed as text the
 // way e2e/flightsql_test.go's flightCell prints what arrow-go's driver
-// returns (null for SQL NULL): integers and decimals exactly, floats in
-// shortest round-trip form, dates as YYYY-MM-DD, timestamps as RFC 3339
-// in UTC (a midnight timestamp as its date). A failed query gives its error
-// message; anything else exits 1.
+// returns (null for SQL NULL): integers exactly, floats in shortest
+// round-trip form, dates (date32) as YYYY-MM-DD, timestamps as RFC 3339 in
+// UTC (a midnight timestamp as its date); a column of another type (Quarry
+// sends none) stops the script. A failed query gives its error message;
+// anything else exits 1.
 import fs from "node:fs";
 
 import { createFlightSqlClient, rustCrateVersion } from "@lakehouse-rs/flight-sql-client";
-import { DataType, TimeUnit, tableFromIPC } from "apache-arrow";
+import { DataType, DateUnit, TimeUnit, tableFromIPC } from "apache-arrow";
 
 // Never hang: the whole run is bounded.
 setTimeout(() => {
@@ -46,7 +47,7 @@ function dateText(ns) {
 }
 
 // int64At reads the i-th 64-bit integer of an Arrow buffer kept as 32-bit
-// words (apache-arrow 14 stores timestamps and 64-bit dates that way).
+// words (apache-arrow 14 stores timestamps that way).
 function int64At(words, i) {
   const lo = BigInt(words[2 * i] >>> 0);
   const hi = BigInt(words[2 * i + 1] | 0);
@@ -60,21 +61,6 @@ const nsPerUnit = {
   [TimeUnit.NANOSECOND]: 1n,
 };
 
-// decimalText prints a 128-bit decimal (four little-endian 32-bit words,
-// two's complement) with its scale.
-function decimalText(words, i, scale) {
-  let v = 0n;
-  for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(words[4 * i + k] >>> 0);
-  if (v >= 1n << 127n) v -= 1n << 128n;
-  const neg = v < 0n;
-  let digits = String(neg ? -v : v);
-  if (scale > 0) {
-    digits = digits.padStart(scale + 1, "0");
-    digits = digits.slice(0, -scale) + "." + digits.slice(-scale);
-  }
-  return (neg ? "-" : "") + digits;
-}
-
 function floatText(x) {
   if (x === Infinity) return "+Inf";
   if (x === -Infinity) return "-Inf";
@@ -87,11 +73,7 @@ function cellText(vec, data, i) {
   const t = data.type;
   const j = data.offset + i;
   if (DataType.isTimestamp(t)) return dateText(int64At(data.values, j) * nsPerUnit[t.unit]);
-  if (DataType.isDate(t)) {
-    const ms = t.unit === 0 /* DAY */ ? BigInt(data.values[j]) * 86_400_000n : int64At(data.values, j);
-    return dateText(ms * 1_000_000n);
-  }
-  if (DataType.isDecimal(t)) return decimalText(data.values, j, t.scale);
+  if (DataType.isDate(t) && t.unit === DateUnit.DAY) return dateText(BigInt(data.values[j]) * 86_400_000_000_000n);
   if (DataType.isFloat(t)) return floatText(vec.get(i));
   const v = vec.get(i);
   if (typeof v === "string" || typeof v === "bigint" || typeof v === "number" || typeof v === "boolean") {
