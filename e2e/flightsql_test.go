@@ -3,8 +3,12 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"net"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,30 +97,39 @@ func flightCell(v any) *string {
 	return &s
 }
 
-// TestFlightSQLCorpus runs the SQL differential corpus through arrow-go's
-// database/sql Flight SQL driver against `serve --flightsql-addr` and
-// through the sql tool (advanced_query over MCP) of the same server: the
-// same rows, in order where the query fixes it.
+// TestFlightSQLCorpus runs the SQL differential corpus through two
+// independent Flight SQL clients against `serve --flightsql-addr` — arrow-go's
+// database/sql driver, and arrow-rs's client (@lakehouse-rs/flight-sql-client,
+// decoded by apache-arrow's JavaScript reader: interop/flightsql/corpus.mjs) —
+// and through the sql tool (advanced_query over MCP) of the same server: the
+// same rows, in order where the query fixes it, numbers to the last bit
+// (the sql tool's answers are DuckDB's: TestSQLAgainstDuckDB). GetTables through the second client
+// lists the catalog's datasets.
 func TestFlightSQLCorpus(t *testing.T) {
-	cases := readSQLCorpus(t)
-	root, _ := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
+	// The corpus's answers are strings, dates, doubles, booleans and
+	// integers; this adds timestamps (a fraction, before 1970, whole
+	// seconds), which each client renders its own way.
+	cases := append(readSQLCorpus(t),
+		sqlCase{sql: `SELECT CAST('2024-01-02 03:04:05.123456' AS TIMESTAMP) AS a, CAST('1969-12-31 23:59:59.000001' AS TIMESTAMP) AS b, CAST('2024-03-01 10:20:30' AS TIMESTAMP) AS c`})
+	root, files := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
 	faddr := freeAddr(t)
 	c, _ := startHTTP(t, "--data", root, "--flightsql-addr", faddr, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000",
 		"--rate-limit", "0") // the limits apply to Flight SQL too: TestFlightSQLLimits
 	db := openFlightSQL(t, faddr, "")
-	for _, tc := range cases {
+	wants := make([][][]*string, len(cases))
+	for i, tc := range cases {
 		res := callRaw(t, c, "advanced_query", map[string]any{"sql": tc.sql})
 		if res.IsError {
 			t.Errorf("sql tool: %s: %s", tc.sql, text(res))
 			continue
 		}
-		want := toolRows(t, res)
+		wants[i] = toolRows(t, res)
 		got, err := flightRows(db, tc.sql)
 		if err != nil {
 			t.Errorf("flight sql: %s: %v", tc.sql, err)
 			continue
 		}
-		compareSQLRows(t, sqlCase{sql: "Flight SQL vs the sql tool: " + tc.sql, ordered: tc.ordered}, got, want)
+		compareSQLRows(t, sqlCase{sql: "Flight SQL vs the sql tool: " + tc.sql, ordered: tc.ordered, exact: true}, got, wants[i])
 	}
 	// Parameters through the driver (prepared statement, $n bound from Go values).
 	got, err := flightRows(db, `SELECT count(*) FROM "sales/orders" WHERE region = $1 AND qty >= $2`, "Lori", int64(5))
@@ -124,7 +137,69 @@ func TestFlightSQLCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := callRaw(t, c, "advanced_query", map[string]any{"sql": `SELECT count(*) FROM "sales/orders" WHERE region = $1 AND qty >= $2`, "params": []any{"Lori", 5}})
-	compareSQLRows(t, sqlCase{sql: "parameters"}, got, toolRows(t, res))
+	compareSQLRows(t, sqlCase{sql: "parameters", exact: true}, got, toolRows(t, res))
+
+	queries := make([]string, len(cases))
+	for i, tc := range cases {
+		queries[i] = tc.sql
+	}
+	rs := flightSQLRust(t, faddr, "", queries)
+	for i, tc := range cases {
+		if r := rs.Results[i]; r.Error != "" {
+			t.Errorf("arrow-rs client: %s: %s", tc.sql, r.Error)
+		} else if wants[i] != nil {
+			compareSQLRows(t, sqlCase{sql: "Flight SQL (arrow-rs client) vs the sql tool: " + tc.sql, ordered: tc.ordered, exact: true}, r.Rows, wants[i])
+		}
+	}
+	ids := slices.Sorted(maps.Keys(files))
+	if tables := rs.tableNames(t); !slices.Equal(tables, ids) {
+		t.Errorf("GetTables through arrow-rs: %v, want %v", tables, ids)
+	}
+}
+
+// rsAnswer is interop/flightsql/corpus.mjs's output: GetTables' table names
+// (or its error) and each query's rows as text (or its error).
+type rsAnswer struct {
+	Client  string          `json:"client"`
+	Tables  json.RawMessage `json:"tables"`
+	Results []struct {
+		Columns []string    `json:"columns"`
+		Rows    [][]*string `json:"rows"`
+		Error   string      `json:"error"`
+	} `json:"results"`
+}
+
+// flightSQLRust runs queries through arrow-rs's Flight SQL client
+// (interop/flightsql/corpus.mjs, its pinned npm tree installed once) against
+// the plaintext facade on addr, with a bearer token unless token is "".
+func flightSQLRust(t *testing.T, addr, token string, queries []string) rsAnswer {
+	t.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := writeSpec(t, map[string]any{"host": host, "port": p, "token": token, "queries": queries})
+	out := nodeScript(t, "flightsql", "node_modules/@lakehouse-rs/flight-sql-client/package.json", "corpus.mjs", spec)
+	var a rsAnswer
+	if err := json.Unmarshal(out, &a); err != nil || len(a.Results) != len(queries) || a.Client == "" {
+		t.Fatalf("corpus.mjs output (%v): %s", err, out)
+	}
+	return a
+}
+
+// tableNames returns the table names GetTables gave (failing t if it
+// failed).
+func (a rsAnswer) tableNames(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	if err := json.Unmarshal(a.Tables, &names); err != nil {
+		t.Fatalf("GetTables through arrow-rs: %s", a.Tables)
+	}
+	return slices.Sorted(slices.Values(names))
 }
 
 // checkFlagFlightSQLAddr: --flightsql-addr (and QUARRY_FLIGHTSQL_ADDR)
@@ -161,6 +236,13 @@ func TestFlightSQLAuth(t *testing.T) {
 	faddr := freeAddr(t)
 	launchHTTP(t, []string{"QUARRY_AUTH_TOKENS=" + token}, "--flightsql-addr", faddr)
 	openFlightSQL(t, faddr, token)
+	// arrow-rs's client sends the token too; without it, it is refused.
+	if a := flightSQLRust(t, faddr, token, []string{"SELECT 1"}); a.Results[0].Error != "" || len(a.Results[0].Rows) != 1 {
+		t.Errorf("arrow-rs client with the token: %+v", a.Results[0])
+	}
+	if a := flightSQLRust(t, faddr, "", []string{"SELECT 1"}); a.Results[0].Error == "" {
+		t.Errorf("arrow-rs client without a token was answered: %+v", a.Results[0])
+	}
 	db, err := sql.Open("flightsql", "flightsql://"+faddr+"?timeout=10s")
 	if err != nil {
 		t.Fatal(err)

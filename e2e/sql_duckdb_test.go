@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -19,6 +21,9 @@ import (
 type sqlCase struct {
 	sql     string
 	ordered bool
+	// exact compares numbers bit for bit (two renderings of the same
+	// float64 values); otherwise within a relative 1e-9 (sameCell).
+	exact bool
 }
 
 func readSQLCorpus(t *testing.T) []sqlCase {
@@ -70,14 +75,21 @@ func copyDemo(t *testing.T, ids ...string) (string, map[string]string) {
 func TestSQLAgainstDuckDB(t *testing.T) {
 	cases := readSQLCorpus(t)
 	root, files := copyDemo(t, "weather/daily", "weather/stations", "sales/orders")
-	compareSQLWithDuckDB(t, root, files, cases, func(i int) string { return cases[i].sql })
+	compareSQLWithDuckDB(t, corpusServer(t, "--data", root), files, cases, func(i int) string { return cases[i].sql })
+}
+
+// corpusServer starts `quarry serve` over stdio with args and inline
+// limits high enough for every corpus answer to come back inline.
+func corpusServer(t *testing.T, args ...string) *client.Client {
+	t.Helper()
+	return startStdio(t, append(args, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000")...)
 }
 
 // compareSQLWithDuckDB runs cases through DuckDB (interop/duckdb/sqlcorpus.js,
-// tables: view name -> CSV file) and through advanced_query over the data
-// root (a real MCP client over stdio), and compares the rows; name labels
-// case i in messages.
-func compareSQLWithDuckDB(t *testing.T, root string, tables map[string]string, cases []sqlCase, name func(i int) string) [][][]*string {
+// tables: view name -> CSV file) and through advanced_query on c (a real
+// MCP client, corpusServer), and compares the rows; name labels case i in
+// messages. It returns DuckDB's rows.
+func compareSQLWithDuckDB(t *testing.T, c *client.Client, tables map[string]string, cases []sqlCase, name func(i int) string) [][][]*string {
 	t.Helper()
 	queries := make([]string, len(cases))
 	for i, c := range cases {
@@ -94,7 +106,6 @@ func compareSQLWithDuckDB(t *testing.T, root string, tables map[string]string, c
 	if err := json.Unmarshal(out, &duck); err != nil || len(duck.Results) != len(cases) {
 		t.Fatalf("sqlcorpus.js output (%v): %s", err, out)
 	}
-	c := startStdio(t, "--data", root, "--max-rows", "100000", "--max-bytes", "100000000", "--max-cells", "10000000")
 	wants := make([][][]*string, len(cases))
 	for i, tc := range cases {
 		want := duck.Results[i]
@@ -175,7 +186,32 @@ func sameCell(a, b *string) bool {
 	return x == y || math.Abs(x-y) <= max(1e-9*math.Max(math.Abs(x), math.Abs(y)), 1e-12)
 }
 
-func rowKey(r []*string) string {
+// sameCellExact compares two values as text, numbers by their float64
+// value (so "1e-07" and "1e-7", or "5" and "5.0", are one value) and
+// RFC 3339 timestamps by their instant (".5Z" and ".500000Z" are one).
+func sameCellExact(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if *a == *b {
+		return true
+	}
+	if x, err1 := strconv.ParseFloat(*a, 64); err1 == nil {
+		y, err2 := strconv.ParseFloat(*b, 64)
+		return err2 == nil && (x == y || math.IsNaN(x) && math.IsNaN(y))
+	}
+	x, err1 := time.Parse(time.RFC3339Nano, *a)
+	y, err2 := time.Parse(time.RFC3339Nano, *b)
+	return err1 == nil && err2 == nil && x.Equal(y)
+}
+
+// rowKey is a row's sort key for comparing rows as multisets: numbers
+// rounded to 9 significant digits, or kept whole when exact.
+func rowKey(r []*string, exact bool) string {
+	digits := 9
+	if exact {
+		digits = -1
+	}
 	parts := make([]string, len(r))
 	for i, v := range r {
 		if v == nil {
@@ -183,7 +219,7 @@ func rowKey(r []*string) string {
 			continue
 		}
 		if f, err := strconv.ParseFloat(*v, 64); err == nil {
-			parts[i] = strconv.FormatFloat(f, 'g', 9, 64)
+			parts[i] = strconv.FormatFloat(f, 'g', digits, 64)
 			continue
 		}
 		parts[i] = *v
@@ -199,11 +235,15 @@ func compareSQLRows(t *testing.T, tc sqlCase, got, want [][]*string) {
 	}
 	if !tc.ordered {
 		sortRows := func(rows [][]*string) {
-			slices.SortStableFunc(rows, func(a, b []*string) int { return strings.Compare(rowKey(a), rowKey(b)) })
+			slices.SortStableFunc(rows, func(a, b []*string) int { return strings.Compare(rowKey(a, tc.exact), rowKey(b, tc.exact)) })
 		}
 		got, want = slices.Clone(got), slices.Clone(want)
 		sortRows(got)
 		sortRows(want)
+	}
+	same := sameCell
+	if tc.exact {
+		same = sameCellExact
 	}
 	for i := range got {
 		if len(got[i]) != len(want[i]) {
@@ -211,7 +251,7 @@ func compareSQLRows(t *testing.T, tc sqlCase, got, want [][]*string) {
 			return
 		}
 		for k := range got[i] {
-			if !sameCell(got[i][k], want[i][k]) {
+			if !same(got[i][k], want[i][k]) {
 				t.Errorf("%s: row %d column %d: %s, DuckDB %s", tc.sql, i, k, deref(got[i][k]), deref(want[i][k]))
 				return
 			}

@@ -36,7 +36,7 @@ func TestTPCHAgainstDuckDB(t *testing.T) {
 		cases = append(cases, sqlCase{sql: sql, ordered: strings.Contains(sql, "ORDER BY")})
 	}
 	name := func(i int) string { return "Q" + twoDigits(i+1) }
-	for i, rows := range compareSQLWithDuckDB(t, root, tables, cases, name) {
+	for i, rows := range compareSQLWithDuckDB(t, corpusServer(t, "--data", root), tables, cases, name) {
 		if len(rows) == 0 && i+1 != 18 { // Q18's sum(l_quantity) > 300 finds no order at SF 0.01
 			t.Errorf("%s: DuckDB returns no rows: the comparison would prove little", name(i))
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 )
 
 // Plainer turns the engine's batches into the plain form Arrow files and
@@ -47,6 +48,10 @@ func (p *Plainer) Batch(ctx context.Context, b arrow.RecordBatch) (arrow.RecordB
 		c := b.Column(i)
 		if p.dict[i] {
 			d := c.(*array.Dictionary)
+			if dec, ok := plainStrings(exec.GetAllocator(ctx), d); ok {
+				cols[i] = dec
+				continue
+			}
 			dec, err := compute.TakeArray(ctx, d.Dictionary(), d.Indices())
 			if err != nil {
 				releaseAll(cols[:i])

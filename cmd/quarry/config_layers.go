@@ -77,6 +77,16 @@ type recorder struct {
 	raw  map[string][]string
 }
 
+// String is the wrapped value's. The flag package also calls it on a zero
+// recorder, which wraps nothing, to tell whether a default is worth
+// printing in --help.
+func (r recorder) String() string {
+	if r.Value == nil {
+		return ""
+	}
+	return r.Value.String()
+}
+
 func (r recorder) Set(s string) error {
 	if err := r.Value.Set(s); err != nil {
 		return err
@@ -89,6 +99,15 @@ func (r recorder) Set(s string) error {
 type boolRecorder struct{ recorder }
 
 func (boolRecorder) IsBoolFlag() bool { return true }
+
+// String is the wrapped value's; a zero boolRecorder reads as false, a
+// boolean flag's zero default.
+func (b boolRecorder) String() string {
+	if b.Value == nil {
+		return "false"
+	}
+	return b.Value.String()
+}
 
 // fileKey reports whether name may appear in a config file.
 func fileKey(name string) bool { return name != configFlag && name != printConfigFlag }

@@ -198,3 +198,22 @@ func FuzzConfigFile(f *testing.F) {
 		}
 	})
 }
+
+// TestServeHelp: `serve --help` lists the flags with their defaults; the
+// flag package's probe of a zero flag value (to tell a zero default) does
+// not reach a nil wrapped value.
+func TestServeHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), []string{"serve", "--help"}, strings.NewReader(""), &stdout, &stderr)
+	help := stderr.String()
+	for _, want := range []string{"  -addr value", `(default 127.0.0.1:8765)`, "  -flightsql-addr value"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, help)
+		}
+	}
+	for _, bad := range []string{"panic", "(default false)"} {
+		if strings.Contains(help, bad) {
+			t.Errorf("serve --help shows %q:\n%s", bad, help)
+		}
+	}
+}
