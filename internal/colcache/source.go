@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/safeopen"
@@ -134,16 +135,24 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	}
 	// Too big to fit, or filtered or offset while read (the rows are not
 	// all the file's): do not tee, read with the caller's allocator.
-	if s.estimate(len(names)) > s.c.budget || len(opts.Filters) > 0 || opts.SkipRows > 0 {
+	// Another read of the file filling the cache, or no room beside the
+	// reads filling it: read through too, so that concurrent cold queries
+	// do not each hold a copy of the columns outside their memory budgets
+	// (the caller's allocator counts these batches; the cache's allocator
+	// counts against no query).
+	est := s.estimate(len(names))
+	if est > s.c.budget || len(opts.Filters) > 0 || opts.SkipRows > 0 || !s.c.startTee(s.key, est) {
 		return s.inner.Scan(ctx, opts)
 	}
 	inner := opts
 	inner.Alloc = s.c.alloc
 	rr, err := s.inner.Scan(ctx, inner)
 	if err != nil {
+		s.c.endTee(s.key, 0)
 		return nil, err
 	}
-	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names))}
+	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names)), teeing: true,
+		seen: map[*memory.Buffer]bool{}}
 	t.refs.Store(1)
 	return t, nil
 }
@@ -366,6 +375,9 @@ func (r *memReader) grow(n, c int) int {
 
 // teeReader passes the underlying reader through and keeps every column's
 // arrays; when the read ends without error it inserts them into the cache.
+// It is the one read filling the cache for its file (Cache.startTee), and
+// the bytes it keeps count against the cache's budget as it goes
+// (Cache.holdTee): it gives up caching when they cannot fit.
 type teeReader struct {
 	array.RecordReader
 	refs    atomic.Int64
@@ -373,9 +385,12 @@ type teeReader struct {
 	names   []string
 	pending [][]arrow.Array
 	bytes   int64
+	held    int64 // of bytes, what the cache counts (holdTee)
+	seen    map[*memory.Buffer]bool
 	rows    int64
 	off     bool // gave up caching (too big, or failed)
 	ended   bool
+	teeing  bool // holds the file's tee (endTee not called yet)
 }
 
 func (t *teeReader) Retain() { t.refs.Add(1) }
@@ -394,8 +409,18 @@ func (t *teeReader) drop() {
 	for _, cs := range t.pending {
 		releaseAll(cs)
 	}
-	t.pending = nil
+	t.pending, t.seen = nil, nil
 	t.off = true
+	t.endTee()
+}
+
+// endTee gives the file's tee and the bytes held back to the cache (once).
+func (t *teeReader) endTee() {
+	if t.teeing {
+		t.teeing = false
+		t.src.c.endTee(t.src.key, t.held)
+		t.held = 0
+	}
 }
 
 func (t *teeReader) Next() bool {
@@ -424,16 +449,17 @@ func (t *teeReader) Next() bool {
 		t.pending[i] = append(t.pending[i], a)
 	}
 	t.rows += rec.NumRows()
-	// Cheap running estimate (slices of one chunk share buffers, so this
-	// may overcount); the exact size is taken at insert.
-	if t.rows&0xFFFF < rec.NumRows() {
-		t.bytes = 0
-		for _, cs := range t.pending {
-			t.bytes += arraysSize(cs)
-		}
-		if t.bytes > t.src.c.budget {
-			t.drop()
-		}
+	// The bytes of buffers not seen before (slices of one chunk share
+	// buffers), counted against the cache's budget as they come.
+	var delta int64
+	for i := range t.names {
+		delta += bufferBytes(t.seen, rec.Column(i))
+	}
+	t.bytes += delta
+	if t.bytes > t.src.c.budget || !t.src.c.holdTee(t.src.key, delta) {
+		t.drop()
+	} else {
+		t.held = t.bytes
 	}
 	return true
 }
@@ -454,5 +480,6 @@ func (t *teeReader) commit() {
 	}
 	chunks := t.pending
 	t.pending = nil
+	t.endTee() // insert counts what it keeps
 	s.c.insert(s.key, t.rows, t.names, types, chunks)
 }
