@@ -181,6 +181,19 @@ func (c *Cache) lookup(k fileKey, cols []string) (chunks [][]arrow.Array, rows i
 	return chunks, f.rows, true
 }
 
+// cachedCols reports which columns of cols are cached for k.
+func (c *Cache) cachedCols(k fileKey, cols []string) []bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]bool, len(cols))
+	if f := c.files[k]; f != nil {
+		for i, name := range cols {
+			out[i] = f.cols[name] != nil
+		}
+	}
+	return out
+}
+
 // has reports whether every column of cols is cached for k.
 func (c *Cache) has(k fileKey, cols []string) bool {
 	c.mu.Lock()

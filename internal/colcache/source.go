@@ -152,7 +152,7 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 		return nil, err
 	}
 	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names)), teeing: true,
-		seen: map[*memory.Buffer]bool{}}
+		seen: map[*memory.Buffer]bool{}, cached: s.c.cachedCols(s.key, names)}
 	t.refs.Store(1)
 	return t, nil
 }
@@ -373,8 +373,9 @@ func (r *memReader) grow(n, c int) int {
 
 // ---------------------------------------------------------------- teeReader
 
-// teeReader passes the underlying reader through and keeps every column's
-// arrays; when the read ends without error it inserts them into the cache.
+// teeReader passes the underlying reader through and keeps the arrays of
+// every column not cached when it began (a cached one is not held twice);
+// when the read ends without error it inserts them into the cache.
 // It is the one read filling the cache for its file (Cache.startTee), and
 // the bytes it keeps count against the cache's budget as it goes
 // (Cache.holdTee): it gives up caching when they cannot fit.
@@ -387,6 +388,7 @@ type teeReader struct {
 	bytes   int64
 	held    int64 // of bytes, what the cache counts (holdTee)
 	seen    map[*memory.Buffer]bool
+	cached  []bool // per name: cached when the read began (not kept twice)
 	rows    int64
 	off     bool // gave up caching (too big, or failed)
 	ended   bool
@@ -443,18 +445,19 @@ func (t *teeReader) Next() bool {
 		t.drop()
 		return true
 	}
+	var delta int64
 	for i := range t.names {
+		if t.cached[i] {
+			continue
+		}
 		a := rec.Column(i)
 		a.Retain()
 		t.pending[i] = append(t.pending[i], a)
+		// The bytes of buffers not seen before (slices of one chunk
+		// share buffers), counted against the cache's budget as they come.
+		delta += bufferBytes(t.seen, a)
 	}
 	t.rows += rec.NumRows()
-	// The bytes of buffers not seen before (slices of one chunk share
-	// buffers), counted against the cache's budget as they come.
-	var delta int64
-	for i := range t.names {
-		delta += bufferBytes(t.seen, rec.Column(i))
-	}
 	t.bytes += delta
 	if t.bytes > t.src.c.budget || !t.src.c.holdTee(t.src.key, delta) {
 		t.drop()
@@ -474,12 +477,17 @@ func (t *teeReader) commit() {
 	if !s.fresh() {
 		return
 	}
-	types := make([]arrow.DataType, len(t.names))
-	for i := range t.names {
-		types[i] = t.RecordReader.Schema().Field(i).Type
+	var names []string
+	var types []arrow.DataType
+	var chunks [][]arrow.Array
+	for i, name := range t.names {
+		if !t.cached[i] {
+			names = append(names, name)
+			types = append(types, t.RecordReader.Schema().Field(i).Type)
+			chunks = append(chunks, t.pending[i])
+		}
 	}
-	chunks := t.pending
 	t.pending = nil
 	t.endTee() // insert counts what it keeps
-	s.c.insert(s.key, t.rows, t.names, types, chunks)
+	s.c.insert(s.key, t.rows, names, types, chunks)
 }

@@ -175,3 +175,43 @@ func TestFillingReadMakesRoom(t *testing.T) {
 	c.Purge()
 	cmem.AssertSize(t, 0)
 }
+
+// TestFillingReadSkipsCachedColumns: a cold read of columns some of which
+// are cached keeps only the others (the cached ones are not held twice
+// while it reads), and inserts them beside the cached ones.
+func TestFillingReadSkipsCachedColumns(t *testing.T) {
+	ds, _ := fixture(t, "a", 70_000)
+	cmem := newPeakAlloc()
+	c := New(Options{Budget: 64 << 20, Alloc: cmem})
+	readAll(t, c.Wrap(ds), catalog.ScanOptions{Columns: []string{"score"}})
+	score := c.Stats().Used
+	rr, err := c.Wrap(ds).Scan(context.Background(), catalog.ScanOptions{Columns: []string{"id", "score"}, BatchSize: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 7 {
+		if !rr.Next() {
+			t.Fatal(rr.Err())
+		}
+	}
+	// id and score are int64 and float64: the same bytes per row.
+	if st := c.Stats(); st.Filling == 0 || st.Filling > score {
+		t.Fatalf("filling %d bytes for 70%% of id, score cached in %d: %+v", st.Filling, score, st)
+	}
+	for rr.Next() {
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rr.Release()
+	st := c.Stats()
+	if !c.Wrap(ds).(*Source).Cached([]string{"id", "score"}) || st.Columns != 2 || int64(cmem.CurrentAlloc()) != st.Used || st.Filling != 0 {
+		t.Fatalf("after: %+v, allocator %d", st, cmem.CurrentAlloc())
+	}
+	got, _ := readAll(t, c.Wrap(ds), catalog.ScanOptions{Columns: []string{"id", "score"}})
+	if len(got) != 2 || got[0][69_999] != "69999" || got[1][69_999] != "99.5" {
+		t.Fatalf("cached read: %d columns, last row %v %v", len(got), got[0][69_999], got[1][69_999])
+	}
+	c.Purge()
+	cmem.AssertSize(t, 0)
+}
