@@ -418,26 +418,26 @@ func (s *minMaxStr) build(mem memory.Allocator, lo, hi int) arrow.Array {
 // aggOp is the hash aggregate: it consumes its whole input on the first
 // next, then emits one row per group (first-seen order) in batches.
 type aggOp struct {
-	ex        *exec
-	in        op
-	out       *arrow.Schema
-	keyIdx    []int
-	aggCols   []int
-	states    []aggState
-	inputs    []*aggInput // per aggregate: nil, or its second column / filter
-	table     *groupTable // nil without keys
-	ngroups   int
-	capGroups int // groupCap of the most groups the states were grown to (see setGroups)
-	perGroup  int64
-	consumed  bool
-	emitted   int
-	acct      acct
-	tacct     acct // the group table's (see agg_pipeline.go)
-	keyArrs   []arrow.Array
-	zeros     []int32
-	gbuf      [2][]int32
-	node      *planner.Aggregate // to build the parallel workers' partial aggregates
-	radix     []*aggOp           // the partitions still to emit after a radix-partitioned consume (agg_radix.go)
+	ex       *exec
+	in       op
+	out      *arrow.Schema
+	keyIdx   []int
+	aggCols  []int
+	states   []aggState
+	inputs   []*aggInput // per aggregate: nil, or its second column / filter
+	table    *groupTable // nil without keys
+	ngroups  int
+	gcap     int // groupCap of the most groups the states were grown to (see setGroups)
+	perGroup int64
+	consumed bool
+	emitted  int
+	acct     acct
+	tacct    acct // the group table's (see agg_pipeline.go)
+	keyArrs  []arrow.Array
+	zeros    []int32
+	gbuf     [2][]int32
+	node     *planner.Aggregate // to build the parallel workers' partial aggregates
+	radix    []*aggOp           // the partitions still to emit after a radix-partitioned consume (agg_radix.go)
 }
 
 func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
@@ -502,10 +502,10 @@ func (a *aggOp) setGroups(n int) {
 	if n <= a.ngroups {
 		return
 	}
-	if c := groupCap(n); c > a.capGroups {
+	if c := groupCap(n); c > a.gcap {
 		a.acct.take(int64(c) * a.perGroup)
-		defer a.acct.charge(-int64(a.capGroups) * a.perGroup)
-		defer func() { a.capGroups = c }()
+		defer a.acct.charge(-int64(a.gcap) * a.perGroup)
+		defer func() { a.gcap = c }()
 	}
 	for _, s := range a.states {
 		s.grow(n)
@@ -656,7 +656,7 @@ func (a *aggOp) dropGroups() {
 	if a.table != nil {
 		a.table.reset()
 	}
-	a.ngroups, a.capGroups = 0, 0
+	a.ngroups, a.gcap = 0, 0
 	a.acct.release()
 	a.tacct.release()
 }
