@@ -42,6 +42,7 @@ func (p *pairDense) fit(na, nb int32) bool {
 		p.tab = nil
 		return false
 	}
+	p.acct.take(size * 4)
 	tab := make([]int32, size)
 	for i := range tab {
 		tab[i] = -1
@@ -51,7 +52,7 @@ func (p *pairDense) fit(na, nb int32) bool {
 			tab[(s.k>>32)<<shift|s.k&0xffffffff] = s.v
 		}
 	}
-	p.acct.charge((size - int64(len(p.tab))) * 4)
+	p.acct.charge(-int64(len(p.tab)) * 4)
 	p.tab, p.bShift, p.rows = tab, shift, rows
 	return true
 }
@@ -81,12 +82,13 @@ func (d *distinctBits) fit(ng int, nid int32) bool {
 	if size > distinctBitsMax {
 		return false
 	}
+	d.acct.take(size / 64 * 8)
 	words := make([]uint64, size/64)
 	d.each(func(g int, id uint64) {
 		bit := uint64(g)<<shift | id
 		words[bit>>6] |= 1 << (bit & 63)
 	})
-	d.acct.charge((int64(len(words)) - int64(len(d.words))) * 8)
+	d.acct.charge(-int64(len(d.words)) * 8)
 	d.words, d.shift, d.rows = words, shift, rows
 	return true
 }

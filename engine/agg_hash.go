@@ -4,8 +4,10 @@ import "math/bits"
 
 // Open-addressing hash tables over uint64 keys for the aggregate's hot
 // paths (group ids, count_distinct sets, value interning). Linear probing,
-// power-of-two sizes, at most 3/4 full; every growth is charged to the
-// operator's acct (and so to the query's memory budget).
+// power-of-two sizes, at most 3/4 full; every growth is taken from the
+// operator's acct (and so from the query's memory budget and the server's
+// pool) before the new table is allocated, the old one given back once it
+// is rehashed.
 
 // mix64 scrambles a key so that its top bits depend on every input bit
 // (the finalizer of MurmurHash3): keys that differ only in a few high bits
@@ -42,8 +44,17 @@ func newU64Map(a *acct) *u64Map {
 	return m
 }
 
+// bigResize is the table size (bytes) from which resizes of one query
+// take turns (budget.resizing).
+const bigResize = 1 << 20
+
 func (m *u64Map) resize(b uint) {
 	old := m.slots
+	if int64(1<<b)*u64SlotBytes >= bigResize {
+		m.acct.b.resizing.Lock()
+		defer m.acct.b.resizing.Unlock()
+	}
+	m.acct.take(int64(1<<b) * u64SlotBytes)
 	m.slots = make([]u64Slot, 1<<b)
 	for i := range m.slots {
 		m.slots[i].v = -1
@@ -60,7 +71,7 @@ func (m *u64Map) resize(b uint) {
 		}
 		m.slots[i] = s
 	}
-	m.acct.charge(int64(len(m.slots)-len(old)) * u64SlotBytes)
+	m.acct.charge(-int64(len(old)) * u64SlotBytes)
 }
 
 // getOrAdd returns the value of k, inserting v when k is new (added).
@@ -113,6 +124,7 @@ func newU64Set(a *acct) *u64Set {
 
 func (s *u64Set) resize(b uint) {
 	old := s.keys
+	s.acct.take(int64(1<<b) * 8)
 	s.keys = make([]uint64, 1<<b)
 	for i := range s.keys {
 		s.keys[i] = emptyKey
@@ -129,7 +141,7 @@ func (s *u64Set) resize(b uint) {
 		}
 		s.keys[i] = k
 	}
-	s.acct.charge(int64(len(s.keys)-len(old)) * 8)
+	s.acct.charge(-int64(len(old)) * 8)
 }
 
 // add inserts k and reports whether it was new.

@@ -83,6 +83,7 @@ func (d *intDense) fit(bits []uint64, valid validity, nids int32) bool {
 	} else if start > math.MaxInt64-int64(size-1) {
 		start = math.MaxInt64 - int64(size-1)
 	}
+	d.acct.take(4 * int64(size))
 	tab := make([]int32, size)
 	for i := range tab {
 		tab[i] = -1
@@ -91,7 +92,7 @@ func (d *intDense) fit(bits []uint64, valid validity, nids int32) bool {
 	for i, id := range d.tab {
 		tab[shift+uint64(i)] = id
 	}
-	d.acct.charge(4 * (int64(size) - int64(n)))
+	d.acct.charge(-4 * int64(n))
 	d.tab, d.lo = tab, start
 	return true
 }

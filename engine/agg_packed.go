@@ -50,8 +50,8 @@ func (p *packedKeys) key(g int) []uint64 {
 // appendKey stores k as the key of group p.n (the caller counts it).
 func (p *packedKeys) appendKey(k []uint64) {
 	if p.n%keyChunk == 0 {
+		p.acct.take(keyChunk * int64(p.kw) * 8)
 		p.keys = append(p.keys, make([]uint64, 0, keyChunk*p.kw))
-		p.acct.charge(keyChunk * int64(p.kw) * 8)
 	}
 	last := len(p.keys) - 1
 	p.keys[last] = append(p.keys[last], k...)
@@ -157,8 +157,9 @@ func hashKey(k []uint64) uint64 {
 // keys after a relayout (fresh says so).
 func (p *packedKeys) rehash(b uint, fresh bool) {
 	old := p.slots
-	p.acct.charge(int64(1<<b-len(p.slots)) * 8)
+	p.acct.take(int64(1<<b) * 8)
 	p.slots = make([]uint64, 1<<b)
+	defer p.acct.charge(-int64(len(old)) * 8) // once rehashed
 	p.sbits = b
 	mask := uint64(len(p.slots) - 1)
 	place := func(s uint64) {

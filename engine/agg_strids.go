@@ -11,8 +11,8 @@ import (
 // hash) and its id, so a lookup reads one slot per probe and compares
 // words, where a Go map of string keys also follows each candidate key's
 // pointer to its bytes (a cache miss per row on 100k-distinct keys).
-// Linear probing, power-of-two sizes, at most 3/4 full; growth is charged
-// to the acct.
+// Linear probing, power-of-two sizes, at most 3/4 full; growth is taken
+// from the acct before the new table is allocated.
 type shortStrs struct {
 	slots []strSlot // tag 0: empty
 	shift uint      // 64 - log2(len(slots))
@@ -52,6 +52,7 @@ func strHash(a, b uint64, n int) uint64 {
 
 func (m *shortStrs) resize(b uint) {
 	old := m.slots
+	m.acct.take(int64(1<<b) * strSlotBytes)
 	m.slots = make([]strSlot, 1<<b)
 	m.shift = 64 - b
 	mask := uint64(len(m.slots) - 1)
@@ -65,7 +66,7 @@ func (m *shortStrs) resize(b uint) {
 		}
 		m.slots[i] = s
 	}
-	m.acct.charge(int64(len(m.slots)-len(old)) * strSlotBytes)
+	m.acct.charge(-int64(len(old)) * strSlotBytes)
 }
 
 // id returns the id of s (len(s) <= shortStrMax), numbering it with

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"strings"
 	"unsafe"
 
@@ -132,11 +133,32 @@ func newAggState(e planner.AggExpr, in *arrow.Schema, a *acct, colls map[int]*co
 	return nil, nil, qerr.Internal(nil, "aggregate function %q is registered without a kernel", e.Fn)
 }
 
+// growTo returns s grown to n elements (the new ones zero), with the
+// capacity groupCap(n) when it must move: so every per-group slice grown
+// to n groups has the same capacity, whatever steps it grew by, and its
+// bytes are known (aggOp.setGroups charges them).
 func growTo[T any](s []T, n int) []T {
 	if n <= len(s) {
 		return s
 	}
-	return append(s, make([]T, n-len(s))...)
+	if n > cap(s) {
+		t := make([]T, n, groupCap(n))
+		copy(t, s)
+		return t
+	}
+	old := len(s)
+	s = s[:n]
+	clear(s[old:])
+	return s
+}
+
+// groupCap is the capacity growTo gives n elements: n rounded up to a
+// multiple of a quarter of the power of two below it (4, 5, 6 or 7
+// quarters), so at most 25% more than n, as append's growth, but a
+// function of n alone (groupCap(groupCap(n)) == groupCap(n), monotone).
+func groupCap(n int) int {
+	step := 1 << max(bits.Len(uint(n))-3, 0)
+	return (n + step - 1) / step * step
 }
 
 // countState is count(*) (star) or count(col) (non-null values).
@@ -405,6 +427,7 @@ type aggOp struct {
 	inputs   []*aggInput // per aggregate: nil, or its second column / filter
 	table    *groupTable // nil without keys
 	ngroups  int
+	gcap     int // groupCap of the most groups the states were grown to (see setGroups)
 	perGroup int64
 	consumed bool
 	emitted  int
@@ -471,14 +494,22 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 	return a, nil
 }
 
+// setGroups grows the states to n groups. Their per-group slices (growTo)
+// have the capacity groupCap(n), which is what is charged: when they move,
+// the new capacity is taken before they are allocated and the old given
+// back after (every state's old and new slices may live at once).
 func (a *aggOp) setGroups(n int) {
 	if n <= a.ngroups {
 		return
 	}
+	if c := groupCap(n); c > a.gcap {
+		a.acct.take(int64(c) * a.perGroup)
+		defer a.acct.charge(-int64(a.gcap) * a.perGroup)
+		defer func() { a.gcap = c }()
+	}
 	for _, s := range a.states {
 		s.grow(n)
 	}
-	a.acct.charge(int64(n-a.ngroups) * a.perGroup)
 	a.ngroups = n
 }
 
@@ -625,7 +656,7 @@ func (a *aggOp) dropGroups() {
 	if a.table != nil {
 		a.table.reset()
 	}
-	a.ngroups = 0
+	a.ngroups, a.gcap = 0, 0
 	a.acct.release()
 	a.tacct.release()
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -31,6 +32,14 @@ type budget struct {
 	adm     *Admission
 	wounded atomic.Bool
 	retried bool
+
+	// resizing serializes the big table resizes of the query's operators
+	// and workers (u64Map.resize): the old table of one is given back
+	// before the next takes its new one, so that partitions growing in
+	// step (agg_radix.go) do not hold all their old and new tables at once.
+	resizing sync.Mutex
+	// refused is the pool's refusal of a take, returned by the next check.
+	refused atomic.Pointer[error]
 }
 
 // exhausted is the panic value of a hard allocation over the limit. It is
@@ -62,6 +71,9 @@ func (b *budget) check() error {
 	if b.limit > 0 && b.live.Load() > b.limit {
 		return b.err()
 	}
+	if err := b.refused.Load(); err != nil {
+		return *err
+	}
 	if err := b.preempted(); err != nil {
 		return err
 	}
@@ -84,6 +96,26 @@ func (a *acct) charge(n int64) {
 	}
 	a.n += n
 	a.b.live.Add(n)
+}
+
+// take charges n bytes the operator is about to allocate, first reserving
+// them from the server-wide pool (grow before allocate, waiting for memory
+// as the pool's policy says): for Go-side state that grows in big steps
+// within a batch (hash table resizes, per-group arrays), which would
+// otherwise reach the pool only at the next batch boundary, after the
+// allocation, or never when it was a transient (the old and the new table
+// of a resize). It never fails by itself, as charge: when the pool
+// refuses, the refusal is kept and the next check returns it (the query
+// then fails at its batch boundary, over its reservation by this one
+// step at most), so that no operator has to unwind from the middle of a
+// hash table insert.
+func (a *acct) take(n int64) {
+	if n > 0 && a.b.refused.Load() == nil {
+		if err := a.b.reserve(n); err != nil {
+			a.b.refused.CompareAndSwap(nil, &err)
+		}
+	}
+	a.charge(n)
 }
 
 // check is budget.check.

@@ -75,6 +75,7 @@ type groupTable struct {
 	packed *packedKeys
 
 	gids []int32
+	capN int // groups the stored keys have room for (growStore)
 }
 
 // maxChainKeys is the most key columns grouped through chained value ids;
@@ -207,7 +208,9 @@ func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
 	if !t.store {
 		return
 	}
-	var cost int64
+	if t.n > t.capN {
+		t.growStore()
+	}
 	for c, kc := range t.cols {
 		arr, v := cols[c], t.vids[c]
 		ok := arr.IsValid(i)
@@ -218,7 +221,6 @@ func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
 				s = v.value(t.idbuf[c][i]) // the interned copy
 			}
 			kc.gstrs = append(kc.gstrs, s)
-			cost += 17
 			continue
 		}
 		var bits uint64
@@ -226,9 +228,39 @@ func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
 			bits = rawAt(arr, i)
 		}
 		kc.gbits = append(kc.gbits, bits)
-		cost += 9
 	}
-	t.acct.charge(cost)
+}
+
+// growStore gives the stored keys room for groupCap(t.n) groups (chained
+// ids): the new arrays are taken from the acct before they are allocated,
+// the old ones given back once copied.
+func (t *groupTable) growStore() {
+	c := groupCap(t.n)
+	var per int64 // bytes per group: validity, and a string header or the bits
+	for _, kc := range t.cols {
+		per += 9
+		if kc.str {
+			per += 8
+		}
+	}
+	t.acct.take(int64(c) * per)
+	for _, kc := range t.cols {
+		kc.gvalid = withCap(kc.gvalid, c)
+		if kc.str {
+			kc.gstrs = withCap(kc.gstrs, c)
+		} else {
+			kc.gbits = withCap(kc.gbits, c)
+		}
+	}
+	t.acct.charge(-int64(t.capN) * per)
+	t.capN = c
+}
+
+// withCap returns a copy of s with capacity c (>= len(s)).
+func withCap[T any](s []T, c int) []T {
+	t := make([]T, len(s), c)
+	copy(t, s)
+	return t
 }
 
 // reset drops all state (the caller releases the charged bytes).
@@ -244,4 +276,5 @@ func (t *groupTable) reset() {
 	for _, c := range t.cols {
 		c.gbits, c.gstrs, c.gvalid = nil, nil, nil
 	}
+	t.capN = 0
 }

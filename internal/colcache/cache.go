@@ -51,6 +51,9 @@ type Stats struct {
 	Misses    int64 `json:"misses"`
 	Evictions int64 `json:"evictions"`
 	Stale     int64 `json:"stale"`
+	// Filling is the bytes reads filling the cache hold (counted in the
+	// budget beside Used).
+	Filling int64 `json:"filling_bytes"`
 	// ZoneChecked counts the zones (blocks of up to zoneRows rows of a
 	// cached chunk) scans served from memory checked against zone
 	// filters; ZoneSkipped those they skipped.
@@ -68,6 +71,13 @@ type Cache struct {
 	lru   *list.List // of *column; front = most recently used
 	files map[fileKey]*fileEntry
 	stats Stats
+	// Reads filling the cache in flight (teeReader): the files they read
+	// (one at a time per file: other reads of it go through uncached,
+	// with the caller's allocator) and the bytes they hold, which count
+	// against the budget like cached columns, so that the cache's
+	// allocator never holds more than the budget.
+	teeFiles map[fileKey]bool
+	teeing   int64
 
 	zoneChecked, zoneSkipped atomic.Int64
 }
@@ -107,7 +117,7 @@ type column struct {
 
 // New returns a cache with the given options.
 func New(opts Options) *Cache {
-	c := &Cache{budget: max(opts.Budget, 0), alloc: opts.Alloc, lru: list.New(), files: map[fileKey]*fileEntry{}}
+	c := &Cache{budget: max(opts.Budget, 0), alloc: opts.Alloc, lru: list.New(), files: map[fileKey]*fileEntry{}, teeFiles: map[fileKey]bool{}}
 	if c.alloc == nil {
 		c.alloc = defaultAlloc
 	}
@@ -124,6 +134,7 @@ func (c *Cache) Stats() Stats {
 	defer c.mu.Unlock()
 	s := c.stats
 	s.Used = c.used
+	s.Filling = c.teeing
 	s.Columns = c.lru.Len()
 	s.ZoneChecked, s.ZoneSkipped = c.zoneChecked.Load(), c.zoneSkipped.Load()
 	return s
@@ -168,6 +179,19 @@ func (c *Cache) lookup(k fileKey, cols []string) (chunks [][]arrow.Array, rows i
 	}
 	c.stats.Hits++
 	return chunks, f.rows, true
+}
+
+// cachedCols reports which columns of cols are cached for k.
+func (c *Cache) cachedCols(k fileKey, cols []string) []bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]bool, len(cols))
+	if f := c.files[k]; f != nil {
+		for i, name := range cols {
+			out[i] = f.cols[name] != nil
+		}
+	}
+	return out
 }
 
 // has reports whether every column of cols is cached for k.
@@ -226,14 +250,14 @@ func (c *Cache) insert(k fileKey, rows int64, names []string, types []arrow.Data
 	}
 }
 
-// makeRoomLocked evicts LRU columns until n more bytes fit. Columns of
-// protect are evicted last (only when nothing else is left); it returns
-// false when n cannot fit at all.
+// makeRoomLocked evicts LRU columns until n more bytes fit beside the
+// cached columns and the reads filling the cache (holdTee). Columns of
+// protect are never evicted; it returns false when n cannot fit.
 func (c *Cache) makeRoomLocked(n int64, protect *fileEntry) bool {
-	if n > c.budget {
+	if c.teeing+n > c.budget {
 		return false
 	}
-	for e := c.lru.Back(); e != nil && c.used+n > c.budget; {
+	for e := c.lru.Back(); e != nil && c.used+c.teeing+n > c.budget; {
 		prev := e.Prev()
 		if col := e.Value.(*column); col.file != protect {
 			c.removeLocked(col)
@@ -241,7 +265,44 @@ func (c *Cache) makeRoomLocked(n int64, protect *fileEntry) bool {
 		}
 		e = prev
 	}
-	return c.used+n <= c.budget
+	return c.used+c.teeing+n <= c.budget
+}
+
+// startTee reports whether a read of k expected to hold est bytes may
+// fill the cache (teeReader): not while another read of k does, nor when
+// est does not fit beside the reads filling it now. A true return must be
+// followed by one endTee.
+func (c *Cache) startTee(k fileKey, est int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.teeFiles[k] || c.teeing+est > c.budget {
+		return false
+	}
+	c.teeFiles[k] = true
+	return true
+}
+
+// holdTee records that the read filling the cache for k holds delta more
+// bytes, evicting least recently used columns of other files to keep
+// everything under the budget; false when they cannot fit (the read then
+// gives up caching and drops what it holds).
+func (c *Cache) holdTee(k fileKey, delta int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if delta > 0 && !c.makeRoomLocked(delta, c.files[k]) {
+		return false
+	}
+	c.teeing += delta
+	return true
+}
+
+// endTee ends the read filling the cache for k, which held held bytes
+// (holdTee): they no longer count (insert counts what it keeps).
+func (c *Cache) endTee(k fileKey, held int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.teeFiles, k)
+	c.teeing -= held
 }
 
 // removeLocked drops one column.
@@ -287,6 +348,16 @@ func releaseAll(as []arrow.Array) {
 func arraysSize(as []arrow.Array) int64 {
 	seen := map[*memory.Buffer]bool{}
 	var n int64
+	for _, a := range as {
+		n += bufferBytes(seen, a)
+	}
+	return n
+}
+
+// bufferBytes is the bytes of the buffers behind a not in seen, which it
+// adds to seen.
+func bufferBytes(seen map[*memory.Buffer]bool, a arrow.Array) int64 {
+	var n int64
 	var walk func(d arrow.ArrayData)
 	walk = func(d arrow.ArrayData) {
 		for _, b := range d.Buffers() {
@@ -302,8 +373,6 @@ func arraysSize(as []arrow.Array) int64 {
 			walk(dict)
 		}
 	}
-	for _, a := range as {
-		walk(a.Data())
-	}
+	walk(a.Data())
 	return n
 }

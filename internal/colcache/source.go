@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
 	"github.com/quarrydb/quarry/internal/safeopen"
@@ -134,16 +135,24 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	}
 	// Too big to fit, or filtered or offset while read (the rows are not
 	// all the file's): do not tee, read with the caller's allocator.
-	if s.estimate(len(names)) > s.c.budget || len(opts.Filters) > 0 || opts.SkipRows > 0 {
+	// Another read of the file filling the cache, or no room beside the
+	// reads filling it: read through too, so that concurrent cold queries
+	// do not each hold a copy of the columns outside their memory budgets
+	// (the caller's allocator counts these batches; the cache's allocator
+	// counts against no query).
+	est := s.estimate(len(names))
+	if est > s.c.budget || len(opts.Filters) > 0 || opts.SkipRows > 0 || !s.c.startTee(s.key, est) {
 		return s.inner.Scan(ctx, opts)
 	}
 	inner := opts
 	inner.Alloc = s.c.alloc
 	rr, err := s.inner.Scan(ctx, inner)
 	if err != nil {
+		s.c.endTee(s.key, 0)
 		return nil, err
 	}
-	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names))}
+	t := &teeReader{RecordReader: rr, src: s, names: names, pending: make([][]arrow.Array, len(names)), teeing: true,
+		seen: map[*memory.Buffer]bool{}, cached: s.c.cachedCols(s.key, names)}
 	t.refs.Store(1)
 	return t, nil
 }
@@ -364,8 +373,12 @@ func (r *memReader) grow(n, c int) int {
 
 // ---------------------------------------------------------------- teeReader
 
-// teeReader passes the underlying reader through and keeps every column's
-// arrays; when the read ends without error it inserts them into the cache.
+// teeReader passes the underlying reader through and keeps the arrays of
+// every column not cached when it began (a cached one is not held twice);
+// when the read ends without error it inserts them into the cache.
+// It is the one read filling the cache for its file (Cache.startTee), and
+// the bytes it keeps count against the cache's budget as it goes
+// (Cache.holdTee): it gives up caching when they cannot fit.
 type teeReader struct {
 	array.RecordReader
 	refs    atomic.Int64
@@ -373,9 +386,13 @@ type teeReader struct {
 	names   []string
 	pending [][]arrow.Array
 	bytes   int64
+	held    int64 // of bytes, what the cache counts (holdTee)
+	seen    map[*memory.Buffer]bool
+	cached  []bool // per name: cached when the read began (not kept twice)
 	rows    int64
 	off     bool // gave up caching (too big, or failed)
 	ended   bool
+	teeing  bool // holds the file's tee (endTee not called yet)
 }
 
 func (t *teeReader) Retain() { t.refs.Add(1) }
@@ -394,8 +411,18 @@ func (t *teeReader) drop() {
 	for _, cs := range t.pending {
 		releaseAll(cs)
 	}
-	t.pending = nil
+	t.pending, t.seen = nil, nil
 	t.off = true
+	t.endTee()
+}
+
+// endTee gives the file's tee and the bytes held back to the cache (once).
+func (t *teeReader) endTee() {
+	if t.teeing {
+		t.teeing = false
+		t.src.c.endTee(t.src.key, t.held)
+		t.held = 0
+	}
 }
 
 func (t *teeReader) Next() bool {
@@ -418,22 +445,24 @@ func (t *teeReader) Next() bool {
 		t.drop()
 		return true
 	}
+	var delta int64
 	for i := range t.names {
+		if t.cached[i] {
+			continue
+		}
 		a := rec.Column(i)
 		a.Retain()
 		t.pending[i] = append(t.pending[i], a)
+		// The bytes of buffers not seen before (slices of one chunk
+		// share buffers), counted against the cache's budget as they come.
+		delta += bufferBytes(t.seen, a)
 	}
 	t.rows += rec.NumRows()
-	// Cheap running estimate (slices of one chunk share buffers, so this
-	// may overcount); the exact size is taken at insert.
-	if t.rows&0xFFFF < rec.NumRows() {
-		t.bytes = 0
-		for _, cs := range t.pending {
-			t.bytes += arraysSize(cs)
-		}
-		if t.bytes > t.src.c.budget {
-			t.drop()
-		}
+	t.bytes += delta
+	if t.bytes > t.src.c.budget || !t.src.c.holdTee(t.src.key, delta) {
+		t.drop()
+	} else {
+		t.held = t.bytes
 	}
 	return true
 }
@@ -448,11 +477,17 @@ func (t *teeReader) commit() {
 	if !s.fresh() {
 		return
 	}
-	types := make([]arrow.DataType, len(t.names))
-	for i := range t.names {
-		types[i] = t.RecordReader.Schema().Field(i).Type
+	var names []string
+	var types []arrow.DataType
+	var chunks [][]arrow.Array
+	for i, name := range t.names {
+		if !t.cached[i] {
+			names = append(names, name)
+			types = append(types, t.RecordReader.Schema().Field(i).Type)
+			chunks = append(chunks, t.pending[i])
+		}
 	}
-	chunks := t.pending
 	t.pending = nil
-	s.c.insert(s.key, t.rows, t.names, types, chunks)
+	t.endTee() // insert counts what it keeps
+	s.c.insert(s.key, t.rows, names, types, chunks)
 }
