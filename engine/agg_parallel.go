@@ -129,10 +129,11 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 		}
 		unique = radix && rows >= parallelMinRows/4 && 16*a.ngroups >= 15*rows
 	}
-	if !merge && a.ngroups < radixMinGroups && 2*lastNew <= lastRows {
+	// (unique: the batches kept unfolded are the radix path's to fold)
+	if !unique && !merge && a.ngroups < radixMinGroups && 2*lastNew <= lastRows {
 		return false, nil // few groups, no merge: serial (see radixMinGroups)
 	}
-	if merge && (a.table == nil || 2*lastNew <= lastRows) {
+	if !unique && merge && (a.table == nil || 2*lastNew <= lastRows) {
 		for _, b := range prefix {
 			b.Release()
 		}

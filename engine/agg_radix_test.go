@@ -153,6 +153,44 @@ func TestRadixUniquePrefix(t *testing.T) {
 	}
 }
 
+// The prefix stops folding on the rows so far (15/16 new groups) even when
+// the batch that decided had few new groups of its own; the batches kept
+// unfolded after it go to the radix partitions, not the merging path
+// (which takes only folded batches).
+func TestRadixUniquePrefixLastBatchRepeats(t *testing.T) {
+	ran := withRadix(t)
+	withParallel(t, 2)
+	parallelMinRows = 4000 // folded part: 10 batches of 100
+	n := 20000
+	k, x := make([]any, n), make([]any, n)
+	for i := range n {
+		k[i], x[i] = int64(i), float64(i%13)
+		if i >= 900 && i < 1000 && i%5 >= 2 { // the 10th batch: 40 new keys, 60 repeats (940 groups in 1000 rows)
+			k[i] = int64(i % 900)
+		}
+	}
+	data := []tcol{{"k", tInt64, k}, {"x", tF64, x}}
+	plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:x", "count:*")
+	runWith := func(w int) [][]any {
+		parallelWorkers = func() int { return w }
+		alloc := newAlloc()
+		src := newSource(alloc, data)
+		got, err := run(t, plan, src, Options{Alloc: alloc, BatchSize: 100})
+		src.release()
+		alloc.AssertSize(t, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want := runWith(1)
+	got := runWith(2)
+	if *ran != 1 {
+		t.Fatalf("radix path ran %d times, want 1", *ran)
+	}
+	sameGroups(t, "repeats in the deciding batch", plan.Out, 1, got, want, func(_ int, g, w any) bool { return keyOf(g) == keyOf(w) })
+}
+
 // Errors on the radix path (a sum overflowing in one partition, the memory
 // budget, cancellation) come back as the query's error with every buffer
 // released.
