@@ -23,6 +23,12 @@ import (
 // operator's table (new keys become new groups), then every state merges
 // its partial state through that group mapping.
 //
+// Keys unique in all but 1/16 of the rows once a quarter of the prefix
+// (64K rows) is folded are nearly unique for sure (with 100k distinct
+// keys, H2O q3, 64K rows hold about 48K): the rest of the prefix is only
+// kept, not folded, since the radix path folds the prefix again (folded
+// serially after all if the input ends within it).
+//
 // Nearly unique keys, and grouped aggregates with a state that does not
 // merge over at least radixMinGroups groups (fewer stay serial), take the
 // radix-partitioned path instead (agg_radix.go: each
@@ -86,6 +92,7 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 		}
 	}()
 	rows, lastRows, lastNew := 0, 0, 0
+	folded, unique := 0, false // prefix[:folded] folded; the rest only kept (unique: see above)
 	for rows < parallelMinRows {
 		if err := a.ex.ctx.Err(); err != nil {
 			return false, err
@@ -95,13 +102,19 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 			return false, err
 		}
 		if b == nil {
-			return true, nil
+			return true, a.foldKept(prefix[folded:])
+		}
+		n := int(b.NumRows())
+		if unique {
+			prefix = append(prefix, b)
+			rows += n
+			continue
 		}
 		before := a.ngroups
 		err = a.fold(b)
-		n := int(b.NumRows())
 		if radix {
 			prefix = append(prefix, b)
+			folded++
 		} else {
 			b.Release()
 		}
@@ -114,11 +127,13 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 		if n > 0 {
 			rows, lastRows, lastNew = rows+n, n, a.ngroups-before
 		}
+		unique = radix && rows >= parallelMinRows/4 && 16*a.ngroups >= 15*rows
 	}
-	if !merge && a.ngroups < radixMinGroups && 2*lastNew <= lastRows {
+	// (unique: the batches kept unfolded are the radix path's to fold)
+	if !unique && !merge && a.ngroups < radixMinGroups && 2*lastNew <= lastRows {
 		return false, nil // few groups, no merge: serial (see radixMinGroups)
 	}
-	if merge && (a.table == nil || 2*lastNew <= lastRows) {
+	if !unique && merge && (a.table == nil || 2*lastNew <= lastRows) {
 		for _, b := range prefix {
 			b.Release()
 		}
@@ -128,6 +143,20 @@ func (a *aggOp) consumeParallel() (done bool, err error) {
 	}
 	radixRan()
 	return true, a.runRadix(w, prefix)
+}
+
+// foldKept folds the prefix batches kept without folding them (the input
+// ended within the prefix after all: the serial fold).
+func (a *aggOp) foldKept(bs []arrow.RecordBatch) error {
+	for _, b := range bs {
+		if err := a.fold(b); err != nil {
+			return err
+		}
+		if err := a.acct.check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runParallel folds the rest of the input on w workers, then merges their

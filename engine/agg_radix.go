@@ -92,6 +92,7 @@ func partitionRows(kv *keyVals, b arrow.RecordBatch, keyIdx []int, n, w int) []u
 // (the prefix's) are dropped. The partitions are left in a.radix, their
 // input ended, for next to emit.
 func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
+	parts := a.partitionKeys()
 	a.dropGroups()
 	for range w {
 		p, err := newAggOp(a.ex, a.node)
@@ -104,7 +105,7 @@ func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
 	pool := startWorkers(a.ex.ctx, w, func(j int, rb radixBatch) error {
 		return a.radix[j].foldPartition(rb, uint8(j), &refs[j])
 	}, radixBatch.release)
-	if err := pool.drive(a.in, prefix, dealRadix(pool, a.keyIdx)); err != nil {
+	if err := pool.drive(a.in, prefix, dealRadix(pool, parts)); err != nil {
 		return err
 	}
 	for _, p := range a.radix {
@@ -114,6 +115,36 @@ func (a *aggOp) runRadix(w int, prefix []arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// radixSpread is the distinct values a number key column (one keyVals
+// hashes: integers, floats, booleans, dates, timestamps) must have shown in the serial prefix for the partitions to be chosen by
+// the non-string key columns alone.
+var radixSpread int32 = 1024
+
+// partitionKeys returns the key columns whose hash gives a row's partition
+// (before a's groups are dropped). Any subset of the keys partitions
+// correctly (equal key tuples are equal on every subset); hashing strings
+// (a view and a string hash per row and column on the operator's one
+// goroutine) costs several times what hashing numbers does, so when the
+// keys that are not strings spread the rows by themselves (one of them
+// had at least radixSpread distinct values in the prefix: H2O q10's id6)
+// they alone place the rows. Otherwise every key column does.
+func (a *aggOp) partitionKeys() []int {
+	var nums []int
+	spread := false
+	in := a.node.Input.Schema()
+	for c, k := range a.keyIdx {
+		if dt := in.Field(k).Type; isStringLike(dt) || !joinKeySupported(dt) {
+			continue // (keyVals hashes the types of join keys; others would all land in one partition)
+		}
+		nums = append(nums, k)
+		spread = spread || a.table.valueIDsOf(c).n >= radixSpread
+	}
+	if !spread || len(nums) == len(a.keyIdx) {
+		return a.keyIdx
+	}
+	return nums
 }
 
 // foldPartition folds the rows of rb in partition j (refs: a reusable

@@ -16,8 +16,8 @@ import (
 // withRadix counts the aggregates that took the radix-partitioned path.
 func withRadix(t *testing.T) *int {
 	t.Helper()
-	old, oldMin := radixRan, radixMinGroups
-	t.Cleanup(func() { radixRan, radixMinGroups = old, oldMin })
+	old, oldMin, oldSpread := radixRan, radixMinGroups, radixSpread
+	t.Cleanup(func() { radixRan, radixMinGroups, radixSpread = old, oldMin, oldSpread })
 	radixMinGroups = 0
 	var n int
 	radixRan = func() { n++ }
@@ -47,6 +47,7 @@ func TestRadixAggregateMatchesSerial(t *testing.T) {
 	base := []string{"median:x", "quantile:y:0.3", "first:s", "last:e", "first:x", "last:k", "min:e", "max:s", "count_distinct:e", "sum:x", "count:*"}
 	for iter := range uint64(60) {
 		r := rand.New(rand.NewPCG(77, iter))
+		radixSpread = []int32{1, 1 << 30}[iter%2] // odd: every key column places the rows; even: the number keys alone
 		nrows := 1 + r.IntN(2000)
 		data := moreAggData(r, nrows)
 		scan := &planner.Scan{Dataset: "t", Out: schemaOf(data)}
@@ -104,6 +105,90 @@ func TestRadixAggregateNearlyUniqueRepeatable(t *testing.T) {
 	if *ran != 3 || par.Load() != 0 {
 		t.Fatalf("radix path ran %d times, merging path %d, want 3 and 0", *ran, par.Load())
 	}
+}
+
+// Nearly unique keys end the folded part of the serial prefix at a quarter
+// of it; the rest of the prefix is kept unfolded for the partitions, or
+// folded serially when the input ends within the prefix (the same rows in
+// the same order as the serial fold). Partitioned by the number key
+// alone (k spreads: more than radixSpread values), the groups are the
+// serial ones too.
+func TestRadixUniquePrefix(t *testing.T) {
+	ran := withRadix(t)
+	withParallel(t, 2)
+	radixSpread = 100 // k has 512 values when the prefix's folded part ends
+	for _, tc := range []struct {
+		n     int
+		radix bool
+	}{{3000, false}, {20000, true}} {
+		parallelMinRows = 4000
+		k, s, x := make([]any, tc.n), make([]any, tc.n), make([]any, tc.n)
+		for i := range tc.n {
+			k[i], s[i], x[i] = int64(i/2), fmt.Sprintf("id%07d", i%977), float64(i)/3
+		}
+		data := []tcol{{"k", tInt64, k}, {"s", tStr, s}, {"x", tF64, x}}
+		plan := aggOf(scanOf(schemaOf(data)), []string{"s", "k"}, "sum:x", "count:*")
+		before := *ran
+		parallelWorkers = func() int { return 1 }
+		want, err := runRows(t, plan, data, 1, 256, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parallelWorkers = func() int { return 2 }
+		got, err := runRows(t, plan, data, 1, 256, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := *ran > before; took != tc.radix {
+			t.Fatalf("%d rows: radix path %v, want %v", tc.n, took, tc.radix)
+		}
+		if !tc.radix {
+			if !rowsEq(got, want) {
+				t.Fatalf("%d rows: the serial fold of the kept prefix differs from the serial run", tc.n)
+			}
+			continue
+		}
+		label := fmt.Sprintf("%d rows", tc.n)
+		sameGroups(t, label, plan.Out, 2, got, want, func(_ int, g, w any) bool { return keyOf(g) == keyOf(w) })
+	}
+}
+
+// The prefix stops folding on the rows so far (15/16 new groups) even when
+// the batch that decided had few new groups of its own; the batches kept
+// unfolded after it go to the radix partitions, not the merging path
+// (which takes only folded batches).
+func TestRadixUniquePrefixLastBatchRepeats(t *testing.T) {
+	ran := withRadix(t)
+	withParallel(t, 2)
+	parallelMinRows = 4000 // folded part: 10 batches of 100
+	n := 20000
+	k, x := make([]any, n), make([]any, n)
+	for i := range n {
+		k[i], x[i] = int64(i), float64(i%13)
+		if i >= 900 && i < 1000 && i%5 >= 2 { // the 10th batch: 40 new keys, 60 repeats (940 groups in 1000 rows)
+			k[i] = int64(i % 900)
+		}
+	}
+	data := []tcol{{"k", tInt64, k}, {"x", tF64, x}}
+	plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "sum:x", "count:*")
+	runWith := func(w int) [][]any {
+		parallelWorkers = func() int { return w }
+		alloc := newAlloc()
+		src := newSource(alloc, data)
+		got, err := run(t, plan, src, Options{Alloc: alloc, BatchSize: 100})
+		src.release()
+		alloc.AssertSize(t, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want := runWith(1)
+	got := runWith(2)
+	if *ran != 1 {
+		t.Fatalf("radix path ran %d times, want 1", *ran)
+	}
+	sameGroups(t, "repeats in the deciding batch", plan.Out, 1, got, want, func(_ int, g, w any) bool { return keyOf(g) == keyOf(w) })
 }
 
 // Errors on the radix path (a sum overflowing in one partition, the memory

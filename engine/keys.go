@@ -139,6 +139,14 @@ func (t *groupTable) buildKey(mem memory.Allocator, c, lo, hi int) arrow.Array {
 	return part.build(mem, 0, hi-lo)
 }
 
+// valueIDsOf returns the value ids of key column c.
+func (t *groupTable) valueIDsOf(c int) *valueIDs {
+	if t.packed != nil {
+		return t.packed.vids[c]
+	}
+	return t.vids[c]
+}
+
 // assignChain is assign through chained value ids (see groupTable.chain).
 func (t *groupTable) assignChain(cols []arrow.Array, n int) []int32 {
 	for c, v := range t.vids {

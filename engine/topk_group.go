@@ -88,6 +88,9 @@ func newTopNGroupOp(ex *exec, n *planner.TopNPerGroup) (*topNGroupOp, error) {
 	}
 	if k := barKey(t.keys[0]); k != nil && topNBars {
 		t.bar = &topNBar{key: k, col: t.keyIdx[0]}
+		if len(t.keys) == 1 && n.N <= barRowsMax {
+			t.bar.per = int(n.N)
+		}
 	}
 	t.types = types
 	t.table = newGroupTable(types, false, &t.acct)
@@ -104,27 +107,72 @@ func (t *topNGroupOp) offer(p int32, r rowRef) bool {
 		return false
 	}
 	j, _ := slices.BinarySearchFunc(buf, r, t.compare)
+	t.place(p, j, r)
+	return true
+}
+
+// place puts r at position j of partition p's buffer (the last row drops
+// out of a full one).
+func (t *topNGroupOp) place(p int32, j int, r rowRef) {
+	buf := t.bufs[p]
 	if int64(len(buf)) < t.n {
 		if len(buf) == cap(buf) {
 			t.acct.charge(8 * int64(max(cap(buf), 1)))
 		}
 		t.bufs[p] = slices.Insert(buf, j, r)
 		t.kept++
-		return true
+		return
 	}
 	copy(buf[j+1:], buf[j:len(buf)-1])
 	buf[j] = r
-	return true
 }
 
 // offerBar is offer with the group's bar kept (t.bar set): norm is r's
 // order bits.
 func (t *topNGroupOp) offerBar(p int32, r rowRef, norm uint64) bool {
-	if norm > t.bar.bars[p] || !t.offer(p, r) {
+	b := t.bar
+	if norm > b.bars[p] {
+		return false
+	}
+	if b.per > 0 {
+		return t.offerBits(p, r, norm)
+	}
+	if !t.offer(p, r) {
 		return false
 	}
 	if buf := t.bufs[p]; int64(len(buf)) == t.n {
-		t.bar.bars[p] = t.bar.key.normAt(buf[len(buf)-1])
+		b.bars[p] = b.key.normAt(buf[len(buf)-1])
+	}
+	return true
+}
+
+// offerBits is offerBar ranking by the order bits of the group's buffered
+// rows (t.bar.per set: the only rank key). Only equal bits need the rows
+// compared (equal keys, where the later row ranks after, or null beside
+// an extreme value).
+func (t *topNGroupOp) offerBits(p int32, r rowRef, norm uint64) bool {
+	b := t.bar
+	buf := t.bufs[p]
+	k := len(buf)
+	bits := b.rows[int(p)*b.per : (int(p)+1)*b.per]
+	after := func(j int) bool { // r ranks after buffered row j
+		return bits[j] < norm || bits[j] == norm && t.compare(r, buf[j]) > 0
+	}
+	if k == b.per && after(k-1) {
+		return false
+	}
+	j := 0
+	for j < k && after(j) {
+		j++
+	}
+	t.place(p, j, r)
+	if k < b.per {
+		k++
+	}
+	copy(bits[j+1:k], bits[j:k-1])
+	bits[j] = norm
+	if k == b.per {
+		b.bars[p] = bits[k-1]
 	}
 	return true
 }
@@ -152,7 +200,7 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) []int32 {
 		t.acct.charge(24 * int64(grow))
 		t.bufs = append(t.bufs, make([][]rowRef, grow)...)
 		if t.bar != nil {
-			t.acct.charge(8 * int64(grow))
+			t.acct.charge(8 * int64(grow) * int64(1+t.bar.per))
 			t.bar.grow(grow)
 		}
 	}
@@ -314,7 +362,7 @@ func (t *topNGroupOp) close() {
 	t.table.reset()
 	t.bufs, t.refs, t.first, t.emit = nil, nil, nil, refEmitter{}
 	if t.bar != nil {
-		t.bar.bars, t.bar.buf = nil, nil
+		t.bar.bars, t.bar.rows, t.bar.buf = nil, nil, nil
 	}
 	t.acct.release()
 }

@@ -125,16 +125,29 @@ func (k *ordKey[T]) normAt(r rowRef) uint64 {
 }
 
 // topNBar is the bars of a topNGroupOp (see above).
+//
+// With one rank key and n at most barRowsMax, every group also keeps the
+// order bits of each of its buffered rows (rows, per = n slots a group, in
+// buffer order): a row that passes the bar finds its place among them
+// without reading the retained chunks, whose rows are scattered over
+// memory (H2O q8: about ten of a group's hundred rows pass, each compared
+// with the rows kept so far).
 type topNBar struct {
 	key  normKey
 	col  int      // the key's column
 	bars []uint64 // per group: its n-th row's order bits; MaxUint64 while it holds fewer
+	per  int      // slots per group in rows (0: rows not kept)
+	rows []uint64 // per group, per slots: its buffered rows' order bits
 	buf  []uint64 // the batch's order bits
 }
+
+// barRowsMax is the largest n whose rows' order bits are kept.
+const barRowsMax = 8
 
 // grow adds n groups (their bars MaxUint64: nothing is rejected yet).
 func (b *topNBar) grow(n int) {
 	for range n {
 		b.bars = append(b.bars, math.MaxUint64)
 	}
+	b.rows = growTo(b.rows, len(b.bars)*b.per)
 }

@@ -78,7 +78,7 @@ func (t *topNGroupOp) unfold() {
 	t.table = newGroupTable(t.types, false, &t.acct)
 	t.bufs, t.kept = nil, 0
 	if t.bar != nil {
-		t.bar.bars = nil
+		t.bar.bars, t.bar.rows = nil, nil
 	}
 	t.acct.release()
 }
