@@ -15,6 +15,7 @@ import (
 //   - a semi join moves there (no copy): TPC-H Q18's IN subquery on
 //     o_orderkey keeps the 57 orders it names before they are joined to
 //     customer, instead of after a join of all 1.5M orders;
+//
 //   - an inner join with a filtered right input stays where it is (its
 //     columns are needed above) and a semi join with a copy of that
 //     input, on the keys from there, is added: TPC-H Q11's
