@@ -15,14 +15,15 @@ import (
 //   - a semi join moves there (no copy): TPC-H Q18's IN subquery on
 //     o_orderkey keeps the 57 orders it names before they are joined to
 //     customer, instead of after a join of all 1.5M orders;
+//
 //   - an inner join with a filtered right input stays where it is (its
 //     columns are needed above) and a semi join with a copy of that
 //     input, on the keys from there, is added: TPC-H Q11's
 //     partsupp ⋈ supplier ⋈ nation[GERMANY] joins partsupp with the 400
 //     German suppliers rather than all 10,000.
 //
-//	Join(nation n_name = 'GERMANY' ON supplier.s_nationkey) ← Join(supplier ON ps_suppkey) ← partsupp
-//	=> Join(nation ...) ← Join(supplier ON ps_suppkey, right: Join(semi, supplier, nation n_name = 'GERMANY')) ← partsupp
+//     Join(nation n_name = 'GERMANY' ON supplier.s_nationkey) ← Join(supplier ON ps_suppkey) ← partsupp
+//     => Join(nation ...) ← Join(supplier ON ps_suppkey, right: Join(semi, supplier, nation n_name = 'GERMANY')) ← partsupp
 //
 // Why the result is the same: the rows the semi join removes from the
 // earlier join's right input have a key value no row of the later join's
