@@ -89,6 +89,16 @@ func TestRuleJoinReduceRight(t *testing.T) {
 			t.Errorf("%s: got:\n%s\nwant:\n%s", c.name, got, w)
 		}
 	}
+	// Stores the size of a fact table get no copy (the semi join moves still).
+	big := reduceRightInput()
+	big.Joins[0].RowCount = 3_000_000
+	for _, c := range cases[:2] {
+		got := applyRuleOn(t, big, c.spec, rule, planner.OptimizeOptions{})
+		before := applyRuleOn(t, big, c.spec, rulesNamed("push_join_filters"), planner.OptimizeOptions{})
+		if copied := strings.Contains(got, "__rj"); copied || (got == before) == strings.Contains(c.name, "semi join moves") {
+			t.Errorf("%s, 3M stores: got:\n%s", c.name, got)
+		}
+	}
 }
 
 // TestRuleJoinReduceRightCascades: the later joins go first, so a filtered
