@@ -13,7 +13,7 @@ import (
 // input is joined, when every one of its keys it uses comes from there:
 //
 //   - a semi join moves there (no copy): TPC-H Q18's IN subquery on
-//     o_orderkey keeps the 57 orders it names before they are joined to
+//     o_orderkey keeps the 58 orders it names before they are joined to
 //     customer, instead of after a join of all 1.5M orders;
 //
 //   - an inner join with a filtered right input stays where it is (its
