@@ -43,7 +43,7 @@ type valueIDs struct {
 
 	// fixed width: id per normalized bit pattern
 	fmap  *u64Map
-	dense *intDense // in front of fmap for integer-like columns (nil: not one)
+	dense *intDense // instead of fmap while in use, for integer-like columns (nil: not one)
 	bits  []uint64
 
 	// keep: the raw bits of each id's first row (fixed width; 0 for null),
@@ -65,7 +65,7 @@ func newValueIDs(dt arrow.DataType, nulls bool, a *acct) *valueIDs {
 	} else {
 		v.fmap = newU64Map(a)
 		if denseInts(dt) {
-			v.dense = &intDense{acct: a}
+			v.dense = &intDense{m: v.fmap, acct: a}
 		}
 	}
 	return v
@@ -155,7 +155,8 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 	return out
 }
 
-// fixedID returns the id of row i of arr (fixed width), whose bits are k.
+// fixedID returns the id of row i of arr (fixed width), whose bits are k,
+// through the map.
 func (v *valueIDs) fixedID(arr arrow.Array, i int, k uint64) int32 {
 	id, added := v.fmap.getOrAdd(k, v.n)
 	if added {
@@ -166,6 +167,49 @@ func (v *valueIDs) fixedID(arr arrow.Array, i int, k uint64) int32 {
 		}
 	}
 	return id
+}
+
+// newFixed numbers row i of arr (fixed width), a value not seen before.
+func (v *valueIDs) newFixed(arr arrow.Array, i int) int32 {
+	id := v.n
+	v.n++
+	if v.keep {
+		v.vals = append(v.vals, rawAt(arr, i))
+		v.acct.charge(8)
+	}
+	return id
+}
+
+// bitsID returns the id of the fixed-width value of normalized bits k,
+// numbering it when new (only where keep is off: there is no row to keep).
+func (v *valueIDs) bitsID(k uint64) int32 {
+	one := [1]uint64{k}
+	if v.dense != nil && v.dense.fit(one[:], validity{}, v.n) {
+		s := &v.dense.tab[k-uint64(v.dense.lo)]
+		if *s < 0 {
+			*s = v.n
+			v.n++
+		}
+		return *s
+	}
+	id, added := v.fmap.getOrAdd(k, v.n)
+	if added {
+		v.n++
+	}
+	return id
+}
+
+// eachFixed calls fn with the bits and the id of every fixed-width value
+// numbered (null's id aside).
+func (v *valueIDs) eachFixed(fn func(k uint64, id int32)) {
+	if v.dense.active() {
+		v.dense.each(fn)
+	}
+	for _, sl := range v.fmap.slots {
+		if sl.v >= 0 {
+			fn(sl.k, sl.v)
+		}
+	}
 }
 
 func (v *valueIDs) assignDict(arr arrow.Array, out []int32, valid validity) {

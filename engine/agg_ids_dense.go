@@ -6,26 +6,28 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// intDense puts a direct-indexed table in front of valueIDs' hash map for
-// integer-like columns whose values lie in a small range (H2O's id4..id6:
-// 1..100 and 1..N/100): the id of value x is tab[x-lo], so a row costs one
-// array read instead of a hash and a probe of a table 4–10× larger. The
-// map stays the source of truth (every id is in it, as without the table):
-// a slot is filled from it the first time its value is met. The window
+// intDense takes the place of valueIDs' hash map for integer-like columns
+// whose values lie in a small range (H2O's id4..id6: 1..100 and 1..N/100;
+// TPC-H's order and customer keys): the id of value x is tab[x-lo], so a
+// row costs one array read instead of a hash and a probe of a table 4–10×
+// larger, and a new value is numbered without touching the map. While the
+// table is in use it holds every id (the map holds none); the window
 // [lo, lo+len(tab)) covers every value seen so far and grows (at least
-// doubling) when a batch's values fall outside it; it is dropped for good
-// when it would hold more than intDenseMax slots or be sparse (more than 8
-// slots per value numbered plus rows of the batch): keys such as timestamps
-// or wide ranges keep the map alone.
+// doubling) when a batch's values fall outside it; it is dropped for good,
+// its ids moved into the map, when it would hold more than intDenseMax
+// slots or be sparse (more than 8 slots per value numbered plus rows of the
+// batch): keys such as timestamps or wide ranges keep the map alone.
 type intDense struct {
-	tab  []int32 // -1: not resolved yet
+	tab  []int32 // -1: no value numbered
 	lo   int64
 	off  bool
+	m    *u64Map // the map the ids move into when the table is dropped
 	acct *acct
 }
 
-// intDenseMax is the most slots of an intDense table (16 MiB).
-const intDenseMax = 1 << 22
+// intDenseMax is the most slots of an intDense table (32 MiB; the map of
+// the 1/4 as many values it must at least hold takes as much).
+const intDenseMax = 1 << 23
 
 // denseInts reports whether a column of type dt gets an intDense table:
 // integers, dates, times, timestamps and durations, whose raw bits
@@ -97,10 +99,27 @@ func (d *intDense) fit(bits []uint64, valid validity, nids int32) bool {
 	return true
 }
 
-// drop gives the table up for good.
+// drop gives the table up for good, moving its ids into the map.
 func (d *intDense) drop() {
+	for i, id := range d.tab {
+		if id >= 0 {
+			d.m.getOrAdd(uint64(d.lo)+uint64(i), id)
+		}
+	}
 	d.acct.charge(-4 * int64(len(d.tab)))
 	d.tab, d.off = nil, true
+}
+
+// active reports whether the table holds the ids.
+func (d *intDense) active() bool { return d != nil && !d.off }
+
+// each calls fn with the bits and the id of every value in the table.
+func (d *intDense) each(fn func(k uint64, id int32)) {
+	for i, id := range d.tab {
+		if id >= 0 {
+			fn(uint64(d.lo)+uint64(i), id)
+		}
+	}
 }
 
 // assignDense is valueIDs.assign's loop for fixed-width bits through the
@@ -114,7 +133,7 @@ func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, vali
 		}
 		s := &tab[k-lo]
 		if *s < 0 {
-			*s = v.fixedID(arr, i, k)
+			*s = v.newFixed(arr, i)
 		}
 		out[i] = *s
 	}

@@ -64,6 +64,28 @@ func TestIntDenseIDsMatchMap(t *testing.T) {
 		if dense.n != plain.n {
 			t.Fatalf("iter %d: %d ids, want %d", iter, dense.n, plain.n)
 		}
+		// Every value numbered is listed once, with the id the map gave it
+		// (and looking it up by its bits numbers nothing new).
+		listed := 0
+		dense.eachFixed(func(k uint64, id int32) {
+			listed++
+			if got := dense.bitsID(k); got != id {
+				t.Fatalf("iter %d: bits %#x listed with id %d, looked up as %d", iter, k, id, got)
+			}
+			if want := plain.bitsID(k); want != id {
+				t.Fatalf("iter %d: bits %#x has id %d, the map's is %d", iter, k, id, want)
+			}
+		})
+		values := dense.n
+		if dense.nullID >= 0 {
+			values-- // null's id is not a value's
+		}
+		if int32(listed) != values {
+			t.Fatalf("iter %d: %d values listed, %d ids", iter, listed, values)
+		}
+		if dense.n != plain.n {
+			t.Fatalf("iter %d: looking values up numbered new ones (%d ids, want %d)", iter, dense.n, plain.n)
+		}
 		if !dense.dense.off {
 			used++
 		}

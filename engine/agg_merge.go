@@ -245,16 +245,7 @@ func (s *distinctState) merge(src aggState, dst []int32) error {
 			ids[id] = uint64(s.ids.strID(v))
 		}
 	} else {
-		for _, sl := range o.ids.fmap.slots {
-			if sl.v < 0 {
-				continue
-			}
-			id, added := s.ids.fmap.getOrAdd(sl.k, s.ids.n)
-			if added {
-				s.ids.n++
-			}
-			ids[sl.v] = uint64(id)
-		}
+		o.ids.eachFixed(func(k uint64, id int32) { ids[id] = uint64(s.ids.bitsID(k)) })
 	}
 	if s.dense != nil && !s.dense.fit(len(s.counts), s.ids.n) {
 		s.set = newU64Set(s.acct)

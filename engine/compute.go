@@ -83,8 +83,9 @@ type evaluator struct {
 	// and casts, once per query.
 	made    []arrow.Array
 	kernels map[planner.Expr]funcs.Kernel
-	lowered map[*planner.Binary]*planner.Call // date/timestamp arithmetic as calls (compute_temporal.go)
-	noFast  bool                              // tests: comparisons and AND/OR/NOT by the general kernels (compute_cmp.go)
+	lowered map[*planner.Binary]*planner.Call   // date/timestamp arithmetic as calls (compute_temporal.go)
+	noFast  bool                                // tests: comparisons and AND/OR/NOT by the general kernels (compute_cmp.go)
+	likes   map[*planner.Call]func(string) bool // the pattern tests of LIKE / ILIKE calls (compute_like.go)
 }
 
 // reset releases the arrays of the previous evaluation and recycles the vectors.

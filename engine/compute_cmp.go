@@ -57,6 +57,8 @@ func (ev *evaluator) fastCall(c *planner.Call, cols []arrow.Array, n int) (v vec
 		return ev.logic(c, cols, n)
 	case "in", "between":
 		return ev.inRange(c, cols, n)
+	case "like", "ilike":
+		return ev.like(c, cols, n) // (compute_like.go)
 	}
 	return vec{}, false, nil
 }

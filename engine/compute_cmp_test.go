@@ -12,8 +12,8 @@ import (
 	"github.com/quarrydb/quarry/planner"
 )
 
-// TestCompareFast evaluates comparisons, IN, BETWEEN and AND / OR / NOT through the
-// vectorized path (compute_cmp.go) and through the registry's general
+// TestCompareFast evaluates comparisons, IN, BETWEEN, LIKE and AND / OR / NOT through the
+// vectorized path (compute_cmp.go, compute_like.go) and through the registry's general
 // kernels (evaluator.noFast) over random columns with nulls, NaN, -0,
 // duplicate strings and dictionary encoding, and checks that the answers
 // are equal cell by cell and that the fast path really ran (no general
@@ -65,6 +65,9 @@ func TestCompareFast(t *testing.T) {
 		"NOT (d <= e)", "(b1 OR i > 0) AND NOT (ds < s)",
 		"i IN (1, 2)", "s IN ('a', 'b')", "ds IN ('ab', 'É', 'zz')", "f IN (0.0, 1.5)", "s NOT IN ('a', '')",
 		"i BETWEEN 0 AND 1", "ds BETWEEN 'a' AND 'b'", "f BETWEEN 0.0 AND 1.5", "f BETWEEN -2.0 AND 0.0", "s NOT BETWEEN 'a' AND 'ab'",
+		// LIKE / ILIKE with a literal pattern (compute_like.go): substring search, regular expression, dictionary
+		"s LIKE '%b%'", "s LIKE 'a%'", "ds LIKE '%b'", "ls LIKE 'a%b%'", "s NOT LIKE '%a%b%'", "s LIKE 'a_'", "ds LIKE '_'",
+		"s ILIKE 'b%'", "ds ILIKE '%é'", "ls LIKE ''", "(s LIKE 'a%') OR (ds LIKE '%b')",
 	} {
 		folded, err := planner.FoldConstants(computeOf(in, text), planner.OptimizeOptions{}) // -1 is a literal, as in optimized plans
 		if err != nil {
@@ -88,7 +91,7 @@ func TestCompareFast(t *testing.T) {
 			}
 			for x := range ev.kernels {
 				if c, ok := x.(*planner.Call); ok {
-					if _, isCmp := cmpOps[c.Fn]; isCmp || slices.Contains([]string{"and", "or", "not", "in", "between"}, c.Fn) {
+					if _, isCmp := cmpOps[c.Fn]; isCmp || slices.Contains([]string{"and", "or", "not", "in", "between", "like", "ilike"}, c.Fn) {
 						kernels[k]++
 					}
 				}

@@ -357,6 +357,10 @@ type buildSide struct {
 	lo, span uint64
 	dense    bool
 	filt     []uint64
+	// unique (dense only): no two build rows share a key, so a chain is
+	// one row and the probe never reads ents (a cache miss per probe row
+	// on a large build side)
+	unique bool
 }
 
 func (j *joinOp) probeSchema() *arrow.Schema {
@@ -426,6 +430,7 @@ func (bs *buildSide) index(needMatched bool) {
 	bs.head = make([]int32, size)
 	bs.ents = make([]joinEnt, n)
 	bs.mask = uint64(size - 1)
+	bs.unique = bs.dense
 	for r := n - 1; r >= 0; r-- { // chains in input order
 		e := &bs.ents[r]
 		e.h = bs.keys.hash[r]
@@ -437,6 +442,7 @@ func (bs *buildSide) index(needMatched bool) {
 		}
 		h := bs.slot(e.h, e.k)
 		e.next = bs.head[h]
+		bs.unique = bs.unique && e.next == 0
 		bs.head[h] = int32(r + 1)
 	}
 	bs.keys.hash = nil
@@ -620,7 +626,7 @@ func (j *joinOp) probe(bsz int) {
 		}
 		for j.chain != 0 && len(j.pRows) < bsz {
 			r := j.chain - 1
-			j.chain = bs.ents[r].next
+			j.chain = bs.after(r)
 			if !j.matches(i, r) {
 				continue
 			}

@@ -16,7 +16,9 @@ import (
 //   - dense: when the build keys span at most denseSlotsPerRow slots per
 //     build row (1..N primary keys, TPC-H's sparse order keys), the head
 //     table is indexed by key - lo: a chain holds only rows of one key, and
-//     the probe neither hashes nor compares keys;
+//     the probe neither hashes nor compares keys; when no two build rows
+//     share a key (buildSide.unique: a primary key), the head slot is the
+//     one row and the probe does not read the row entries at all;
 //   - otherwise a bitmap over [lo, hi] of the build keys (when it is small:
 //     filterBitsPerRow bits per build row, at least filterMinBits) rejects
 //     the probe keys no build row has before hashing: a filtered dimension
@@ -118,6 +120,14 @@ func (j *joinOp) chainOf(i int) int32 {
 		return 0
 	}
 	return bs.head[oneKeyHash(k)&bs.mask]
+}
+
+// after is the build row (1-based) after row r on r's chain, 0 at its end.
+func (bs *buildSide) after(r int32) int32 {
+	if bs.unique {
+		return 0
+	}
+	return bs.ents[r].next
 }
 
 // matches reports whether build row r, on probe row i's chain, has row i's key.

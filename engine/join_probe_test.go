@@ -29,6 +29,8 @@ func oneKeyMode(t *testing.T, keys []any) string {
 	switch {
 	case !bs.oneBits:
 		return "none"
+	case bs.dense && bs.unique:
+		return "dense unique"
 	case bs.dense:
 		return "dense"
 	case bs.filt != nil:
@@ -50,15 +52,22 @@ func TestJoinOneKeyModes(t *testing.T) {
 		keys []any
 		want string
 	}{
-		{"primary keys 1..N", seq(1000, func(i int) any { return int64(i + 1) }), "dense"},
-		{"sparse order keys (8 of 32)", seq(1000, func(i int) any { return int64(i/8*32 + i%8 + 1) }), "dense"},
+		{"primary keys 1..N", seq(1000, func(i int) any { return int64(i + 1) }), "dense unique"},
+		{"sparse order keys (8 of 32)", seq(1000, func(i int) any { return int64(i/8*32 + i%8 + 1) }), "dense unique"},
+		{"unique keys and nulls", seq(1000, func(i int) any {
+			if i%7 == 0 {
+				return nil
+			}
+			return int64(1000 - i)
+		}), "dense unique"},
+		{"one duplicate", seq(1000, func(i int) any { return int64(max(i, 1)) }), "dense"},
 		{"duplicates and nulls", seq(1000, func(i int) any {
 			if i%7 == 0 {
 				return nil
 			}
 			return int64(i % 10)
 		}), "dense"},
-		{"all null", []any{nil, nil}, "dense"},
+		{"all null", []any{nil, nil}, "dense unique"},
 		{"filtered dimension (189 of 200,000)", seq(189, func(i int) any { return int64(i*1051 + 17) }), "filter"},
 		{"negative and positive", seq(100, func(i int) any { return int64(i - 50) }), "hash"},
 		{"wide range", seq(100, func(i int) any { return int64(i) << 40 }), "hash"},
@@ -70,8 +79,8 @@ func TestJoinOneKeyModes(t *testing.T) {
 }
 
 // TestJoinOneKeyDiff joins tables on one number key whose build side gets
-// each lookup (dense, filter, hash; integer widths and floats mixed) and
-// compares every join type with the reference.
+// each lookup (dense, dense with unique keys, filter, hash; integer widths
+// and floats mixed) and compares every join type with the reference.
 func TestJoinOneKeyDiff(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 17))
 	keyOf := map[string]func(int) int64{
@@ -79,17 +88,23 @@ func TestJoinOneKeyDiff(t *testing.T) {
 		"filter": func(v int) int64 { return int64(v) * 997 },
 		"hash":   func(v int) int64 { return int64(v-20) << 33 },
 	}
-	for iter := range 300 {
-		mode := []string{"dense", "filter", "hash"}[iter%3]
+	for iter := range 400 {
+		mode := []string{"dense", "filter", "hash", "unique"}[iter%4]
 		nl, nr := r.IntN(200), r.IntN(60)
 		card := 1 + r.IntN(80)
 		keys := func(n int, typ arrow.DataType) []any {
 			vs := make([]any, n)
+			distinct := r.Perm(n + r.IntN(n+1)) // unique: each side's keys distinct, the sides overlapping
 			for i := range vs {
 				if r.IntN(12) == 0 {
 					continue
 				}
-				k := keyOf[mode](r.IntN(card))
+				var k int64
+				if mode == "unique" {
+					k = int64(distinct[i])
+				} else {
+					k = keyOf[mode](r.IntN(card))
+				}
 				if typ.ID() == arrow.INT32 {
 					k = int64(int32(k))
 				}

@@ -96,7 +96,7 @@ func (j *joinOp) probeResidual(bsz int) error {
 		}
 		for j.chain != 0 && len(r.cp) < bsz {
 			row := j.chain - 1
-			j.chain = bs.ents[row].next
+			j.chain = bs.after(row)
 			if !j.matches(i, row) {
 				continue
 			}

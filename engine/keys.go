@@ -74,8 +74,9 @@ type groupTable struct {
 	// wider keys: value ids packed into words (see packedKeys)
 	packed *packedKeys
 
-	gids []int32
-	capN int // groups the stored keys have room for (growStore)
+	gids  []int32
+	fresh []int32 // rows of the batch that start a new group (assignChain)
+	capN  int     // groups the stored keys have room for (growStore)
 }
 
 // maxChainKeys is the most key columns grouped through chained value ids;
@@ -152,16 +153,18 @@ func (t *groupTable) assignChain(cols []arrow.Array, n int) []int32 {
 	for c, v := range t.vids {
 		t.idbuf[c] = v.assign(cols[c])
 	}
+	// Group g is new when it is the next id to hand out: t.n plus the new
+	// groups met before it in this batch (their keys are stored after the loop).
+	fresh := t.fresh[:0]
 	var gids []int32
 	switch len(t.vids) {
 	case 1:
 		gids = t.idbuf[0] // value ids are group ids
 		for i, g := range gids {
-			if int(g) == t.n {
-				t.newChainGroup(cols, i)
+			if int(g) == t.n+len(fresh) {
+				fresh = append(fresh, int32(i))
 			}
 		}
-		return gids
 	case 2:
 		if cap(t.gids) < n {
 			t.gids = make([]int32, n)
@@ -178,41 +181,47 @@ func (t *groupTable) assignChain(cols []arrow.Array, n int) []int32 {
 					tab[x] = g
 				}
 				gids[i] = g
-				if int(g) == t.n {
-					t.newChainGroup(cols, i)
+				if int(g) == t.n+len(fresh) {
+					fresh = append(fresh, int32(i))
 				}
 			}
-			return gids
+			break
 		}
 		for i := range gids {
 			g, _ := p.getOrAdd(uint64(uint32(a[i]))<<32|uint64(uint32(b[i])), int32(p.n))
 			gids[i] = g
-			if int(g) == t.n {
-				t.newChainGroup(cols, i)
+			if int(g) == t.n+len(fresh) {
+				fresh = append(fresh, int32(i))
 			}
 		}
-		return gids
-	}
-	if cap(t.gids) < n {
-		t.gids = make([]int32, n)
-	}
-	gids = t.gids[:n]
-	for i := range gids {
-		acc := t.idbuf[0][i]
-		for l, p := range t.pairs {
-			acc, _ = p.getOrAdd(uint64(uint32(acc))<<32|uint64(uint32(t.idbuf[l+1][i])), int32(p.n))
+	default:
+		if cap(t.gids) < n {
+			t.gids = make([]int32, n)
 		}
-		gids[i] = acc
-		if int(acc) == t.n {
-			t.newChainGroup(cols, i)
+		gids = t.gids[:n]
+		for i := range gids {
+			acc := t.idbuf[0][i]
+			for l, p := range t.pairs {
+				acc, _ = p.getOrAdd(uint64(uint32(acc))<<32|uint64(uint32(t.idbuf[l+1][i])), int32(p.n))
+			}
+			gids[i] = acc
+			if int(acc) == t.n+len(fresh) {
+				fresh = append(fresh, int32(i))
+			}
 		}
 	}
+	t.fresh = fresh
+	t.newChainGroups(cols, fresh)
 	return gids
 }
 
-// newChainGroup registers row i of cols as group t.n (chained ids).
-func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
-	t.n++
+// newChainGroups counts the new groups that start at rows of cols and,
+// when the table stores keys, keeps their key values (column by column).
+func (t *groupTable) newChainGroups(cols []arrow.Array, rows []int32) {
+	if len(rows) == 0 {
+		return
+	}
+	t.n += len(rows)
 	if !t.store {
 		return
 	}
@@ -221,21 +230,21 @@ func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
 	}
 	for c, kc := range t.cols {
 		arr, v := cols[c], t.vids[c]
-		ok := arr.IsValid(i)
-		kc.gvalid = append(kc.gvalid, ok)
+		valid := validityOf(arr)
+		for _, i := range rows {
+			kc.gvalid = append(kc.gvalid, valid.ok(int(i)))
+		}
 		if kc.str {
-			s := ""
-			if ok {
-				s = v.value(t.idbuf[c][i]) // the interned copy
+			for _, i := range rows {
+				s := ""
+				if valid.ok(int(i)) {
+					s = v.value(t.idbuf[c][i]) // the interned copy
+				}
+				kc.gstrs = append(kc.gstrs, s)
 			}
-			kc.gstrs = append(kc.gstrs, s)
 			continue
 		}
-		var bits uint64
-		if ok {
-			bits = rawAt(arr, i)
-		}
-		kc.gbits = append(kc.gbits, bits)
+		kc.gbits = appendRaw(kc.gbits, arr, rows, valid)
 	}
 }
 
@@ -244,13 +253,7 @@ func (t *groupTable) newChainGroup(cols []arrow.Array, i int) {
 // the old ones given back once copied.
 func (t *groupTable) growStore() {
 	c := groupCap(t.n)
-	var per int64 // bytes per group: validity, and a string header or the bits
-	for _, kc := range t.cols {
-		per += 9
-		if kc.str {
-			per += 8
-		}
-	}
+	per := t.groupKeyBytes()
 	t.acct.take(int64(c) * per)
 	for _, kc := range t.cols {
 		kc.gvalid = withCap(kc.gvalid, c)
@@ -269,6 +272,55 @@ func withCap[T any](s []T, c int) []T {
 	t := make([]T, len(s), c)
 	copy(t, s)
 	return t
+}
+
+// groupKeyBytes is what storing one group's keys costs: validity, and a
+// string header or the bits.
+func (t *groupTable) groupKeyBytes() int64 {
+	var b int64
+	for _, kc := range t.cols {
+		if kc.str {
+			b += 17
+		} else {
+			b += 9
+		}
+	}
+	return b
+}
+
+// appendRaw appends to dst the raw bits of rows of a fixed-width or
+// boolean array, zero-extended as rawAt reads them (0 for null rows).
+func appendRaw(dst []uint64, arr arrow.Array, rows []int32, valid validity) []uint64 {
+	if arr.DataType().ID() == arrow.BOOL {
+		for _, i := range rows {
+			var b uint64
+			if valid.ok(int(i)) {
+				b = rawAt(arr, int(i))
+			}
+			dst = append(dst, b)
+		}
+		return dst
+	}
+	switch fixedWidth(arr.DataType()) {
+	case 1:
+		return appendRows(dst, values[uint8](arr), rows, valid)
+	case 2:
+		return appendRows(dst, values[uint16](arr), rows, valid)
+	case 4:
+		return appendRows(dst, values[uint32](arr), rows, valid)
+	}
+	return appendRows(dst, values[uint64](arr), rows, valid)
+}
+
+func appendRows[T uint8 | uint16 | uint32 | uint64](dst []uint64, vs []T, rows []int32, valid validity) []uint64 {
+	for _, i := range rows {
+		var b uint64
+		if valid.ok(int(i)) {
+			b = uint64(vs[i])
+		}
+		dst = append(dst, b)
+	}
+	return dst
 }
 
 // reset drops all state (the caller releases the charged bytes).

@@ -55,7 +55,8 @@ func TestEstimateRows(t *testing.T) {
 
 // TestEstimateExprFilters: an expression filter estimates by its shape
 // (AND multiplies, OR combines independent branches, comparisons as the
-// predicates of their kind).
+// predicates of their kind), also once projection pushdown has narrowed
+// the Project above it (the Filter over its Compute alone).
 func TestEstimateExprFilters(t *testing.T) {
 	for _, tc := range []struct {
 		expr string
@@ -66,6 +67,7 @@ func TestEstimateExprFilters(t *testing.T) {
 		{"(qty = 1 AND price < 2) OR qty = 3", 3000 * (1 - (1-0.1*0.33)*(1-0.1))},
 		{"region IN ('a', 'b', 'c') AND NOT (qty = 2)", 3000 * 0.3 * 0.9},
 		{"qty BETWEEN 1 AND 5 OR region LIKE '%x%'", 3000 * (1 - 0.67*0.5)},
+		{"NOT region LIKE '%x%requests%'", 3000 * 0.5},
 	} {
 		n, err := planner.Build(spec(t, `{"filters":[{"expr":`+strconv.Quote(tc.expr)+`}]}`), testInput())
 		if err != nil {
@@ -73,6 +75,16 @@ func TestEstimateExprFilters(t *testing.T) {
 		}
 		if got := planner.EstimateRows(n); math.Abs(got-tc.want) > 1e-6*tc.want {
 			t.Errorf("%s: %g rows, want %g", tc.expr, got, tc.want)
+		}
+		var f planner.Node
+		planner.Inspect(n, func(x planner.Node, _ int) bool {
+			if _, ok := x.(*planner.Filter); ok && f == nil {
+				f = x
+			}
+			return f == nil
+		})
+		if got := planner.EstimateRows(f); math.Abs(got-tc.want) > 1e-6*tc.want {
+			t.Errorf("%s, filter without its project: %g rows, want %g", tc.expr, got, tc.want)
 		}
 	}
 }

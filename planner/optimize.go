@@ -62,6 +62,7 @@ var Rules = []Rule{
 	{Name: "or_column_preds", Apply: OrColumnPreds},
 	{Name: "push_join_filters", Apply: PushJoinFilters},
 	{Name: "semi_join_reduce", Apply: SemiJoinReduce},
+	{Name: "join_reduce_right", Apply: JoinReduceRight},
 	{Name: "join_filtering_first", Apply: JoinFilteringFirst},
 	{Name: "push_filters", Apply: PushFilters},
 	{Name: "push_limit", Apply: PushLimit},

@@ -191,7 +191,7 @@ func TestOptimizePipelineOrder(t *testing.T) {
 	for _, r := range planner.Rules {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, ","); got != "fold_constants,join_cross_order,push_join_residual,expr_filter_preds,derive_join_ors,or_column_preds,push_join_filters,semi_join_reduce,join_filtering_first,push_filters,push_limit,push_limit_union,push_projection_union,push_projection,zone_filters" {
+	if got := strings.Join(names, ","); got != "fold_constants,join_cross_order,push_join_residual,expr_filter_preds,derive_join_ors,or_column_preds,push_join_filters,semi_join_reduce,join_reduce_right,join_filtering_first,push_filters,push_limit,push_limit_union,push_projection_union,push_projection,zone_filters" {
 		t.Fatalf("rules: %s", got)
 	}
 }

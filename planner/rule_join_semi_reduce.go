@@ -35,7 +35,8 @@ import (
 // EstimateRows that is filtered (below its base: an unfiltered copy
 // restricts nothing), smaller than the aggregate's input, reading no more
 // rows from its scans than the aggregate's input does and computing no
-// aggregate of its own (it runs twice). Rule join_filtering_first then
+// aggregate of its own (it runs twice); of nodes estimated alike, the
+// lowest (the fewest nodes copied). Rule join_filtering_first then
 // moves the semi join down the aggregate input's join chain to the join
 // that provides the key.
 func SemiJoinReduce(n Node, _ OptimizeOptions) (Node, error) {
@@ -203,7 +204,7 @@ func semiReduced(j *Join, a *Aggregate, in []string) (Node, bool) {
 	for i := range paths {
 		for _, o := range paths[i] {
 			est, base := estimateRows(o.node)
-			if est >= base || est >= bestEst || scannedRows(o.node) > inScan || aggregates(o.node) {
+			if est >= base || est > bestEst || est == inEst || scannedRows(o.node) > inScan || aggregates(o.node) {
 				continue
 			}
 			var keys []int

@@ -66,6 +66,7 @@ type options struct {
 	tpch, tpchQueries              string
 	sqlFormat                      string // --tpch: advanced_query's output_format
 	sqlConfirm                     bool   // --tpch: advanced_query's confirm
+	sqlAnalyze                     bool   // --tpch: EXPLAIN ANALYZE, the operators to stderr
 	queryTimeout                   time.Duration
 	reps                           int
 	cpuprofile, trace              string
@@ -93,6 +94,7 @@ func main() {
 	fs.StringVar(&o.tpchQueries, "tpch-queries", "bench/tpch/queries", "the directory of the TPC-H q01.sql..q22.sql files")
 	fs.StringVar(&o.sqlFormat, "sql-format", "", "--tpch: advanced_query's output_format (parquet: the result as a file; default inline JSON or pages)")
 	fs.BoolVar(&o.sqlConfirm, "sql-confirm", false, "--tpch: confirm large results (advanced_query's confirm) instead of stopping at needs_confirmation")
+	fs.BoolVar(&o.sqlAnalyze, "sql-analyze", false, "--tpch: run each statement as EXPLAIN ANALYZE and print its operators (rows, time) to stderr")
 	fs.DurationVar(&o.queryTimeout, "query-timeout", service.DefaultQueryTimeout, "--tpch: time limit of one query (quarry serve --query-timeout)")
 	fs.BoolVar(&o.coldKeep, "cold-keep", true, "cold: open the catalog with the cache as column keeper, as quarry serve does (one pass parses every column); false: type-check only, then the query reads its columns from the file")
 	fs.BoolVar(&o.h2oSQL, "h2o-sql", false, "run the H2O questions G1-G10 from their SQL text (advanced_query's compiler, h2o_sql.go) instead of their knob specs")

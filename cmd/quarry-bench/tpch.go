@@ -93,6 +93,9 @@ func runTPCH(o options, queries []string) {
 		"datasets": len(a.Catalog.Datasets()), "cache_bytes": st.Used, "cached_columns": st.Columns, "peak_rss_bytes": peakRSS()})
 	for _, q := range queries {
 		sql, err := tpchSQL(o.tpchQueries, q)
+		if o.sqlAnalyze {
+			sql = "EXPLAIN ANALYZE " + sql
+		}
 		for rep := 0; rep <= o.reps; rep++ {
 			rec := map[string]any{"query": q, "rep": rep, "mode": "warm"}
 			if err == nil {
@@ -114,18 +117,25 @@ func runTPCH(o options, queries []string) {
 // runSQL times one advanced_query call and fills rec (with the answer when
 // answer is set).
 func runSQL(ctx context.Context, svc *service.Service, req service.SQLRequest, rec map[string]any, answer bool) error {
-	t0 := time.Now()
+	t0, c0 := time.Now(), cpuSecs()
 	resp, err := svc.SQL(ctx, req)
 	if err != nil {
 		return err
 	}
 	rec["secs"] = time.Since(t0).Seconds()
+	rec["cpu_secs"] = cpuSecs() - c0 // every thread of the process (USER_HZ resolution)
 	res := resp.Result
 	if res == nil {
 		return fmt.Errorf("not run: %s (%s)", resp.Status, resp.Hint)
 	}
 	rec["rows"] = res.TotalRows
 	rec["method"] = res.Method
+	if an := resp.Analyze; an != nil {
+		fmt.Fprintf(os.Stderr, "%s: %.1f ms\n", req.SQL[:min(len(req.SQL), 60)], an.TimeMs)
+		for _, op := range an.Operators {
+			fmt.Fprintf(os.Stderr, "%s%s: rows_in=%d rows_out=%d time=%.1fms  %s\n", strings.Repeat("  ", op.Depth), op.Op, op.RowsIn, op.RowsOut, op.TimeMs, op.Node)
+		}
+	}
 	if !answer {
 		return nil
 	}

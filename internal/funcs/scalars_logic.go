@@ -142,21 +142,31 @@ func like(name, sym string, fold bool) *ScalarDecl {
 	return &ScalarDecl{Name: name, Operator: true, MinArgs: 2, MaxArgs: 2, Params: []Arg{ArgString, ArgText},
 		Signature: "x " + sym + " 'pattern'", Doc: doc + "; `NOT " + sym + "` negates", ResultDoc: "boolean", Result: boolResult,
 		Prepare: func(c *CallInfo) (Kernel, error) {
-			re, err := compilePattern(c.Consts[1], func(p string) string { return LikeRegexp(p, fold) })
-			if err != nil || re == nil {
+			m, err := LikeMatcher(c.Consts[1], fold)
+			if err != nil || m == nil {
 				return nullKernel(c.Result), err
 			}
-			if m := likeLiteralMatcher(c.Consts[1].Str); m != nil && !fold {
-				return Rows(c.Result, true, func(a []Col, i int, o *Out) error {
-					o.Bool(m(a[0].Str(i)))
-					return nil
-				}), nil
-			}
 			return Rows(c.Result, true, func(a []Col, i int, o *Out) error {
-				o.Bool(re.MatchString(a[0].Str(i)))
+				o.Bool(m(a[0].Str(i)))
 				return nil
 			}), nil
 		}}
+}
+
+// LikeMatcher returns the test of LIKE (ILIKE with fold) against the
+// constant pattern v: a substring search for patterns of literals and %
+// without fold, else the pattern's regular expression; nil for a null
+// pattern (every row is null). The kernel of like and ilike, and the
+// engine's vectorized form of them, use it.
+func LikeMatcher(v *Value, fold bool) (func(string) bool, error) {
+	re, err := compilePattern(v, func(p string) string { return LikeRegexp(p, fold) })
+	if err != nil || re == nil {
+		return nil, err
+	}
+	if m := likeLiteralMatcher(v.Str); m != nil && !fold {
+		return m, nil
+	}
+	return re.MatchString, nil
 }
 
 // compilePattern compiles the constant pattern v (through translate when
