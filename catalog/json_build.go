@@ -123,11 +123,6 @@ func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j
 	return c
 }
 
-// field is the type of the batch column the builder makes.
-func (c *jsonCells) field(name string) arrow.Field {
-	return arrow.Field{Name: name, Type: c.b.Type(), Nullable: true}
-}
-
 // append adds one cell (nil or a JSON null: null).
 func (c *jsonCells) append(f *jsonField) {
 	if f == nil || f.kind == jNull {
