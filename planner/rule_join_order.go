@@ -49,17 +49,7 @@ func joinFilteringFirst(n Node) (Node, bool, error) {
 		nn, err := n.WithChildren(children...)
 		return nn, err == nil, err
 	}
-	var chain []*Join // bottom first
-	var base Node = top
-	for {
-		j, ok := base.(*Join)
-		if !ok || !chainJoin(j) {
-			break
-		}
-		chain = append(chain, j)
-		base = j.Left
-	}
-	slices.Reverse(chain)
+	chain, base := joinChain(top)
 	base, changed, err := joinFilteringFirst(base)
 	if err != nil {
 		return nil, false, err
@@ -114,6 +104,23 @@ func reorderedAs(node Node, want *arrow.Schema) *Project {
 
 // chainJoin reports whether j can be part of a reordered chain.
 func chainJoin(j *Join) bool { return j.Type != JoinRight && j.Type != JoinFull }
+
+// joinChain returns the chain of joins that starts at top and follows
+// left inputs while they are chainJoins (bottom first), and the input
+// below the bottom one.
+func joinChain(top *Join) (chain []*Join, base Node) {
+	base = top
+	for {
+		j, ok := base.(*Join)
+		if !ok || !chainJoin(j) {
+			break
+		}
+		chain = append(chain, j)
+		base = j.Left
+	}
+	slices.Reverse(chain)
+	return chain, base
+}
 
 // filteringFirst is chain (bottom first, over base) with every filtering
 // join moved down to the lowest place where the columns it reads from the

@@ -43,17 +43,7 @@ func JoinReduceRight(n Node, _ OptimizeOptions) (Node, error) {
 		if !ok || !chainJoin(top) {
 			return n, false, nil
 		}
-		var chain []*Join // bottom first
-		var base Node = top
-		for {
-			j, ok := base.(*Join)
-			if !ok || !chainJoin(j) {
-				break
-			}
-			chain = append(chain, j)
-			base = j.Left
-		}
-		slices.Reverse(chain)
+		chain, base := joinChain(top)
 		rights := make([]Node, len(chain))
 		for i, j := range chain {
 			rights[i] = j.Right
