@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quarrydb/quarry/internal/dictstr"
 	"github.com/quarrydb/quarry/internal/qerr"
 	"github.com/quarrydb/quarry/planner"
 )
@@ -248,17 +249,11 @@ func compactDict(mem memory.Allocator, arr arrow.Array, bits []byte, nulls int) 
 }
 
 // decodeDict converts a dictionary-encoded string array into a plain array
-// of type to (string or large_string).
+// of type to (string or large_string), through dictstr, the decoder the
+// materializer shares.
 func decodeDict(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (out arrow.Array, err error) {
 	defer catchBudget(&err)
-	var cb []int32
-	strs := dictRowViews(arr, nil, &cb)
-	valid := make([]bool, len(strs))
-	v := validityOf(arr)
-	for i := range valid {
-		valid[i] = v.ok(i)
-	}
-	return buildStrings(mem, to, strs, valid), nil
+	return dictstr.Decode(mem, arr.(*array.Dictionary), to)
 }
 
 // encodeDict dictionary-encodes a plain string array as type to.

@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
+
+	"github.com/quarrydb/quarry/internal/dictstr"
 )
 
 // Plainer turns the engine's batches into the plain form Arrow files and
@@ -48,10 +50,10 @@ func (p *Plainer) Batch(ctx context.Context, b arrow.RecordBatch) (arrow.RecordB
 		c := b.Column(i)
 		if p.dict[i] {
 			d := c.(*array.Dictionary)
-			if dec, ok := plainStrings(exec.GetAllocator(ctx), d); ok {
+			if dec, err := dictstr.Decode(exec.GetAllocator(ctx), d, d.Dictionary().DataType()); err == nil {
 				cols[i] = dec
 				continue
-			}
+			} // anything dictstr does not decode (numbers, over 2 GiB), Take does or refuses
 			dec, err := compute.TakeArray(ctx, d.Dictionary(), d.Indices())
 			if err != nil {
 				releaseAll(cols[:i])

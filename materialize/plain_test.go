@@ -9,13 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quarrydb/quarry/internal/dictstr"
 )
 
 // TestPlainerDictionaries: Plainer decodes dictionary columns to the
 // values compute.Take gives, through the direct string decoder
-// (plainStrings) for the engine's string dictionaries and through Take for
-// the rest — every index width, nulls, sliced arrays, a dictionary with a
-// null value and one of numbers — with every buffer released.
+// (dictstr.Decode) for string dictionaries and through Take for the rest —
+// every index width, nulls, sliced arrays, a dictionary with a null value
+// and one of numbers — with every buffer released.
 func TestPlainerDictionaries(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -24,15 +26,15 @@ func TestPlainerDictionaries(t *testing.T) {
 		dict    string
 		indices string
 		slice   [2]int64 // rows [from, to) of the column; zero: all
-		direct  bool     // plainStrings decodes it
+		direct  bool     // dictstr decodes it
 	}{
 		{"int8", arrow.PrimitiveTypes.Int8, arrow.BinaryTypes.String, `["a","bb",""]`, `[0,1,2,1,0]`, [2]int64{}, true},
 		{"int16 with nulls", arrow.PrimitiveTypes.Int16, arrow.BinaryTypes.String, `["x","héllo"]`, `[1,null,0,null]`, [2]int64{}, true},
 		{"int32 sliced with nulls", arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, `["p","qq","rrr"]`, `[2,null,1,0,null,2,1]`, [2]int64{1, 6}, true},
 		{"int64 all null", arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, `["z"]`, `[null,null]`, [2]int64{}, true},
 		{"empty", arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, `["z"]`, `[]`, [2]int64{}, true},
-		{"null in the dictionary", arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, `["a",null]`, `[1,0,1]`, [2]int64{}, false},
-		{"unsigned indices", arrow.PrimitiveTypes.Uint16, arrow.BinaryTypes.String, `["a","b"]`, `[1,0]`, [2]int64{}, false},
+		{"null in the dictionary", arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, `["a",null]`, `[1,0,1]`, [2]int64{}, true},
+		{"unsigned indices", arrow.PrimitiveTypes.Uint16, arrow.BinaryTypes.String, `["a","b"]`, `[1,0]`, [2]int64{}, true},
 		{"numbers", arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Float64, `[1.5,2]`, `[1,1,0]`, [2]int64{}, false},
 	}
 	for _, tc := range cases {
@@ -51,9 +53,9 @@ func TestPlainerDictionaries(t *testing.T) {
 				defer col.Release()
 			}
 			d := col.(*array.Dictionary)
-			if direct, ok := plainStrings(mem, d); ok != tc.direct {
-				t.Errorf("plainStrings took it: %v, want %v", ok, tc.direct)
-			} else if ok {
+			if direct, err := dictstr.Decode(mem, d, tc.values); (err == nil) != tc.direct {
+				t.Errorf("dictstr decoded it: %v (%v), want %v", err == nil, err, tc.direct)
+			} else if err == nil {
 				direct.Release() // Plainer.Batch's result is checked below
 			}
 			want, err := compute.TakeArray(ctx, d.Dictionary(), d.Indices())
@@ -94,9 +96,9 @@ func BenchmarkPlainStrings(b *testing.B) {
 	defer d.Release()
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
-			out, ok := plainStrings(memory.DefaultAllocator, d)
-			if !ok {
-				b.Fatal("not decoded")
+			out, err := dictstr.Decode(memory.DefaultAllocator, d, arrow.BinaryTypes.String)
+			if err != nil {
+				b.Fatal(err)
 			}
 			out.Release()
 		}
