@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,10 +95,32 @@ func (d Dialect) From(t Table) string {
 	return d.Ident(t.Schema) + "." + d.Ident(t.Name)
 }
 
-// Generate prints plan n, whose one Scan reads table, as one SELECT in
+// Tables names the remote table a Scan of dataset reads: an error
+// wrapping ErrUnsupported when the remote has none.
+type Tables func(dataset string) (Table, error)
+
+// Generate prints plan n, whose Scans all read table, as one SELECT in
 // dialect d. A node or predicate it cannot print is an error wrapping
 // ErrUnsupported.
 func Generate(n planner.Node, table Table, d Dialect) (string, error) {
+	first := planner.ScanOf(n)
+	return GenerateTables(n, func(dataset string) (Table, error) {
+		if first == nil || dataset != first.Dataset {
+			return Table{}, unsupported("dataset %q is not the table's", dataset)
+		}
+		return table, nil
+	}, d)
+}
+
+// GenerateTables prints plan n as one SELECT in dialect d, its Scans
+// reading the tables tables names: joins of them become joins of
+// derived tables (see join).
+func GenerateTables(n planner.Node, tables Tables, d Dialect) (string, error) {
+	return d.block(n, tables)
+}
+
+// block prints n as one SELECT block over a table or a join.
+func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
 	var (
 		limit  *planner.Limit
 		sort   *planner.Sort
@@ -105,23 +128,40 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 		preds  []planner.Predicate
 		having []planner.Predicate
 		scan   *planner.Scan
+		join   *planner.Join
 	)
+	// renames are the columns of Computes that name another column
+	// (new name -> old), allowed among the Projects on top.
+	renames := map[string]string{}
 	// Walk down in SQL block order: a Limit (with a Sort right under it,
 	// but for Projects: a top-N), then Filters over an Aggregate
-	// (HAVING), the Aggregate, Filters (WHERE), the Scan; Projects
+	// (HAVING), the Aggregate, Filters (WHERE), the Scan or Join; Projects
 	// anywhere only pick columns by name (the select list is the plan's
 	// output schema). A Sort without a Limit right above it is left to
 	// the engine: order alone saves no bytes.
-	cur, underLimit := n, false
+	cur, underLimit, top := n, false, true
 	for {
 		switch x := cur.(type) {
 		case *planner.Limit:
 			if limit != nil || agg != nil || len(preds) > 0 {
 				return "", unsupported("%s", x.Describe())
 			}
-			limit, cur, underLimit = x, x.Input, true
+			limit, cur, underLimit, top = x, x.Input, true, false
 			continue
 		case *planner.Project:
+			cur = x.Input
+			continue
+		case *planner.Compute:
+			if !top {
+				return "", unsupported("%s", x.Describe())
+			}
+			for _, e := range x.Exprs {
+				ref, ok := e.Expr.(*planner.ColRef)
+				if !ok {
+					return "", unsupported("%s", x.Describe())
+				}
+				renames[e.Name] = ref.Name
+			}
 			cur = x.Input
 			continue
 		case *planner.Sort:
@@ -134,32 +174,53 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 			if agg != nil {
 				return "", unsupported("%s", x.Describe())
 			}
-			agg, cur, underLimit = x, x.Input, false
+			agg, cur, underLimit, top = x, x.Input, false, false
 			having, preds = preds, nil
 			continue
 		case *planner.Filter:
 			preds = append(preds, x.Preds...)
-			cur, underLimit = x.Input, false
+			cur, underLimit, top = x.Input, false, false
 			continue
 		case *planner.Scan:
 			scan = x
+		case *planner.Join:
+			join = x
 		default:
 			return "", unsupported("%s", cur.Describe())
 		}
 		break
 	}
-	preds = append(append([]planner.Predicate(nil), scan.Filters...), preds...)
+	var from string
+	var fromSchema *arrow.Schema
+	if scan != nil {
+		if scan.Pushed != nil {
+			return "", unsupported("%s", scan.Describe())
+		}
+		t, err := tables(scan.Dataset)
+		if err != nil {
+			return "", err
+		}
+		from, fromSchema = d.From(t), scan.Out
+		preds = append(append([]planner.Predicate(nil), scan.Filters...), preds...)
+	} else {
+		s, err := d.join(join, tables)
+		if err != nil {
+			return "", err
+		}
+		from, fromSchema = "("+s+") AS "+d.Ident("j"), join.Schema()
+	}
 
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	var items []string
+	// text is the SQL of a column under the renames: an aggregate call
+	// or group key with an aggregate, else a column of the FROM item.
+	text := func(name string) string { return d.Ident(name) }
 	// expr is the SQL of a column of the aggregate's output (a group key
 	// or an aggregate call); nil without an aggregate.
 	var expr func(string) string
 	if agg != nil {
 		calls := make(map[string]string, len(agg.GroupBy)+len(agg.Aggs))
 		for _, k := range agg.GroupBy {
-			items = append(items, d.Ident(k))
 			calls[k] = d.Ident(k)
 		}
 		for _, a := range agg.Aggs {
@@ -167,26 +228,55 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			items = append(items, s+" AS "+d.Ident(a.Name))
 			calls[a.Name] = s
 		}
-		items = pick(items, n.Schema(), agg.Out)
 		expr = func(name string) string { return calls[name] }
+		text = expr
 	} else {
-		for _, f := range n.Schema().Fields() {
-			if len(scan.Out.FieldIndices(f.Name)) == 0 {
-				return "", unsupported("column %q is not read from the table", f.Name)
+		text = func(name string) string {
+			if len(fromSchema.FieldIndices(name)) == 0 {
+				return ""
 			}
-			items = append(items, d.Ident(f.Name))
+			return d.Ident(name)
 		}
+	}
+	if len(renames) > 0 {
+		// A clause naming a column that is also a new name of the
+		// select list may read the select list's (ORDER BY, and
+		// some dialects' WHERE, GROUP BY and HAVING).
+		used := referenced(preds, having, agg, sort)
+		for name := range renames {
+			if used[name] {
+				return "", unsupported("column %q renamed over another of its name", name)
+			}
+		}
+	}
+	var items []string
+	for _, f := range n.Schema().Fields() {
+		src := f.Name
+		for i := 0; i <= len(renames); i++ { // a chain of renames, no cycle
+			old, ok := renames[src]
+			if !ok {
+				break
+			}
+			src = old
+		}
+		t := text(src)
+		if t == "" {
+			return "", unsupported("column %q is not read from the table", f.Name)
+		}
+		if agg != nil && t != d.Ident(f.Name) || src != f.Name {
+			t += " AS " + d.Ident(f.Name)
+		}
+		items = append(items, t)
 	}
 	if len(items) == 0 {
 		return "", unsupported("a plan without columns")
 	}
 	b.WriteString(strings.Join(items, ", "))
 	b.WriteString(" FROM ")
-	b.WriteString(d.From(table))
-	if err := d.conjunction(&b, " WHERE ", preds, scan.Out, nil); err != nil {
+	b.WriteString(from)
+	if err := d.conjunction(&b, " WHERE ", preds, fromSchema, nil); err != nil {
 		return "", err
 	}
 	if agg != nil && len(agg.GroupBy) > 0 {
@@ -222,6 +312,125 @@ func Generate(n planner.Node, table Table, d Dialect) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// referenced are the column names the clauses of a block name.
+func referenced(preds, having []planner.Predicate, agg *planner.Aggregate, sort *planner.Sort) map[string]bool {
+	used := map[string]bool{}
+	var add func([]planner.Predicate)
+	add = func(ps []planner.Predicate) {
+		for _, p := range ps {
+			used[p.Col] = true
+			add(p.Any)
+		}
+	}
+	add(preds)
+	add(having)
+	if agg != nil {
+		for _, k := range agg.GroupBy {
+			used[k] = true
+		}
+		for _, a := range agg.Aggs {
+			used[a.Col] = true
+		}
+	}
+	if sort != nil {
+		for _, k := range sort.Keys {
+			used[k.Col] = true
+		}
+	}
+	return used
+}
+
+// joinKinds are the join types printed as a join of derived tables.
+var joinKinds = map[planner.JoinType]string{
+	planner.JoinInner: "INNER JOIN", planner.JoinLeft: "LEFT OUTER JOIN", planner.JoinRight: "RIGHT OUTER JOIN",
+	planner.JoinFull: "FULL OUTER JOIN", planner.JoinCross: "CROSS JOIN",
+}
+
+// join prints j as a SELECT of its output columns (named as the plan
+// names them: the left's as they are, the kept right ones alias.col)
+// over its inputs as derived tables "l" and "r", each printed by block:
+// inner, outer and cross joins ON the key equalities (a null key
+// matches nothing, as in the engine); semi and anti joins as [NOT]
+// EXISTS of a match (a null left key has none); a null-aware anti join
+// as NOT IN. Keys must compare in the remote as in the engine (joinKey);
+// a residual condition is not printed (the join stays local).
+func (d Dialect) join(j *planner.Join, tables Tables) (string, error) {
+	if j.Residual != nil {
+		return "", unsupported("%s (a residual condition)", j.Describe())
+	}
+	ls, rs := j.Left.Schema(), j.Right.Schema()
+	if len(j.LeftIdx) != len(j.LeftKeys) || len(j.RightIdx) != len(j.RightKeys) || len(j.LeftKeys) != len(j.RightKeys) {
+		return "", unsupported("%s (unresolved keys)", j.Describe())
+	}
+	l, r := d.Ident("l"), d.Ident("r")
+	on := make([]string, len(j.LeftKeys))
+	for i := range j.LeftKeys {
+		if !d.joinKey(ls.Field(j.LeftIdx[i]).Type) || !d.joinKey(rs.Field(j.RightIdx[i]).Type) {
+			return "", unsupported("join key %q (of this type)", j.LeftKeys[i])
+		}
+		on[i] = l + "." + d.Ident(j.LeftKeys[i]) + " = " + r + "." + d.Ident(j.RightKeys[i])
+	}
+	if (j.Type == planner.JoinCross) != (len(on) == 0) {
+		return "", unsupported("%s", j.Describe())
+	}
+	left, err := d.block(j.Left, tables)
+	if err != nil {
+		return "", err
+	}
+	right, err := d.block(j.Right, tables)
+	if err != nil {
+		return "", err
+	}
+	items := make([]string, 0, ls.NumFields()+len(j.RightCols))
+	for _, f := range ls.Fields() {
+		items = append(items, l+"."+d.Ident(f.Name))
+	}
+	if len(items) == 0 {
+		return "", unsupported("a join without left columns")
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	if !j.Type.KeepsRight() {
+		b.WriteString(strings.Join(items, ", "))
+		b.WriteString(" FROM (" + left + ") AS " + l + " WHERE ")
+		switch {
+		case j.NullAware && len(on) == 1:
+			b.WriteString(l + "." + d.Ident(j.LeftKeys[0]) + " NOT IN (SELECT " + r + "." + d.Ident(j.RightKeys[0]) + " FROM (" + right + ") AS " + r + ")")
+		case j.NullAware:
+			return "", unsupported("%s", j.Describe())
+		default:
+			if j.Type == planner.JoinAnti {
+				b.WriteString("NOT ")
+			}
+			b.WriteString("EXISTS (SELECT 1 FROM (" + right + ") AS " + r + " WHERE " + strings.Join(on, " AND ") + ")")
+		}
+		return b.String(), nil
+	}
+	kw, ok := joinKinds[j.Type]
+	if !ok {
+		return "", unsupported("%s", j.Describe())
+	}
+	for _, f := range rs.Fields() {
+		if slices.Contains(j.RightCols, f.Name) {
+			items = append(items, r+"."+d.Ident(f.Name)+" AS "+d.Ident(planner.JoinedName(j.Alias, f.Name)))
+		}
+	}
+	b.WriteString(strings.Join(items, ", "))
+	b.WriteString(" FROM (" + left + ") AS " + l + " " + kw + " (" + right + ") AS " + r)
+	if len(on) > 0 {
+		b.WriteString(" ON " + strings.Join(on, " AND "))
+	}
+	return b.String(), nil
+}
+
+// joinKey reports whether the remote compares join keys of type t as
+// the engine does: integers, dates, booleans and (unless the dialect's
+// strings may ignore case) strings by their bytes — not floats (NaN,
+// -0) nor timestamps (time zones and units differ among remotes).
+func (d Dialect) joinKey(t arrow.DataType) bool {
+	return d.orderable(t)
 }
 
 // schemaOf is agg's output schema (nil without an aggregate).
@@ -300,20 +509,6 @@ func (d Dialect) orderable(t arrow.DataType) bool {
 		return !d.CaseInsensitiveStrings
 	}
 	return false
-}
-
-// pick returns the items (one per field of from) for the fields of out,
-// in out's order (nil when one is missing).
-func pick(items []string, out, from *arrow.Schema) []string {
-	got := make([]string, 0, out.NumFields())
-	for _, f := range out.Fields() {
-		ix := from.FieldIndices(f.Name)
-		if len(ix) == 0 {
-			return nil
-		}
-		got = append(got, items[ix[0]])
-	}
-	return got
 }
 
 func unsupported(format string, args ...any) error {
