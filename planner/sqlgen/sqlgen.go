@@ -1,6 +1,7 @@
 // Package sqlgen is the one SQL generator: it prints a logical plan (a
-// subtree of the planner's nodes over one remote table) as a single SELECT
-// statement in a remote's dialect. It is what Quarry sends to an Arrow
+// subtree of the planner's nodes over one remote table, or joining
+// tables of one remote) as a single SELECT statement in a remote's
+// dialect. It is what Quarry sends to an Arrow
 // Flight SQL remote (catalog/flightsrc); nothing else produces SQL for a
 // remote, so no text from a request ever reaches one except through the
 // values of typed, validated plan nodes printed here.
@@ -11,11 +12,19 @@
 // filters), Filters over the Aggregate (HAVING, printed on the aggregate
 // calls), Projects that pick columns, and a Limit on top, with a Sort
 // right under it (a top-N: ORDER BY with the engine's null placement
-// spelled out, on keys the remote orders as the engine does). Predicates are printed only when the remote evaluates them
+// spelled out, on keys the remote orders as the engine does), Computes
+// among the Projects on top that only rename columns. In place of the
+// Scan, a Join of two such subtrees (GenerateTables names each Scan's
+// table): inner, left, right, full and cross joins of the inputs as
+// derived tables, semi and anti joins as [NOT] EXISTS, a null-aware anti
+// join as NOT IN, on keys the remote compares as the engine does, without
+// a residual condition; the join's output columns keep the plan's names
+// (alias.col), so no two collide. Predicates are printed only when the remote evaluates them
 // exactly as the engine does (Printable); anything else is an
 // ErrUnsupported error and stays local. Round trip: the SQL of a plan,
 // parsed by sqlfront and optimized, plans back to the same tree
-// (sqlgen_test.go).
+// (sqlgen_test.go); the SQL of a join, planned by sqlfront, gives the
+// plan's rows and columns (joins_test.go).
 package sqlgen
 
 import (
@@ -397,7 +406,7 @@ func (d Dialect) join(j *planner.Join, tables Tables) (string, error) {
 		b.WriteString(" FROM (" + left + ") AS " + l + " WHERE ")
 		switch {
 		case j.NullAware && len(on) == 1:
-			b.WriteString(l + "." + d.Ident(j.LeftKeys[0]) + " NOT IN (SELECT " + r + "." + d.Ident(j.RightKeys[0]) + " FROM (" + right + ") AS " + r + ")")
+			b.WriteString(l + "." + d.Ident(j.LeftKeys[0]) + " NOT IN (SELECT " + r + "." + d.Ident(j.RightKeys[0]) + " AS " + d.Ident("k") + " FROM (" + right + ") AS " + r + ")")
 		case j.NullAware:
 			return "", unsupported("%s", j.Describe())
 		default:
