@@ -84,6 +84,13 @@ func TestSQLiteRemoteJoin(t *testing.T) {
 			t.Errorf("%s: sent %q, want a statement per table", q, sent)
 		}
 	}
+	// The statement of docs/SCALE_OUT.md's example.
+	lite.sent()
+	rowsOf(t, a, `SELECT r.label, count(*) AS n FROM "remote/lite/sales" s JOIN "remote/lite/regions" r ON s.region = r.region GROUP BY r.label`)
+	want := `SELECT "r.label" AS "label", count(*) AS "n" FROM (SELECT "l"."region", "r"."region" AS "r.region", "r"."label" AS "r.label" FROM (SELECT "region" FROM "sales") AS "l" INNER JOIN (SELECT "region", "label" FROM "regions") AS "r" ON "l"."region" = "r"."region") AS "j" GROUP BY "r.label"`
+	if sent := lite.sent(); len(sent) != 1 || sent[0] != want {
+		t.Errorf("sent %q, want %q", sent, want)
+	}
 	// estimate_query shows the statement with the join.
 	est, err := a.Service.EstimateQuery(context.Background(), service.EstimateQueryRequest{
 		SQL: strings.NewReplacer("{S}", `"remote/lite/sales"`, "{R}", `"remote/lite/regions"`).Replace(joinQueries[0])})
