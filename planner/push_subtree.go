@@ -60,13 +60,32 @@ func unpushed(n Node) bool {
 }
 
 // keepOrder puts the Sort of a pushed top-N (a Limit over a Sort, with
-// Projects above and between) over its new Scan again when the scan's columns hold
-// every key: the source picks the rows, the engine orders those few as
-// it always does (stable, its null and NaN placement), so a remote that
-// answers in several endpoints, or breaks ties its own way, cannot change
-// the order. Other subtrees come back as scan.
+// Projects and renaming Computes above and Projects between) over its
+// new Scan again when the scan's columns hold every key (under its
+// name, or a name a Compute above gave it): the source picks the rows,
+// the engine orders those few as it always does (stable, its null and
+// NaN placement), so a remote that answers in several endpoints, or
+// breaks ties its own way, cannot change the order. Other subtrees come
+// back as scan.
 func keepOrder(pushed Node, scan *Scan) Node {
-	l, ok := underProjects(pushed).(*Limit)
+	renamed := map[string]string{} // a column -> a new name of it above
+	top := pushed
+	for done := false; !done; {
+		switch x := top.(type) {
+		case *Project:
+			top = x.Input
+		case *Compute:
+			for _, e := range x.Exprs {
+				if ref, ok := e.Expr.(*ColRef); ok {
+					renamed[ref.Name] = e.Name
+				}
+			}
+			top = x.Input
+		default:
+			done = true
+		}
+	}
+	l, ok := top.(*Limit)
 	if !ok {
 		return scan
 	}
@@ -76,12 +95,19 @@ func keepOrder(pushed Node, scan *Scan) Node {
 	}
 	keys := make([]SortKey, len(s.Keys))
 	for i, k := range s.Keys {
-		ix := scan.Out.FieldIndices(k.Col)
+		name := k.Col
+		for range len(renamed) + 1 { // follow renames until a column of the scan
+			if len(scan.Out.FieldIndices(name)) > 0 {
+				break
+			}
+			name = renamed[name]
+		}
+		ix := scan.Out.FieldIndices(name)
 		if len(ix) != 1 {
 			return scan
 		}
 		keys[i] = k
-		keys[i].Index = ix[0]
+		keys[i].Col, keys[i].Index = name, ix[0]
 	}
 	return &Sort{Input: scan, Keys: keys}
 }

@@ -83,17 +83,44 @@ func TestPushSubtreeTopN(t *testing.T) {
 		if n, err = Optimize(n, OptimizeOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := PushSubtree(n, only("remote/r/t", allPusher{}))
-		if err != nil {
-			t.Fatal(err)
+		checkPushed(t, n, c.want)
+	}
+	// A rename on top (SELECT k, v AS w ... ORDER BY v DESC LIMIT 3): the
+	// Sort kept over the Scan orders by the new name.
+	n, err := Build(Spec{OrderBy: []OrderSpec{{Col: "v", Desc: true}}, Limit: &three}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err = Optimize(n, OptimizeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &Compute{Input: n, Exprs: []NamedExpr{{Name: "w", Expr: &ColRef{Name: "v", Index: 1, Typ: arrow.PrimitiveTypes.Int64}}}}
+	out := arrow.NewSchema([]arrow.Field{c.Schema().Field(0), c.Schema().Field(2)}, nil)
+	top := &Project{Input: c, Columns: []string{"k", "w"}, Indices: []int{0, 2}, Out: out}
+	checkPushed(t, top, []string{"Sort: w desc", "Scan: remote/r/t pushed=[Project: k, w <- Compute: v AS w <- Limit"})
+}
+
+// checkPushed pushes n's subtrees over remote/r/t (every one offered is
+// taken) and checks the lines of the plan start with want's.
+func checkPushed(t *testing.T, n Node, want []string) {
+	t.Helper()
+	got, err := PushSubtree(n, only("remote/r/t", allPusher{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(String(got)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("pushed plan:\n%s", String(got))
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d of\n%s\nwant %q", i, String(got), w)
 		}
-		lines := strings.Split(strings.TrimSpace(String(got)), "\n")
-		if len(lines) != len(c.want) {
-			t.Fatalf("pushed plan:\n%s", String(got))
-		}
-		for i, w := range c.want {
-			if !strings.Contains(lines[i], w) {
-				t.Errorf("line %d of\n%s\nwant %q", i, String(got), w)
+	}
+	if s, ok := got.(*Sort); ok {
+		for _, k := range s.Keys {
+			if f := s.Input.Schema().Field(k.Index); f.Name != k.Col {
+				t.Errorf("sort key %s at %d, which is %s", k.Col, k.Index, f.Name)
 			}
 		}
 	}
