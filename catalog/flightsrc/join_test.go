@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quarrydb/quarry/catalog/flightsrc"
+	"github.com/quarrydb/quarry/planner"
 	"github.com/quarrydb/quarry/service"
 )
 
@@ -99,5 +100,16 @@ func TestSQLiteRemoteJoin(t *testing.T) {
 	}
 	if want := `INNER JOIN (SELECT "region", "label" FROM "regions") AS "r"`; !strings.Contains(est.PhysicalPlan, want) {
 		t.Errorf("physical plan:\n%s\nwant %s", est.PhysicalPlan, want)
+	}
+	// The knob tools' joins (query_data's join) are pushed the same way.
+	est, err = a.Service.EstimateQuery(context.Background(), service.EstimateQueryRequest{Dataset: "remote/lite/sales", Spec: planner.Spec{
+		Join:    []planner.JoinSpec{{Dataset: "remote/lite/regions", As: "r", Type: planner.JoinLeft, On: []planner.JoinOn{{Left: "region", Right: "region"}}}},
+		GroupBy: planner.GroupKeys{"r.label"}, Aggs: []planner.AggSpec{{Col: "*", Fn: planner.AggCount}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `LEFT OUTER JOIN (SELECT "region", "label" FROM "regions") AS "r"`; !strings.Contains(est.PhysicalPlan, want) {
+		t.Errorf("knob join, physical plan:\n%s\nwant %s", est.PhysicalPlan, want)
 	}
 }
