@@ -89,8 +89,10 @@ func TestFlightSQLRemoteCorpus(t *testing.T) {
 
 // pushedCorpusJoins are queries of the corpus (testdata/sql_corpus.txt)
 // joining two tables that A pushes to B with their joins: equality keys
-// the generator prints, no residual condition.
+// and residual conditions the generator prints.
 var pushedCorpusJoins = []string{
+	`SELECT a.station_id, b.station_id FROM "weather/stations" a FULL JOIN "weather/stations" b ON a.country = b.country AND a.elevation_m < b.elevation_m`,
+	`SELECT d.date, s.name FROM "weather/daily" d RIGHT JOIN "weather/stations" s ON d.station_id = s.station_id AND d.snow`,
 	`SELECT s.name, d.date, d.tmax_c FROM "weather/daily" d JOIN "weather/stations" s ON d.station_id = s.station_id WHERE d.tmax_c > 35`,
 	`SELECT s.country, count(*) FROM "weather/daily" d JOIN "weather/stations" s USING (station_id) GROUP BY s.country`,
 	`SELECT s.station_id, count(d.date) FROM "weather/stations" s LEFT JOIN "weather/daily" d ON s.station_id = d.station_id GROUP BY s.station_id`,

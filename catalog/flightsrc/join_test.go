@@ -37,12 +37,14 @@ var joinQueries = []string{
 	`SELECT count(*) AS n FROM {S} WHERE region IN (SELECT region FROM {R} WHERE code > 1)`,
 	`SELECT count(*) AS n, sum(qty) AS q FROM {S} s WHERE NOT EXISTS (SELECT 1 FROM {R} r WHERE r.region = s.region)`,
 	`SELECT s.id, r.label FROM {S} s JOIN {R} r ON s.region = r.region ORDER BY s.id DESC, r.code LIMIT 5`,
+	`SELECT r.code, count(s.id) AS n, min(s.id) AS lo FROM {S} s RIGHT JOIN {R} r ON s.region = r.region AND s.id < 8 AND s.qty <> r.code WHERE r.code > 1 GROUP BY r.code ORDER BY r.code`,
+	`SELECT count(*) AS n FROM {S} s WHERE EXISTS (SELECT 1 FROM {R} r WHERE r.region = s.region AND r.code > s.qty)`,
 }
 
 // localJoins join sales and regions with a condition the generator does
-// not print (the join's residual): the join runs locally.
+// not print (a residual with arithmetic): the join runs locally.
 var localJoins = []string{
-	`SELECT r.code, s.id FROM {S} s RIGHT JOIN {R} r ON s.region = r.region AND s.id < 8 WHERE r.code > 1 ORDER BY r.code, s.id`,
+	`SELECT r.code, s.id FROM {S} s RIGHT JOIN {R} r ON s.region = r.region AND s.qty > r.code * 10 + 5 WHERE r.code > 1 AND s.id < 30 ORDER BY r.code, s.id`,
 }
 
 // TestSQLiteRemoteJoin: joins of two tables of one remote (arrow-go's

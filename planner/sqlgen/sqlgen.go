@@ -17,8 +17,8 @@
 // Scan, a Join of two such subtrees (GenerateTables names each Scan's
 // table): inner, left, right, full and cross joins of the inputs as
 // derived tables, semi and anti joins as [NOT] EXISTS, a null-aware anti
-// join as NOT IN, on keys the remote compares as the engine does, without
-// a residual condition; the join's output columns keep the plan's names
+// join as NOT IN, on keys the remote compares as the engine does, with
+// a residual condition only when it prints exactly (residual.go); the join's output columns keep the plan's names
 // (alias.col), so no two collide. Predicates are printed only when the remote evaluates them
 // exactly as the engine does (Printable); anything else is an
 // ErrUnsupported error and stays local. Round trip: the SQL of a plan,
@@ -364,11 +364,10 @@ var joinKinds = map[planner.JoinType]string{
 // matches nothing, as in the engine); semi and anti joins as [NOT]
 // EXISTS of a match (a null left key has none); a null-aware anti join
 // as NOT IN. Keys must compare in the remote as in the engine (joinKey);
-// a residual condition is not printed (the join stays local).
+// a residual condition is ANDed to the key equalities (in ON, or in the
+// EXISTS), as the engine tests it on the pairs with equal keys, when
+// residual prints it (otherwise the join stays local).
 func (d Dialect) join(j *planner.Join, tables Tables) (string, error) {
-	if j.Residual != nil {
-		return "", unsupported("%s (a residual condition)", j.Describe())
-	}
 	ls, rs := j.Left.Schema(), j.Right.Schema()
 	if len(j.LeftIdx) != len(j.LeftKeys) || len(j.RightIdx) != len(j.RightKeys) || len(j.LeftKeys) != len(j.RightKeys) {
 		return "", unsupported("%s (unresolved keys)", j.Describe())
@@ -380,6 +379,16 @@ func (d Dialect) join(j *planner.Join, tables Tables) (string, error) {
 			return "", unsupported("join key %q (of this type)", j.LeftKeys[i])
 		}
 		on[i] = l + "." + d.Ident(j.LeftKeys[i]) + " = " + r + "." + d.Ident(j.RightKeys[i])
+	}
+	if j.Residual != nil {
+		if j.Type == planner.JoinCross || j.NullAware {
+			return "", unsupported("%s", j.Describe())
+		}
+		cond, err := d.residual(j.Residual, j)
+		if err != nil {
+			return "", err
+		}
+		on = append(on, cond)
 	}
 	if (j.Type == planner.JoinCross) != (len(on) == 0) {
 		return "", unsupported("%s", j.Describe())
