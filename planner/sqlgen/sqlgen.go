@@ -17,9 +17,10 @@
 // Scan, a Join of two such subtrees (GenerateTables names each Scan's
 // table): inner, left, right, full and cross joins of the inputs as
 // derived tables, semi and anti joins as [NOT] EXISTS, a null-aware anti
-// join as NOT IN, on keys the remote compares as the engine does, with
-// a residual condition only when it prints exactly (residual.go); the join's output columns keep the plan's names
-// (alias.col), so no two collide. Predicates are printed only when the remote evaluates them
+// join as NOT IN, on keys the remote compares as the engine does, with a
+// residual condition only when it prints exactly (residual.go); the
+// join's output columns keep the plan's names (alias.col), so no two
+// collide. Predicates are printed only when the remote evaluates them
 // exactly as the engine does (Printable); anything else is an
 // ErrUnsupported error and stays local. Round trip: the SQL of a plan,
 // parsed by sqlfront and optimized, plans back to the same tree
