@@ -129,111 +129,110 @@ func GenerateTables(n planner.Node, tables Tables, d Dialect) (string, error) {
 	return d.block(n, tables)
 }
 
-// block prints n as one SELECT block over a table or a join.
-func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
-	var (
-		limit  *planner.Limit
-		sort   *planner.Sort
-		agg    *planner.Aggregate
-		preds  []planner.Predicate
-		having []planner.Predicate
-		scan   *planner.Scan
-		join   *planner.Join
-	)
+// clauses are the parts of one SELECT block, from its top node down to
+// its Scan or Join.
+type clauses struct {
+	limit         *planner.Limit
+	sort          *planner.Sort
+	agg           *planner.Aggregate
+	preds, having []planner.Predicate
+	scan          *planner.Scan
+	join          *planner.Join
 	// renames are the columns of Computes that name another column
 	// (new name -> old), allowed among the Projects on top.
-	renames := map[string]string{}
-	// Walk down in SQL block order: a Limit (with a Sort right under it,
-	// but for Projects: a top-N), then Filters over an Aggregate
-	// (HAVING), the Aggregate, Filters (WHERE), the Scan or Join; Projects
-	// anywhere only pick columns by name (the select list is the plan's
-	// output schema). A Sort without a Limit right above it is left to
-	// the engine: order alone saves no bytes.
+	renames map[string]string
+}
+
+// clausesOf walks down n in SQL block order: a Limit (with a Sort right
+// under it, but for Projects: a top-N), then Filters over an Aggregate
+// (HAVING), the Aggregate, Filters (WHERE), the Scan or Join; Projects
+// anywhere only pick columns by name (the select list is the plan's
+// output schema). A Sort without a Limit right above it is left to the
+// engine: order alone saves no bytes.
+func clausesOf(n planner.Node) (*clauses, error) {
+	c := &clauses{renames: map[string]string{}}
 	cur, underLimit, top := n, false, true
 	for {
 		switch x := cur.(type) {
 		case *planner.Limit:
-			if limit != nil || agg != nil || len(preds) > 0 {
-				return "", unsupported("%s", x.Describe())
+			if c.limit != nil || c.agg != nil || len(c.preds) > 0 {
+				return nil, unsupported("%s", x.Describe())
 			}
-			limit, cur, underLimit, top = x, x.Input, true, false
-			continue
+			c.limit, cur, underLimit, top = x, x.Input, true, false
 		case *planner.Project:
 			cur = x.Input
-			continue
 		case *planner.Compute:
 			if !top {
-				return "", unsupported("%s", x.Describe())
+				return nil, unsupported("%s", x.Describe())
 			}
 			for _, e := range x.Exprs {
 				ref, ok := e.Expr.(*planner.ColRef)
 				if !ok {
-					return "", unsupported("%s", x.Describe())
+					return nil, unsupported("%s", x.Describe())
 				}
-				renames[e.Name] = ref.Name
+				c.renames[e.Name] = ref.Name
 			}
 			cur = x.Input
-			continue
 		case *planner.Sort:
 			if !underLimit {
-				return "", unsupported("%s without a limit", x.Describe())
+				return nil, unsupported("%s without a limit", x.Describe())
 			}
-			sort, cur, underLimit = x, x.Input, false
-			continue
+			c.sort, cur, underLimit = x, x.Input, false
 		case *planner.Aggregate:
-			if agg != nil {
-				return "", unsupported("%s", x.Describe())
+			if c.agg != nil {
+				return nil, unsupported("%s", x.Describe())
 			}
-			agg, cur, underLimit, top = x, x.Input, false, false
-			having, preds = preds, nil
-			continue
+			c.agg, cur, underLimit, top = x, x.Input, false, false
+			c.having, c.preds = c.preds, nil
 		case *planner.Filter:
-			preds = append(preds, x.Preds...)
+			c.preds = append(c.preds, x.Preds...)
 			cur, underLimit, top = x.Input, false, false
-			continue
 		case *planner.Scan:
-			scan = x
+			c.scan = x
+			return c, nil
 		case *planner.Join:
-			join = x
+			c.join = x
+			return c, nil
 		default:
-			return "", unsupported("%s", cur.Describe())
+			return nil, unsupported("%s", cur.Describe())
 		}
-		break
+	}
+}
+
+// block prints n as one SELECT block over a table or a join.
+func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
+	c, err := clausesOf(n)
+	if err != nil {
+		return "", err
 	}
 	var from string
 	var fromSchema *arrow.Schema
-	if scan != nil {
-		if scan.Pushed != nil {
-			return "", unsupported("%s", scan.Describe())
+	if c.scan != nil {
+		if c.scan.Pushed != nil {
+			return "", unsupported("%s", c.scan.Describe())
 		}
-		t, err := tables(scan.Dataset)
+		t, err := tables(c.scan.Dataset)
 		if err != nil {
 			return "", err
 		}
-		from, fromSchema = d.From(t), scan.Out
-		preds = append(append([]planner.Predicate(nil), scan.Filters...), preds...)
+		from, fromSchema = d.From(t), c.scan.Out
+		c.preds = append(append([]planner.Predicate(nil), c.scan.Filters...), c.preds...)
 	} else {
-		s, err := d.join(join, tables)
+		s, err := d.join(c.join, tables)
 		if err != nil {
 			return "", err
 		}
-		from, fromSchema = "("+s+") AS "+d.Ident("j"), join.Schema()
+		from, fromSchema = "("+s+") AS "+d.Ident("j"), c.join.Schema()
 	}
-
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	// text is the SQL of a column under the renames: an aggregate call
-	// or group key with an aggregate, else a column of the FROM item.
-	text := func(name string) string { return d.Ident(name) }
 	// expr is the SQL of a column of the aggregate's output (a group key
 	// or an aggregate call); nil without an aggregate.
 	var expr func(string) string
-	if agg != nil {
-		calls := make(map[string]string, len(agg.GroupBy)+len(agg.Aggs))
-		for _, k := range agg.GroupBy {
+	if c.agg != nil {
+		calls := make(map[string]string, len(c.agg.GroupBy)+len(c.agg.Aggs))
+		for _, k := range c.agg.GroupBy {
 			calls[k] = d.Ident(k)
 		}
-		for _, a := range agg.Aggs {
+		for _, a := range c.agg.Aggs {
 			s, err := d.aggregate(a)
 			if err != nil {
 				return "", err
@@ -241,8 +240,49 @@ func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
 			calls[a.Name] = s
 		}
 		expr = func(name string) string { return calls[name] }
-		text = expr
-	} else {
+	}
+	items, err := d.selectList(n.Schema(), c, fromSchema, expr)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(strings.Join(items, ", "))
+	b.WriteString(" FROM ")
+	b.WriteString(from)
+	if err := d.conjunction(&b, " WHERE ", c.preds, fromSchema, nil); err != nil {
+		return "", err
+	}
+	if c.agg != nil && len(c.agg.GroupBy) > 0 {
+		keys := make([]string, len(c.agg.GroupBy))
+		for i, k := range c.agg.GroupBy {
+			keys[i] = d.Ident(k)
+		}
+		b.WriteString(" GROUP BY ")
+		b.WriteString(strings.Join(keys, ", "))
+	}
+	if err := d.conjunction(&b, " HAVING ", c.having, schemaOf(c.agg), expr); err != nil {
+		return "", err
+	}
+	if c.sort != nil {
+		s, err := d.orderBy(c.sort, n.Schema(), expr)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" ORDER BY ")
+		b.WriteString(s)
+	}
+	writeLimit(&b, c.limit)
+	return b.String(), nil
+}
+
+// selectList prints the columns of out: with an aggregate (expr not
+// nil) its calls and group keys, otherwise columns of the FROM item
+// (fromSchema); a column a Compute on top renamed is printed AS its new
+// name.
+func (d Dialect) selectList(out *arrow.Schema, c *clauses, fromSchema *arrow.Schema, expr func(string) string) ([]string, error) {
+	text := expr
+	if text == nil {
 		text = func(name string) string {
 			if len(fromSchema.FieldIndices(name)) == 0 {
 				return ""
@@ -250,22 +290,22 @@ func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
 			return d.Ident(name)
 		}
 	}
-	if len(renames) > 0 {
+	if len(c.renames) > 0 {
 		// A clause naming a column that is also a new name of the
 		// select list may read the select list's (ORDER BY, and
 		// some dialects' WHERE, GROUP BY and HAVING).
-		used := referenced(preds, having, agg, sort)
-		for name := range renames {
+		used := referenced(c.preds, c.having, c.agg, c.sort)
+		for name := range c.renames {
 			if used[name] {
-				return "", unsupported("column %q renamed over another of its name", name)
+				return nil, unsupported("column %q renamed over another of its name", name)
 			}
 		}
 	}
-	var items []string
-	for _, f := range n.Schema().Fields() {
+	items := make([]string, 0, out.NumFields())
+	for _, f := range out.Fields() {
 		src := f.Name
-		for i := 0; i <= len(renames); i++ { // a chain of renames, no cycle
-			old, ok := renames[src]
+		for i := 0; i <= len(c.renames); i++ { // a chain of renames, no cycle
+			old, ok := c.renames[src]
 			if !ok {
 				break
 			}
@@ -273,55 +313,35 @@ func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
 		}
 		t := text(src)
 		if t == "" {
-			return "", unsupported("column %q is not read from the table", f.Name)
+			return nil, unsupported("column %q is not read from the table", f.Name)
 		}
-		if agg != nil && t != d.Ident(f.Name) || src != f.Name {
+		if expr != nil && t != d.Ident(f.Name) || src != f.Name {
 			t += " AS " + d.Ident(f.Name)
 		}
 		items = append(items, t)
 	}
 	if len(items) == 0 {
-		return "", unsupported("a plan without columns")
+		return nil, unsupported("a plan without columns")
 	}
-	b.WriteString(strings.Join(items, ", "))
-	b.WriteString(" FROM ")
-	b.WriteString(from)
-	if err := d.conjunction(&b, " WHERE ", preds, fromSchema, nil); err != nil {
-		return "", err
+	return items, nil
+}
+
+// writeLimit writes the LIMIT and OFFSET of limit (nothing for nil).
+func writeLimit(b *strings.Builder, limit *planner.Limit) {
+	if limit == nil {
+		return
 	}
-	if agg != nil && len(agg.GroupBy) > 0 {
-		keys := make([]string, len(agg.GroupBy))
-		for i, k := range agg.GroupBy {
-			keys[i] = d.Ident(k)
-		}
-		b.WriteString(" GROUP BY ")
-		b.WriteString(strings.Join(keys, ", "))
+	if limit.Count >= 0 {
+		b.WriteString(" LIMIT ")
+		b.WriteString(strconv.FormatInt(limit.Count, 10))
+	} else if limit.Offset > 0 {
+		b.WriteString(" LIMIT ")
+		b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
 	}
-	if err := d.conjunction(&b, " HAVING ", having, schemaOf(agg), expr); err != nil {
-		return "", err
+	if limit.Offset > 0 {
+		b.WriteString(" OFFSET ")
+		b.WriteString(strconv.FormatInt(limit.Offset, 10))
 	}
-	if sort != nil {
-		s, err := d.orderBy(sort, n.Schema(), expr)
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(" ORDER BY ")
-		b.WriteString(s)
-	}
-	if limit != nil {
-		if limit.Count >= 0 {
-			b.WriteString(" LIMIT ")
-			b.WriteString(strconv.FormatInt(limit.Count, 10))
-		} else if limit.Offset > 0 {
-			b.WriteString(" LIMIT ")
-			b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
-		}
-		if limit.Offset > 0 {
-			b.WriteString(" OFFSET ")
-			b.WriteString(strconv.FormatInt(limit.Offset, 10))
-		}
-	}
-	return b.String(), nil
 }
 
 // referenced are the column names the clauses of a block name.
