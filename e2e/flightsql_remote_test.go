@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+
+	"github.com/mark3labs/mcp-go/client"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +32,12 @@ func TestFlightSQLRemoteCorpus(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf("[[flightsql]]\nname = %q\nuri = %q\ntoken_file = %q\n", "b", "grpc://"+faddr, tokenFile)
+	// Remote c is B again under another name (another connection): a
+	// join of b's table with c's is a join across remotes.
+	var conf string
+	for _, name := range []string{"b", "c"} {
+		conf += fmt.Sprintf("[[flightsql]]\nname = %q\nuri = %q\ntoken_file = %q\n", name, "grpc://"+faddr, tokenFile)
+	}
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +54,27 @@ func TestFlightSQLRemoteCorpus(t *testing.T) {
 	for i, tc := range cases {
 		remote[i] = sqlCase{sql: rename.Replace(tc.sql), ordered: tc.ordered}
 	}
-	c := corpusServer(t, "--data", t.TempDir(), "--config", cfg)
+	// A's own data root holds a copy of the stations: remote x local joins.
+	rootA, local := copyDemo(t, "weather/stations")
+	tables["weather/stations"] = local["weather/stations"]
+	tables["remote/c/weather/stations"] = files["weather/stations"]
+	remote = append(remote, crossJoins...)
+	c := corpusServer(t, "--data", rootA, "--config", cfg)
 	compareSQLWithDuckDB(t, c, tables, remote, func(i int) string { return "remote: " + remote[i].sql })
+
+	// Joins of two of b's tables are pushed to B as one statement (and
+	// gave DuckDB's rows above); joins across remotes or with a local
+	// table are not.
+	for _, q := range pushedCorpusJoins {
+		if plan := physicalPlan(t, c, rename.Replace(q)); !strings.Contains(remoteStatements(plan), " JOIN ") {
+			t.Errorf("the join is not pushed to remote b: %s\n%s", q, plan)
+		}
+	}
+	for _, tc := range crossJoins {
+		if plan := physicalPlan(t, c, tc.sql); strings.Contains(remoteStatements(plan), "JOIN") {
+			t.Errorf("a join across remotes or with a local table was pushed: %s\n%s", tc.sql, plan)
+		}
+	}
 
 	// The answers came through B: A's plan reads remote b, with what it
 	// pushes printed as the SQL it sends.
@@ -59,4 +85,51 @@ func TestFlightSQLRemoteCorpus(t *testing.T) {
 	if want := `remote b: SELECT "region", count(*)`; !strings.Contains(e.PhysicalPlan, want) {
 		t.Errorf("the physical plan does not show the pushed statement %q:\n%s", want, e.PhysicalPlan)
 	}
+}
+
+// pushedCorpusJoins are queries of the corpus (testdata/sql_corpus.txt)
+// joining two tables that A pushes to B with their joins: equality keys
+// and residual conditions the generator prints.
+var pushedCorpusJoins = []string{
+	`SELECT a.station_id, b.station_id FROM "weather/stations" a FULL JOIN "weather/stations" b ON a.country = b.country AND a.elevation_m < b.elevation_m`,
+	`SELECT d.date, s.name FROM "weather/daily" d RIGHT JOIN "weather/stations" s ON d.station_id = s.station_id AND d.snow`,
+	`SELECT s.name, d.date, d.tmax_c FROM "weather/daily" d JOIN "weather/stations" s ON d.station_id = s.station_id WHERE d.tmax_c > 35`,
+	`SELECT s.country, count(*) FROM "weather/daily" d JOIN "weather/stations" s USING (station_id) GROUP BY s.country`,
+	`SELECT s.station_id, count(d.date) FROM "weather/stations" s LEFT JOIN "weather/daily" d ON s.station_id = d.station_id GROUP BY s.station_id`,
+	`SELECT count(*) FROM "weather/stations" a CROSS JOIN "weather/stations" b`,
+	`SELECT d.station_id, s.name FROM "weather/daily" d JOIN "weather/stations" s ON d.station_id = s.station_id WHERE d.date = DATE '2024-05-01'`,
+	`SELECT s.country, d.date, max(d.tmax_c) AS hi FROM "weather/stations" s JOIN "weather/daily" d ON s.station_id = d.station_id GROUP BY s.country, d.date HAVING max(d.tmax_c) > 30`,
+}
+
+// crossJoins join b's tables with c's (the same server under another
+// remote name) or with A's local copy of the stations: not pushed as
+// joins, and still DuckDB's answers.
+var crossJoins = []sqlCase{
+	{sql: `SELECT s.country, count(*) FROM "remote/b/weather/daily" d JOIN "remote/c/weather/stations" s ON d.station_id = s.station_id GROUP BY s.country`},
+	{sql: `SELECT s.country, count(*), max(d.tmax_c) FROM "remote/b/weather/daily" d JOIN "weather/stations" s ON d.station_id = s.station_id WHERE d.snow GROUP BY s.country`},
+	{sql: `SELECT s.name, count(d.date) FROM "weather/stations" s LEFT JOIN "remote/b/weather/daily" d ON s.station_id = d.station_id GROUP BY s.name`},
+}
+
+// physicalPlan is estimate_query's physical plan of sql on c.
+func physicalPlan(t *testing.T, c *client.Client, sql string) string {
+	t.Helper()
+	var e struct {
+		PhysicalPlan string `json:"physical_plan"`
+	}
+	call(t, c, "estimate_query", map[string]any{"sql": sql}, &e)
+	return e.PhysicalPlan
+}
+
+// remoteStatements are the statements a physical plan sends to remotes
+// (the text after "remote NAME: " on each line).
+func remoteStatements(plan string) string {
+	var out []string
+	for _, line := range strings.Split(plan, "\n") {
+		for _, r := range []string{"remote b: ", "remote c: "} {
+			if _, sql, ok := strings.Cut(line, r); ok {
+				out = append(out, sql)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -4,28 +4,36 @@ import "strings"
 
 // SubtreePusher is implemented by sources that run whole plan subtrees
 // over their own rows (a remote engine): PushesPlan reports whether the
-// source evaluates n — a chain of single-input nodes down to one Scan of
-// it — exactly as the engine would.
+// source evaluates n — a subtree whose first Scan reads the source's
+// dataset, its other Scans (of joined datasets) any dataset — exactly as
+// the engine would. A source refuses a subtree that scans a dataset it
+// cannot read itself (another remote's, or a local file).
 type SubtreePusher interface {
 	PushesPlan(n Node) bool
 }
 
-// PushSubtree replaces the highest subtree of n that p runs by a Scan of
-// dataset whose Pushed is that subtree and whose Out is its schema. Only
-// chains of single-input nodes above a Scan of dataset are offered,
-// largest first; a bare Scan is not (its projection and filters are
-// pushed as usual). Nodes above keep their column indices: the new Scan
-// has the subtree's schema (a pushed top-N keeps its Sort above the Scan:
+// PushSubtree replaces each highest subtree of n that a source runs by a
+// Scan whose Pushed is that subtree and whose Out is its schema. pusher
+// gives the source of a dataset when it is a SubtreePusher (nil
+// otherwise); a subtree is offered to the pusher of its first Scan's
+// dataset, which the new Scan keeps (the engine reads it through that
+// dataset's source), largest first. A subtree may join several datasets
+// (those of one remote); a bare Scan is not offered (its projection and
+// filters are pushed as usual), nor a subtree over a Scan pushed
+// already. Nodes above keep their column indices: the new Scan has the
+// subtree's schema (a pushed top-N keeps its Sort above the Scan:
 // keepOrder). Run it after Optimize.
-func PushSubtree(n Node, dataset string, p SubtreePusher) (Node, error) {
-	if s := chainScan(n); s != nil && s != n && s.Dataset == dataset && s.Pushed == nil && p.PushesPlan(n) {
-		scan := &Scan{Dataset: s.Dataset, Out: n.Schema(), Pushed: n, RowCount: s.RowCount, RowCountExact: s.RowCountExact}
-		return keepOrder(n, scan), nil
+func PushSubtree(n Node, pusher func(dataset string) SubtreePusher) (Node, error) {
+	if s := ScanOf(n); s != nil && s != n && unpushed(n) {
+		if p := pusher(s.Dataset); p != nil && p.PushesPlan(n) {
+			scan := &Scan{Dataset: s.Dataset, Out: n.Schema(), Pushed: n, RowCount: s.RowCount, RowCountExact: s.RowCountExact}
+			return keepOrder(n, scan), nil
+		}
 	}
 	kids := n.Children()
 	changed := false
 	for i, k := range kids {
-		nk, err := PushSubtree(k, dataset, p)
+		nk, err := PushSubtree(k, pusher)
 		if err != nil {
 			return nil, err
 		}
@@ -39,14 +47,45 @@ func PushSubtree(n Node, dataset string, p SubtreePusher) (Node, error) {
 	return n.WithChildren(kids...)
 }
 
+// unpushed reports whether no Scan in n runs a pushed subtree.
+func unpushed(n Node) bool {
+	ok := true
+	Inspect(n, func(x Node, _ int) bool {
+		if s, is := x.(*Scan); is && s.Pushed != nil {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
 // keepOrder puts the Sort of a pushed top-N (a Limit over a Sort, with
-// Projects above and between) over its new Scan again when the scan's columns hold
-// every key: the source picks the rows, the engine orders those few as
-// it always does (stable, its null and NaN placement), so a remote that
-// answers in several endpoints, or breaks ties its own way, cannot change
-// the order. Other subtrees come back as scan.
+// Projects and renaming Computes above and Projects between) over its
+// new Scan again when the scan's columns hold every key (under its
+// name, or a name a Compute above gave it): the source picks the rows,
+// the engine orders those few as it always does (stable, its null and
+// NaN placement), so a remote that answers in several endpoints, or
+// breaks ties its own way, cannot change the order. Other subtrees come
+// back as scan.
 func keepOrder(pushed Node, scan *Scan) Node {
-	l, ok := underProjects(pushed).(*Limit)
+	renamed := map[string]string{} // a column -> a new name of it above
+	top := pushed
+	for done := false; !done; {
+		switch x := top.(type) {
+		case *Project:
+			top = x.Input
+		case *Compute:
+			for _, e := range x.Exprs {
+				if ref, ok := e.Expr.(*ColRef); ok {
+					renamed[ref.Name] = e.Name
+				}
+			}
+			top = x.Input
+		default:
+			done = true
+		}
+	}
+	l, ok := top.(*Limit)
 	if !ok {
 		return scan
 	}
@@ -56,12 +95,19 @@ func keepOrder(pushed Node, scan *Scan) Node {
 	}
 	keys := make([]SortKey, len(s.Keys))
 	for i, k := range s.Keys {
-		ix := scan.Out.FieldIndices(k.Col)
+		name := k.Col
+		for range len(renamed) + 1 { // follow renames until a column of the scan
+			if len(scan.Out.FieldIndices(name)) > 0 {
+				break
+			}
+			name = renamed[name]
+		}
+		ix := scan.Out.FieldIndices(name)
 		if len(ix) != 1 {
 			return scan
 		}
 		keys[i] = k
-		keys[i].Index = ix[0]
+		keys[i].Col, keys[i].Index = name, ix[0]
 	}
 	return &Sort{Input: scan, Keys: keys}
 }
@@ -74,21 +120,6 @@ func underProjects(n Node) Node {
 			return n
 		}
 		n = p.Input
-	}
-}
-
-// chainScan is the Scan at the bottom of n when every node down to it
-// has one input.
-func chainScan(n Node) *Scan {
-	for {
-		if s, ok := n.(*Scan); ok {
-			return s
-		}
-		kids := n.Children()
-		if len(kids) != 1 {
-			return nil
-		}
-		n = kids[0]
 	}
 }
 

@@ -77,10 +77,12 @@ func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.S
 	if plan, err = planner.Optimize(plan, opts); err != nil {
 		return nil, err
 	}
-	if len(joins) == 0 {
-		if plan, err = pushRemote(plan, in.Dataset, src); err != nil {
-			return nil, err
-		}
+	scanned := map[string]catalog.Source{in.Dataset: src}
+	for id, s := range sources {
+		scanned[id] = s
+	}
+	if plan, err = pushRemote(plan, scanned); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil { // planning used up the request's time
 		return nil, qerr.As(err)

@@ -101,10 +101,8 @@ func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*pr
 	if err != nil {
 		return nil, "", nil, err
 	}
-	if len(cat.sources) == 1 {
-		if plan, err = pushRemote(plan, main, cat.sources[main]); err != nil {
-			return nil, "", nil, err
-		}
+	if plan, err = pushRemote(plan, cat.sources); err != nil {
+		return nil, "", nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, qerr.As(err)

@@ -11,9 +11,10 @@
 // the dialect prints exactly (the source is a planner.FilterPushdowner)
 // and the limit/offset the engine passes (catalog.ScanOptions.Limit,
 // SkipRows); as a planner.SubtreePusher it also runs aggregates with
-// their HAVING filters and top-N sorts (PushesPlan: only what the remote
-// computes as the engine does); everything else runs locally on the
-// streamed batches. No
+// their HAVING filters, top-N sorts and joins of its remote's own tables
+// (PushesPlan: only what the remote computes as the engine does; the
+// other tables of a join are named by the remote's last listing);
+// everything else runs locally on the streamed batches. No
 // request text reaches a remote except as typed literals printed by the
 // generator, and a remote is only what the config names.
 //

@@ -19,16 +19,20 @@ var _ planner.SubtreePusher = (*source)(nil)
 // column, count distinct of a group-key type, sum and avg of integers — and of float64 with float_sums —, min and max of integers,
 // strings and dates, grouped by integer, string, date or boolean keys; in
 // the mysql dialect no string keys or string min/max: its collations may
-// ignore case), or a top-N (a Limit over a Sort), over filters the
-// dialect prints, with HAVING filters, projections, a top-N or a limit
-// above. The generator (sqlgen.Generate) decides which filters and sort
-// keys print.
+// ignore case), a top-N (a Limit over a Sort), or joins of tables of
+// this remote (a cross join only under an aggregate or a limit: its
+// pairs outnumber its inputs' rows), over filters the dialect prints,
+// with HAVING filters, projections, renames, a top-N or a limit above.
+// The generator (sqlgen.GenerateTables) decides which filters, sort and
+// join keys print.
 func (s *source) PushesPlan(n planner.Node) bool {
-	agg, topN, ok := false, false, true
+	agg, topN, join, cross, ok := false, false, false, false, true
+	reduced := false // an aggregate or a limit above every join
 	planner.Inspect(n, func(x planner.Node, _ int) bool {
 		switch x := x.(type) {
 		case *planner.Aggregate:
 			agg = true
+			reduced = reduced || !join
 			in := x.Input.Schema()
 			for _, k := range x.GroupIdx {
 				ok = ok && s.keyType(in.Field(k).Type)
@@ -36,18 +40,39 @@ func (s *source) PushesPlan(n planner.Node) bool {
 			for _, a := range x.Aggs {
 				ok = ok && s.pushesAgg(a, in)
 			}
+		case *planner.Limit:
+			reduced = reduced || !join
 		case *planner.Sort:
 			topN = true // the generator takes it only under a Limit
+		case *planner.Join:
+			join = true
+			cross = cross || x.Type == planner.JoinCross
 		case *planner.Scan:
-			ok = ok && x.Dataset == s.id
+			_, err := s.tables(x.Dataset)
+			ok = ok && err == nil
 		}
 		return ok
 	})
-	if !ok || (!agg && !topN) {
+	if !ok || (!agg && !topN && !join) || (cross && !reduced) {
 		return false
 	}
-	_, err := sqlgen.Generate(n, s.table, s.r.dialect)
+	_, err := sqlgen.GenerateTables(n, s.tables, s.r.dialect)
 	return err == nil
+}
+
+// tables names the remote table of dataset: this source's, or another
+// table of its remote (a join); a dataset of another remote, or a local
+// one, has none.
+func (s *source) tables(dataset string) (sqlgen.Table, error) {
+	if dataset == s.id {
+		return s.table, nil
+	}
+	if m := s.r.byID.Load(); m != nil {
+		if t, ok := (*m)[dataset]; ok {
+			return t, nil
+		}
+	}
+	return sqlgen.Table{}, fmt.Errorf("%w: dataset %q is not a table of remote %s", sqlgen.ErrUnsupported, dataset, s.r.cfg.Name)
 }
 
 // keyType reports whether a column of type t may be a pushed group key

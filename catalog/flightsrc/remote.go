@@ -41,6 +41,9 @@ type Remote struct {
 	client  *fsql.Client
 	log     *slog.Logger
 	stale   atomic.Bool // a table changed under a query: list again
+	// byID names the table of each dataset of the last listing (the
+	// tables a pushed join reads besides its first).
+	byID atomic.Pointer[map[string]sqlgen.Table]
 }
 
 var _ catalog.Remote = (*Remote)(nil)
@@ -193,9 +196,13 @@ func (r *Remote) Datasets(ctx context.Context) ([]*catalog.Dataset, error) {
 		return nil, err
 	}
 	out := make([]*catalog.Dataset, 0, len(tables))
+	byID := make(map[string]sqlgen.Table, len(tables))
 	for _, t := range tables {
-		out = append(out, r.dataset(t, start))
+		d := r.dataset(t, start)
+		out = append(out, d)
+		byID[d.ID] = d.Source.(*source).table
 	}
+	r.byID.Store(&byID)
 	if r.cfg.countRows() {
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, maxCounts)

@@ -91,8 +91,9 @@ func genRows(n int) []row {
 }
 
 // startLite serves a fresh in-memory SQLite database holding table sales
-// (rows) through arrow-go's example server.
-func startLite(t testing.TB, rows []row) *liteServer {
+// (rows), and what the statements extra make, through arrow-go's example
+// server.
+func startLite(t testing.TB, rows []row, extra ...string) *liteServer {
 	t.Helper()
 	db, err := sql.Open("sqlite", fmt.Sprintf("file:quarry-flightsrc-%d?mode=memory&cache=shared", dbSeq.Add(1)))
 	if err != nil {
@@ -122,6 +123,11 @@ func startLite(t testing.TB, rows []row) *liteServer {
 	st.Close()
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
+	}
+	for _, q := range extra {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ex, err := example.NewSQLiteFlightSQLServer(db)
 	if err != nil {

@@ -56,7 +56,7 @@ func (s *source) SQL(opts catalog.ScanOptions) (sql string, out *arrow.Schema, s
 		if _, isLimit := n.(*planner.Limit); !isLimit && opts.Limit > 0 {
 			n = &planner.Limit{Input: n, Count: opts.Limit}
 		}
-		if sql, err = sqlgen.Generate(n, s.table, s.r.dialect); err != nil {
+		if sql, err = sqlgen.GenerateTables(n, s.tables, s.r.dialect); err != nil {
 			return "", nil, 0, qerr.Internal(err, "remote dataset %s: a pushed plan", s.id)
 		}
 		return sql, n.Schema(), 0, nil

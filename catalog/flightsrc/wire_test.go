@@ -163,6 +163,7 @@ func setupWire(tb testing.TB, rows int) *wireSetup {
 	tb.Helper()
 	rootB := tb.TempDir()
 	writeWideParquet(tb, rootB, rows)
+	writeFamilies(tb, rootB)
 	b := openApp(tb, rootB)
 	proxy := startProxy(tb, serveQuarry(tb, b))
 	no := false
@@ -183,11 +184,34 @@ func (w *wireSetup) run(tb testing.TB, sql string) ([][]string, int64) {
 	return rows, w.proxy.bytes.Load() - before
 }
 
-// The grouped aggregate of the benchmark, and one the remote cannot run
-// (median), which makes Quarry read the two columns of every row.
+// writeFamilies writes root/families.csv: the 16 categories of big, each
+// in one of 4 families (a dimension table to join big with).
+func writeFamilies(tb testing.TB, root string) {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString("category,family\n")
+	for i := range 16 {
+		fmt.Fprintf(&b, "category-%02d,family-%d\n", i, i%4)
+	}
+	if err := os.WriteFile(filepath.Join(root, "families.csv"), []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// The grouped aggregate of the benchmark, one the remote cannot run
+// (median), which makes Quarry read the two columns of every row, and a
+// join of big with its dimension table (families, {F}) grouped by a
+// column of the dimension, which the remote runs whole.
 const (
 	wireAgg   = `SELECT category, count(*) AS n, sum(qty) AS q, min(id) AS lo, max(id) AS hi FROM {T} GROUP BY category ORDER BY category`
 	wireLocal = `SELECT category, median(qty) AS m FROM {T} GROUP BY category ORDER BY category`
+	wireJoin  = `SELECT f.family, count(*) AS n, sum(b.qty) AS q, max(b.id) AS hi FROM {T} b JOIN {F} f ON b.category = f.category GROUP BY f.family ORDER BY f.family`
+)
+
+// remoteWire and localWire name the benchmark's tables on A and on B.
+var (
+	remoteWire = strings.NewReplacer("{T}", `"remote/q/big"`, "{F}", `"remote/q/families"`)
+	localWire  = strings.NewReplacer("{T}", "big", "{F}", "families")
 )
 
 // wireGroupsMax bounds the bytes a pushed aggregate over big may cost on
@@ -204,9 +228,9 @@ const wireGroupsMax = 32 << 10
 // row (which would mean the measure is broken).
 func checkWire(tb testing.TB, w *wireSetup) (pushed, local int64) {
 	tb.Helper()
-	remote := strings.ReplaceAll(wireAgg, "{T}", `"remote/q/big"`)
+	remote := remoteWire.Replace(wireAgg)
 	got, pushed := w.run(tb, remote)
-	want := rowsOf(tb, w.b, strings.ReplaceAll(wireAgg, "{T}", "big"))
+	want := rowsOf(tb, w.b, localWire.Replace(wireAgg))
 	sameRows(tb, wireAgg, got, want)
 	if len(got) != 16 {
 		tb.Fatalf("%d groups", len(got))
@@ -221,35 +245,63 @@ func checkWire(tb testing.TB, w *wireSetup) (pushed, local int64) {
 	if pushed > wireGroupsMax {
 		tb.Errorf("the pushed aggregate over %d rows moved %d bytes on the wire (want <= %d: only the groups)", w.rows, pushed, wireGroupsMax)
 	}
-	got, local = w.run(tb, strings.ReplaceAll(wireLocal, "{T}", `"remote/q/big"`))
-	sameRows(tb, wireLocal, got, rowsOf(tb, w.b, strings.ReplaceAll(wireLocal, "{T}", "big")))
+	got, local = w.run(tb, remoteWire.Replace(wireLocal))
+	sameRows(tb, wireLocal, got, rowsOf(tb, w.b, localWire.Replace(wireLocal)))
 	if local < int64(w.rows)*8 {
 		tb.Errorf("reading qty and category of %d rows moved only %d bytes: the count is broken", w.rows, local)
 	}
 	return pushed, local
 }
 
+// checkWireJoin runs the join of the benchmark on w, checks its answer
+// against B's own execution and that the statement sent holds the join,
+// and returns its wire bytes; it fails tb when they exceed
+// wireGroupsMax: only the 4 groups may cross, not big's rows.
+func checkWireJoin(tb testing.TB, w *wireSetup) int64 {
+	tb.Helper()
+	remote := remoteWire.Replace(wireJoin)
+	got, n := w.run(tb, remote)
+	sameRows(tb, wireJoin, got, rowsOf(tb, w.b, localWire.Replace(wireJoin)))
+	if len(got) != 4 {
+		tb.Fatalf("%d groups", len(got))
+	}
+	est, err := w.a.Service.EstimateQuery(context.Background(), service.EstimateQueryRequest{SQL: remote})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if sent := `INNER JOIN (SELECT "category", "family" FROM "families") AS "r"`; !strings.Contains(est.PhysicalPlan, sent) {
+		tb.Fatalf("the join is not pushed:\n%s", est.PhysicalPlan)
+	}
+	if n > wireGroupsMax {
+		tb.Errorf("the pushed join and aggregate over %d rows moved %d bytes on the wire (want <= %d: only the groups)", w.rows, n, wireGroupsMax)
+	}
+	return n
+}
+
 // TestPushdownWire: a grouped aggregate over a 200k-row table of another
-// Quarry moves only its groups over the wire (bytes counted by a proxy
-// between the two), and answers as the remote's local execution does.
+// Quarry, and its join with a dimension table of that Quarry, move only
+// their groups over the wire (bytes counted by a proxy between the two),
+// and answer as the remote's local execution does.
 // BenchmarkPushdownWire5M is the same at 5M rows.
 func TestPushdownWire(t *testing.T) {
 	w := setupWire(t, 200_000)
 	pushed, local := checkWire(t, w)
-	t.Logf("%d rows: pushed aggregate %d bytes on the wire, not pushed (median) %d bytes", w.rows, pushed, local)
+	join := checkWireJoin(t, w)
+	t.Logf("%d rows: pushed aggregate %d bytes on the wire, pushed join and aggregate %d bytes, not pushed (median) %d bytes", w.rows, pushed, join, local)
 }
 
 // BenchmarkPushdownWire5M: the pushdown benchmark of issue #19 — the
 // aggregate over a 5M-row remote table (Quarry serving Quarry over
-// loopback Flight SQL) moves only the groups; the bytes are counted on the
-// wire and asserted (checkWire). Reports wire bytes per query for the
+// loopback Flight SQL), and its join with a dimension table of the same
+// remote grouped by the dimension, move only the groups; the bytes are
+// counted on the wire and asserted (checkWire, checkWireJoin). Reports wire bytes per query for the
 // pushed aggregate and for an aggregate that is not pushed (median: every
 // row's qty and category cross), and the process CPU per query.
 func BenchmarkPushdownWire5M(b *testing.B) {
 	w := setupWire(b, 5_000_000)
-	for _, c := range []struct{ name, sql string }{{"pushed", wireAgg}, {"not_pushed", wireLocal}} {
+	for _, c := range []struct{ name, sql string }{{"pushed", wireAgg}, {"pushed_join", wireJoin}, {"not_pushed", wireLocal}} {
 		b.Run(c.name, func(b *testing.B) {
-			sql := strings.ReplaceAll(c.sql, "{T}", `"remote/q/big"`)
+			sql := remoteWire.Replace(c.sql)
 			var wire int64
 			cpu := cpuclock.Process()
 			for b.Loop() {
@@ -261,5 +313,6 @@ func BenchmarkPushdownWire5M(b *testing.B) {
 		})
 	}
 	pushed, local := checkWire(b, w)
-	b.Logf("%d rows: pushed %d bytes, not pushed %d bytes on the wire", w.rows, pushed, local)
+	join := checkWireJoin(b, w)
+	b.Logf("%d rows: pushed %d bytes, pushed join %d bytes, not pushed %d bytes on the wire", w.rows, pushed, join, local)
 }

@@ -1,6 +1,7 @@
 // Package sqlgen is the one SQL generator: it prints a logical plan (a
-// subtree of the planner's nodes over one remote table) as a single SELECT
-// statement in a remote's dialect. It is what Quarry sends to an Arrow
+// subtree of the planner's nodes over one remote table, or joining
+// tables of one remote) as a single SELECT statement in a remote's
+// dialect. It is what Quarry sends to an Arrow
 // Flight SQL remote (catalog/flightsrc); nothing else produces SQL for a
 // remote, so no text from a request ever reaches one except through the
 // values of typed, validated plan nodes printed here.
@@ -11,17 +12,27 @@
 // filters), Filters over the Aggregate (HAVING, printed on the aggregate
 // calls), Projects that pick columns, and a Limit on top, with a Sort
 // right under it (a top-N: ORDER BY with the engine's null placement
-// spelled out, on keys the remote orders as the engine does). Predicates are printed only when the remote evaluates them
+// spelled out, on keys the remote orders as the engine does), Computes
+// among the Projects on top that only rename columns. In place of the
+// Scan, a Join of two such subtrees (GenerateTables names each Scan's
+// table): inner, left, right, full and cross joins of the inputs as
+// derived tables, semi and anti joins as [NOT] EXISTS, a null-aware anti
+// join as NOT IN, on keys the remote compares as the engine does, with a
+// residual condition only when it prints exactly (residual.go); the
+// join's output columns keep the plan's names (alias.col), so no two
+// collide. Predicates are printed only when the remote evaluates them
 // exactly as the engine does (Printable); anything else is an
 // ErrUnsupported error and stays local. Round trip: the SQL of a plan,
 // parsed by sqlfront and optimized, plans back to the same tree
-// (sqlgen_test.go).
+// (sqlgen_test.go); the SQL of a join, planned by sqlfront, gives the
+// plan's rows and columns (joins_test.go).
 package sqlgen
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,134 +105,371 @@ func (d Dialect) From(t Table) string {
 	return d.Ident(t.Schema) + "." + d.Ident(t.Name)
 }
 
-// Generate prints plan n, whose one Scan reads table, as one SELECT in
+// Tables names the remote table a Scan of dataset reads: an error
+// wrapping ErrUnsupported when the remote has none.
+type Tables func(dataset string) (Table, error)
+
+// Generate prints plan n, whose Scans all read table, as one SELECT in
 // dialect d. A node or predicate it cannot print is an error wrapping
 // ErrUnsupported.
 func Generate(n planner.Node, table Table, d Dialect) (string, error) {
-	var (
-		limit  *planner.Limit
-		sort   *planner.Sort
-		agg    *planner.Aggregate
-		preds  []planner.Predicate
-		having []planner.Predicate
-		scan   *planner.Scan
-	)
-	// Walk down in SQL block order: a Limit (with a Sort right under it,
-	// but for Projects: a top-N), then Filters over an Aggregate
-	// (HAVING), the Aggregate, Filters (WHERE), the Scan; Projects
-	// anywhere only pick columns by name (the select list is the plan's
-	// output schema). A Sort without a Limit right above it is left to
-	// the engine: order alone saves no bytes.
-	cur, underLimit := n, false
+	first := planner.ScanOf(n)
+	return GenerateTables(n, func(dataset string) (Table, error) {
+		if first == nil || dataset != first.Dataset {
+			return Table{}, unsupported("dataset %q is not the table's", dataset)
+		}
+		return table, nil
+	}, d)
+}
+
+// GenerateTables prints plan n as one SELECT in dialect d, its Scans
+// reading the tables tables names: joins of them become joins of
+// derived tables (see join).
+func GenerateTables(n planner.Node, tables Tables, d Dialect) (string, error) {
+	return d.block(n, tables)
+}
+
+// clauses are the parts of one SELECT block, from its top node down to
+// its Scan or Join.
+type clauses struct {
+	limit         *planner.Limit
+	sort          *planner.Sort
+	agg           *planner.Aggregate
+	preds, having []planner.Predicate
+	scan          *planner.Scan
+	join          *planner.Join
+	// renames are the columns of Computes that name another column
+	// (new name -> old), allowed among the Projects on top.
+	renames map[string]string
+}
+
+// clausesOf walks down n in SQL block order: a Limit (with a Sort right
+// under it, but for Projects: a top-N), then Filters over an Aggregate
+// (HAVING), the Aggregate, Filters (WHERE), the Scan or Join; Projects
+// anywhere only pick columns by name (the select list is the plan's
+// output schema). A Sort without a Limit right above it is left to the
+// engine: order alone saves no bytes.
+func clausesOf(n planner.Node) (*clauses, error) {
+	c := &clauses{renames: map[string]string{}}
+	cur, underLimit, top := n, false, true
 	for {
 		switch x := cur.(type) {
 		case *planner.Limit:
-			if limit != nil || agg != nil || len(preds) > 0 {
-				return "", unsupported("%s", x.Describe())
+			if c.limit != nil || c.agg != nil || len(c.preds) > 0 {
+				return nil, unsupported("%s", x.Describe())
 			}
-			limit, cur, underLimit = x, x.Input, true
-			continue
+			c.limit, cur, underLimit, top = x, x.Input, true, false
 		case *planner.Project:
 			cur = x.Input
-			continue
+		case *planner.Compute:
+			if !top {
+				return nil, unsupported("%s", x.Describe())
+			}
+			for _, e := range x.Exprs {
+				ref, ok := e.Expr.(*planner.ColRef)
+				if !ok {
+					return nil, unsupported("%s", x.Describe())
+				}
+				c.renames[e.Name] = ref.Name
+			}
+			cur = x.Input
 		case *planner.Sort:
 			if !underLimit {
-				return "", unsupported("%s without a limit", x.Describe())
+				return nil, unsupported("%s without a limit", x.Describe())
 			}
-			sort, cur, underLimit = x, x.Input, false
-			continue
+			c.sort, cur, underLimit = x, x.Input, false
 		case *planner.Aggregate:
-			if agg != nil {
-				return "", unsupported("%s", x.Describe())
+			if c.agg != nil {
+				return nil, unsupported("%s", x.Describe())
 			}
-			agg, cur, underLimit = x, x.Input, false
-			having, preds = preds, nil
-			continue
+			c.agg, cur, underLimit, top = x, x.Input, false, false
+			c.having, c.preds = c.preds, nil
 		case *planner.Filter:
-			preds = append(preds, x.Preds...)
-			cur, underLimit = x.Input, false
-			continue
+			c.preds = append(c.preds, x.Preds...)
+			cur, underLimit, top = x.Input, false, false
 		case *planner.Scan:
-			scan = x
+			c.scan = x
+			return c, nil
+		case *planner.Join:
+			c.join = x
+			return c, nil
 		default:
-			return "", unsupported("%s", cur.Describe())
+			return nil, unsupported("%s", cur.Describe())
 		}
-		break
 	}
-	preds = append(append([]planner.Predicate(nil), scan.Filters...), preds...)
+}
 
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	var items []string
+// block prints n as one SELECT block over a table or a join.
+func (d Dialect) block(n planner.Node, tables Tables) (string, error) {
+	c, err := clausesOf(n)
+	if err != nil {
+		return "", err
+	}
+	var from string
+	var fromSchema *arrow.Schema
+	if c.scan != nil {
+		if c.scan.Pushed != nil {
+			return "", unsupported("%s", c.scan.Describe())
+		}
+		t, err := tables(c.scan.Dataset)
+		if err != nil {
+			return "", err
+		}
+		from, fromSchema = d.From(t), c.scan.Out
+		c.preds = append(append([]planner.Predicate(nil), c.scan.Filters...), c.preds...)
+	} else {
+		s, err := d.join(c.join, tables)
+		if err != nil {
+			return "", err
+		}
+		from, fromSchema = "("+s+") AS "+d.Ident("j"), c.join.Schema()
+	}
 	// expr is the SQL of a column of the aggregate's output (a group key
 	// or an aggregate call); nil without an aggregate.
 	var expr func(string) string
-	if agg != nil {
-		calls := make(map[string]string, len(agg.GroupBy)+len(agg.Aggs))
-		for _, k := range agg.GroupBy {
-			items = append(items, d.Ident(k))
+	if c.agg != nil {
+		calls := make(map[string]string, len(c.agg.GroupBy)+len(c.agg.Aggs))
+		for _, k := range c.agg.GroupBy {
 			calls[k] = d.Ident(k)
 		}
-		for _, a := range agg.Aggs {
+		for _, a := range c.agg.Aggs {
 			s, err := d.aggregate(a)
 			if err != nil {
 				return "", err
 			}
-			items = append(items, s+" AS "+d.Ident(a.Name))
 			calls[a.Name] = s
 		}
-		items = pick(items, n.Schema(), agg.Out)
 		expr = func(name string) string { return calls[name] }
-	} else {
-		for _, f := range n.Schema().Fields() {
-			if len(scan.Out.FieldIndices(f.Name)) == 0 {
-				return "", unsupported("column %q is not read from the table", f.Name)
-			}
-			items = append(items, d.Ident(f.Name))
-		}
 	}
-	if len(items) == 0 {
-		return "", unsupported("a plan without columns")
-	}
-	b.WriteString(strings.Join(items, ", "))
-	b.WriteString(" FROM ")
-	b.WriteString(d.From(table))
-	if err := d.conjunction(&b, " WHERE ", preds, scan.Out, nil); err != nil {
+	items, err := d.selectList(n.Schema(), c, fromSchema, expr)
+	if err != nil {
 		return "", err
 	}
-	if agg != nil && len(agg.GroupBy) > 0 {
-		keys := make([]string, len(agg.GroupBy))
-		for i, k := range agg.GroupBy {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(strings.Join(items, ", "))
+	b.WriteString(" FROM ")
+	b.WriteString(from)
+	if err := d.conjunction(&b, " WHERE ", c.preds, fromSchema, nil); err != nil {
+		return "", err
+	}
+	if c.agg != nil && len(c.agg.GroupBy) > 0 {
+		keys := make([]string, len(c.agg.GroupBy))
+		for i, k := range c.agg.GroupBy {
 			keys[i] = d.Ident(k)
 		}
 		b.WriteString(" GROUP BY ")
 		b.WriteString(strings.Join(keys, ", "))
 	}
-	if err := d.conjunction(&b, " HAVING ", having, schemaOf(agg), expr); err != nil {
+	if err := d.conjunction(&b, " HAVING ", c.having, schemaOf(c.agg), expr); err != nil {
 		return "", err
 	}
-	if sort != nil {
-		s, err := d.orderBy(sort, n.Schema(), expr)
+	if c.sort != nil {
+		s, err := d.orderBy(c.sort, n.Schema(), expr)
 		if err != nil {
 			return "", err
 		}
 		b.WriteString(" ORDER BY ")
 		b.WriteString(s)
 	}
-	if limit != nil {
-		if limit.Count >= 0 {
-			b.WriteString(" LIMIT ")
-			b.WriteString(strconv.FormatInt(limit.Count, 10))
-		} else if limit.Offset > 0 {
-			b.WriteString(" LIMIT ")
-			b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
-		}
-		if limit.Offset > 0 {
-			b.WriteString(" OFFSET ")
-			b.WriteString(strconv.FormatInt(limit.Offset, 10))
+	writeLimit(&b, c.limit)
+	return b.String(), nil
+}
+
+// selectList prints the columns of out: with an aggregate (expr not
+// nil) its calls and group keys, otherwise columns of the FROM item
+// (fromSchema); a column a Compute on top renamed is printed AS its new
+// name.
+func (d Dialect) selectList(out *arrow.Schema, c *clauses, fromSchema *arrow.Schema, expr func(string) string) ([]string, error) {
+	text := expr
+	if text == nil {
+		text = func(name string) string {
+			if len(fromSchema.FieldIndices(name)) == 0 {
+				return ""
+			}
+			return d.Ident(name)
 		}
 	}
+	if len(c.renames) > 0 {
+		// A clause naming a column that is also a new name of the
+		// select list may read the select list's (ORDER BY, and
+		// some dialects' WHERE, GROUP BY and HAVING).
+		used := referenced(c.preds, c.having, c.agg, c.sort)
+		for name := range c.renames {
+			if used[name] {
+				return nil, unsupported("column %q renamed over another of its name", name)
+			}
+		}
+	}
+	items := make([]string, 0, out.NumFields())
+	for _, f := range out.Fields() {
+		src := f.Name
+		for i := 0; i <= len(c.renames); i++ { // a chain of renames, no cycle
+			old, ok := c.renames[src]
+			if !ok {
+				break
+			}
+			src = old
+		}
+		t := text(src)
+		if t == "" {
+			return nil, unsupported("column %q is not read from the table", f.Name)
+		}
+		if expr != nil && t != d.Ident(f.Name) || src != f.Name {
+			t += " AS " + d.Ident(f.Name)
+		}
+		items = append(items, t)
+	}
+	if len(items) == 0 {
+		return nil, unsupported("a plan without columns")
+	}
+	return items, nil
+}
+
+// writeLimit writes the LIMIT and OFFSET of limit (nothing for nil).
+func writeLimit(b *strings.Builder, limit *planner.Limit) {
+	if limit == nil {
+		return
+	}
+	if limit.Count >= 0 {
+		b.WriteString(" LIMIT ")
+		b.WriteString(strconv.FormatInt(limit.Count, 10))
+	} else if limit.Offset > 0 {
+		b.WriteString(" LIMIT ")
+		b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
+	}
+	if limit.Offset > 0 {
+		b.WriteString(" OFFSET ")
+		b.WriteString(strconv.FormatInt(limit.Offset, 10))
+	}
+}
+
+// referenced are the column names the clauses of a block name.
+func referenced(preds, having []planner.Predicate, agg *planner.Aggregate, sort *planner.Sort) map[string]bool {
+	used := map[string]bool{}
+	var add func([]planner.Predicate)
+	add = func(ps []planner.Predicate) {
+		for _, p := range ps {
+			used[p.Col] = true
+			add(p.Any)
+		}
+	}
+	add(preds)
+	add(having)
+	if agg != nil {
+		for _, k := range agg.GroupBy {
+			used[k] = true
+		}
+		for _, a := range agg.Aggs {
+			used[a.Col] = true
+		}
+	}
+	if sort != nil {
+		for _, k := range sort.Keys {
+			used[k.Col] = true
+		}
+	}
+	return used
+}
+
+// joinKinds are the join types printed as a join of derived tables.
+var joinKinds = map[planner.JoinType]string{
+	planner.JoinInner: "INNER JOIN", planner.JoinLeft: "LEFT OUTER JOIN", planner.JoinRight: "RIGHT OUTER JOIN",
+	planner.JoinFull: "FULL OUTER JOIN", planner.JoinCross: "CROSS JOIN",
+}
+
+// join prints j as a SELECT of its output columns (named as the plan
+// names them: the left's as they are, the kept right ones alias.col)
+// over its inputs as derived tables "l" and "r", each printed by block:
+// inner, outer and cross joins ON the key equalities (a null key
+// matches nothing, as in the engine); semi and anti joins as [NOT]
+// EXISTS of a match (a null left key has none); a null-aware anti join
+// as NOT IN. Keys must compare in the remote as in the engine (joinKey);
+// a residual condition is ANDed to the key equalities (in ON, or in the
+// EXISTS), as the engine tests it on the pairs with equal keys, when
+// residual prints it (otherwise the join stays local).
+func (d Dialect) join(j *planner.Join, tables Tables) (string, error) {
+	ls, rs := j.Left.Schema(), j.Right.Schema()
+	if len(j.LeftIdx) != len(j.LeftKeys) || len(j.RightIdx) != len(j.RightKeys) || len(j.LeftKeys) != len(j.RightKeys) {
+		return "", unsupported("%s (unresolved keys)", j.Describe())
+	}
+	l, r := d.Ident("l"), d.Ident("r")
+	on := make([]string, len(j.LeftKeys))
+	for i := range j.LeftKeys {
+		if !d.joinKey(ls.Field(j.LeftIdx[i]).Type) || !d.joinKey(rs.Field(j.RightIdx[i]).Type) {
+			return "", unsupported("join key %q (of this type)", j.LeftKeys[i])
+		}
+		on[i] = l + "." + d.Ident(j.LeftKeys[i]) + " = " + r + "." + d.Ident(j.RightKeys[i])
+	}
+	if j.Residual != nil {
+		if j.Type == planner.JoinCross || j.NullAware {
+			return "", unsupported("%s", j.Describe())
+		}
+		cond, err := d.residual(j.Residual, j)
+		if err != nil {
+			return "", err
+		}
+		on = append(on, cond)
+	}
+	if (j.Type == planner.JoinCross) != (len(on) == 0) {
+		return "", unsupported("%s", j.Describe())
+	}
+	left, err := d.block(j.Left, tables)
+	if err != nil {
+		return "", err
+	}
+	right, err := d.block(j.Right, tables)
+	if err != nil {
+		return "", err
+	}
+	items := make([]string, 0, ls.NumFields()+len(j.RightCols))
+	for _, f := range ls.Fields() {
+		items = append(items, l+"."+d.Ident(f.Name))
+	}
+	if len(items) == 0 {
+		return "", unsupported("a join without left columns")
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	if !j.Type.KeepsRight() {
+		b.WriteString(strings.Join(items, ", "))
+		b.WriteString(" FROM (" + left + ") AS " + l + " WHERE ")
+		switch {
+		case j.NullAware && len(on) == 1:
+			b.WriteString(l + "." + d.Ident(j.LeftKeys[0]) + " NOT IN (SELECT " + r + "." + d.Ident(j.RightKeys[0]) + " AS " + d.Ident("k") + " FROM (" + right + ") AS " + r + ")")
+		case j.NullAware:
+			return "", unsupported("%s", j.Describe())
+		default:
+			if j.Type == planner.JoinAnti {
+				b.WriteString("NOT ")
+			}
+			b.WriteString("EXISTS (SELECT 1 FROM (" + right + ") AS " + r + " WHERE " + strings.Join(on, " AND ") + ")")
+		}
+		return b.String(), nil
+	}
+	kw, ok := joinKinds[j.Type]
+	if !ok {
+		return "", unsupported("%s", j.Describe())
+	}
+	for _, f := range rs.Fields() {
+		if slices.Contains(j.RightCols, f.Name) {
+			items = append(items, r+"."+d.Ident(f.Name)+" AS "+d.Ident(planner.JoinedName(j.Alias, f.Name)))
+		}
+	}
+	b.WriteString(strings.Join(items, ", "))
+	b.WriteString(" FROM (" + left + ") AS " + l + " " + kw + " (" + right + ") AS " + r)
+	if len(on) > 0 {
+		b.WriteString(" ON " + strings.Join(on, " AND "))
+	}
 	return b.String(), nil
+}
+
+// joinKey reports whether the remote compares join keys of type t as
+// the engine does: integers, dates, booleans and (unless the dialect's
+// strings may ignore case) strings by their bytes — not floats (NaN,
+// -0) nor timestamps (time zones and units differ among remotes).
+func (d Dialect) joinKey(t arrow.DataType) bool {
+	return d.orderable(t)
 }
 
 // schemaOf is agg's output schema (nil without an aggregate).
@@ -300,20 +548,6 @@ func (d Dialect) orderable(t arrow.DataType) bool {
 		return !d.CaseInsensitiveStrings
 	}
 	return false
-}
-
-// pick returns the items (one per field of from) for the fields of out,
-// in out's order (nil when one is missing).
-func pick(items []string, out, from *arrow.Schema) []string {
-	got := make([]string, 0, out.NumFields())
-	for _, f := range out.Fields() {
-		ix := from.FieldIndices(f.Name)
-		if len(ix) == 0 {
-			return nil
-		}
-		got = append(got, items[ix[0]])
-	}
-	return got
 }
 
 func unsupported(format string, args ...any) error {
