@@ -108,13 +108,15 @@ func (a *acct) charge(n int64) {
 // refuses, the refusal is kept and the next check returns it (the query
 // then fails at its batch boundary, over its reservation by this one
 // step at most), so that no operator has to unwind from the middle of a
-// hash table insert.
+// hash table insert. A big step also makes room for itself under the Go
+// runtime's soft memory limit (makeHeapRoom).
 func (a *acct) take(n int64) {
 	if n > 0 && a.b.refused.Load() == nil {
 		if err := a.b.reserve(n); err != nil {
 			a.b.refused.CompareAndSwap(nil, &err)
 		}
 	}
+	makeHeapRoom(n)
 	a.charge(n)
 }
 
