@@ -44,16 +44,13 @@ func newU64Map(a *acct) *u64Map {
 	return m
 }
 
-// bigResize is the table size (bytes) from which resizes of one query
-// take turns (budget.resizing).
+// bigResize is the growth step (bytes) from which those of one query take
+// turns (acct.turn).
 const bigResize = 1 << 20
 
 func (m *u64Map) resize(b uint) {
 	old := m.slots
-	if int64(1<<b)*u64SlotBytes >= bigResize {
-		m.acct.b.resizing.Lock()
-		defer m.acct.b.resizing.Unlock()
-	}
+	defer m.acct.turn(int64(1<<b) * u64SlotBytes)()
 	m.acct.take(int64(1<<b) * u64SlotBytes)
 	m.slots = make([]u64Slot, 1<<b)
 	for i := range m.slots {

@@ -497,12 +497,14 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 // setGroups grows the states to n groups. Their per-group slices (growTo)
 // have the capacity groupCap(n), which is what is charged: when they move,
 // the new capacity is taken before they are allocated and the old given
-// back after (every state's old and new slices may live at once).
+// back after (every state's old and new slices may live at once), a big
+// step in turn with the query's others (acct.turn).
 func (a *aggOp) setGroups(n int) {
 	if n <= a.ngroups {
 		return
 	}
 	if c := groupCap(n); c > a.gcap {
+		defer a.acct.turn(int64(c) * a.perGroup)() // (runs last)
 		a.acct.take(int64(c) * a.perGroup)
 		defer a.acct.charge(-int64(a.gcap) * a.perGroup)
 		defer func() { a.gcap = c }()

@@ -33,10 +33,12 @@ type budget struct {
 	wounded atomic.Bool
 	retried bool
 
-	// resizing serializes the big table resizes of the query's operators
-	// and workers (u64Map.resize): the old table of one is given back
-	// before the next takes its new one, so that partitions growing in
-	// step (agg_radix.go) do not hold all their old and new tables at once.
+	// resizing serializes the big growth steps of the query's operators
+	// and workers (acct.turn: u64Map.resize, per-group arrays, stored
+	// keys): the old copy of one is given back before the next takes its
+	// new one, so that partitions growing in step (agg_radix.go) do not
+	// hold all their old and new copies at once, and each step's heap
+	// room check (makeHeapRoom) sees the steps before it allocated.
 	resizing sync.Mutex
 	// refused is the pool's refusal of a take, returned by the next check.
 	refused atomic.Pointer[error]
@@ -108,14 +110,28 @@ func (a *acct) charge(n int64) {
 // refuses, the refusal is kept and the next check returns it (the query
 // then fails at its batch boundary, over its reservation by this one
 // step at most), so that no operator has to unwind from the middle of a
-// hash table insert.
+// hash table insert. A big step also makes room for itself under the Go
+// runtime's soft memory limit (makeHeapRoom).
 func (a *acct) take(n int64) {
 	if n > 0 && a.b.refused.Load() == nil {
 		if err := a.b.reserve(n); err != nil {
 			a.b.refused.CompareAndSwap(nil, &err)
 		}
 	}
+	makeHeapRoom(n)
 	a.charge(n)
+}
+
+// turn waits for the query's other big growth steps (budget.resizing)
+// before one of n bytes, from bigResize up, and returns what ends it (a
+// no-op below): the caller takes, allocates, copies and gives the old copy
+// back before calling it.
+func (a *acct) turn(n int64) (done func()) {
+	if n < bigResize {
+		return func() {}
+	}
+	a.b.resizing.Lock()
+	return a.b.resizing.Unlock
 }
 
 // check is budget.check.

@@ -250,10 +250,12 @@ func (t *groupTable) newChainGroups(cols []arrow.Array, rows []int32) {
 
 // growStore gives the stored keys room for groupCap(t.n) groups (chained
 // ids): the new arrays are taken from the acct before they are allocated,
-// the old ones given back once copied.
+// the old ones given back once copied, a big step in turn with the query's
+// others (acct.turn).
 func (t *groupTable) growStore() {
 	c := groupCap(t.n)
 	per := t.groupKeyBytes()
+	defer t.acct.turn(int64(c) * per)()
 	t.acct.take(int64(c) * per)
 	for _, kc := range t.cols {
 		kc.gvalid = withCap(kc.gvalid, c)

@@ -53,6 +53,13 @@ type Options struct {
 	// just added by Put is never evicted by its own Put, so a single value
 	// larger than MaxBytes is kept on its own. 0 means unlimited.
 	MaxBytes int64
+	// OnBytes, when set, is called after every change of the bytes held
+	// (Bytes): a Put, an eviction, an expiry, a Delete, Close. It may run
+	// concurrently, on the LRU's purge goroutine and with the registry's
+	// locks held, so it must be quick, must not call back into the
+	// Registry other than Bytes, and should read Bytes rather than trust
+	// the order of its calls.
+	OnBytes func()
 	// Key is the HMAC-SHA256 key for page tokens. nil means 32 random bytes
 	// generated once per process (tokens do not survive a restart).
 	Key []byte
@@ -76,7 +83,9 @@ type Registry[T Value] struct {
 	closed bool
 	lru    *expirable.LRU[string, *entry[T]]
 	bytes  atomic.Int64
-	remote Remote[T] // nil: handles live in this process only
+	// onBytes is Options.OnBytes (nil: none).
+	onBytes func()
+	remote  Remote[T] // nil: handles live in this process only
 
 	// testHookAfterRetain, when set (tests only), runs in Get between the
 	// caller's Retain and the LRU refresh, to simulate a concurrent purge.
@@ -112,6 +121,7 @@ func New[T Value](opts Options) *Registry[T] {
 		maxBytes:   opts.MaxBytes,
 		key:        opts.Key,
 		now:        opts.Now,
+		onBytes:    opts.OnBytes,
 	}
 	if r.ttl <= 0 {
 		r.ttl = DefaultTTL
@@ -147,9 +157,24 @@ func (r *Registry[T]) release(e *entry[T]) {
 	}
 	e.released = true
 	e.mu.Unlock()
-	r.bytes.Add(-e.size)
+	r.addBytes(-e.size)
 	e.v.Release()
 }
+
+// addBytes adds d to the bytes held and reports the change (OnBytes).
+func (r *Registry[T]) addBytes(d int64) {
+	if d == 0 {
+		return
+	}
+	r.bytes.Add(d)
+	if r.onBytes != nil {
+		r.onBytes()
+	}
+}
+
+// Bytes is the sum of Sizer.SizeBytes of the values held (those that are
+// not Sizers count as 0).
+func (r *Registry[T]) Bytes() int64 { return r.bytes.Load() }
 
 // retain adds a caller reference to e unless the registry already released
 // its own (in which case the value may be freed and must not be touched).
@@ -193,7 +218,7 @@ func (r *Registry[T]) Put(v T, principal string) (id string) {
 		return id
 	}
 	e.deadline = r.now().Add(r.ttl)
-	r.bytes.Add(e.size)
+	r.addBytes(e.size)
 	r.lru.Add(id, e)
 	r.evictLocked(id)
 	if r.remote != nil && e.retain() { // published outside the lock, with a reference of its own

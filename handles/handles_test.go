@@ -371,6 +371,35 @@ func TestMaxBytes(t *testing.T) {
 	}
 }
 
+// Bytes follows every change of what the registry holds (Put, eviction,
+// Delete, expiry, Close), and OnBytes is called after each of them.
+func TestBytesAndOnBytes(t *testing.T) {
+	clock := newClock()
+	var r *handles.Registry[*val]
+	var seen []int64
+	r = handles.New[*val](handles.Options{MaxBytes: 50, TTL: time.Minute, Now: clock.Now,
+		OnBytes: func() { seen = append(seen, r.Bytes()) }})
+	defer r.Close()
+	step := func(what string, want int64, do func()) {
+		t.Helper()
+		seen = nil
+		do()
+		if r.Bytes() != want || len(seen) == 0 || seen[len(seen)-1] != want {
+			t.Fatalf("%s: Bytes %d, OnBytes saw %v; want %d", what, r.Bytes(), seen, want)
+		}
+	}
+	var a, b string
+	step("put a", 10, func() { a = r.Put(newVal("a", 10), "") })
+	step("put b", 30, func() { b = r.Put(newVal("b", 20), "") })
+	step("put c evicting a", 45, func() { r.Put(newVal("c", 25), "") })
+	step("delete b", 25, func() { r.Delete(b) })
+	r.Delete(a) // already evicted: no change, no call
+	clock.Advance(2 * time.Minute)
+	step("expiry", 0, func() { r.Len() })
+	step("put d", 5, func() { r.Put(newVal("d", 5), "") })
+	step("close", 0, r.Close)
+}
+
 func TestMaxBytesIgnoresNonSizer(t *testing.T) {
 	r := handles.New[unsized](handles.Options{MaxBytes: 1})
 	defer r.Close()

@@ -193,7 +193,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer a.Close()
-	app.ApplyGoMemoryLimit(a.Config, os.Getenv, a.Config.Logger)
+	a.ApplyGoMemoryLimit(os.Getenv)
 	watchApp(m, a)
 	stopTracing, err := tracing.Setup(*otelEndpoint, version, a.Config.Logger)
 	if err != nil {

@@ -212,6 +212,7 @@ type App struct {
 	Artifacts *artifacts.Store
 
 	handles *handles.Registry[*materialize.Table]
+	goLimit *goLimit // the Go runtime's soft memory limit (memlimit.go)
 	h5      *hdf5.Format
 	shared  replicaState
 }
@@ -273,8 +274,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		rs.close()
 		return nil, err
 	}
+	gl := &goLimit{cfg: cfg}
 	reg := handles.New[*materialize.Table](handles.Options{TTL: cfg.HandleTTL, MaxEntries: cfg.MaxHandles, MaxBytes: handleMemory(cfg),
-		Key: rs.subkey("page-tokens")})
+		Key: rs.subkey("page-tokens"), OnBytes: gl.update})
+	gl.handles = reg.Bytes
 	if rs.kv != nil {
 		reg.SetRemote(materialize.SharedHandles(rs.kv, store, cfg.Logger))
 	}
@@ -313,7 +316,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		rs.close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, h5: h5, shared: rs}
+	a := &App{Config: cfg, Root: cat.Root(), Demo: demo, Catalog: cat, Service: svc, Artifacts: store, handles: reg, goLimit: gl, h5: h5, shared: rs}
 	a.MCP, a.OutputSchemas = mcpapi.NewServerWithSchemas(svc, mcpapi.Options{Name: "quarry", Version: cfg.Version, Logger: cfg.Logger, NoSQL: cfg.NoSQL || !sqlfront.Available,
 		ConformanceFixtures: cfg.ConformanceFixtures, OnToolCall: cfg.OnToolCall})
 	return a, nil
