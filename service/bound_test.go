@@ -57,3 +57,30 @@ func TestBoundSkipsPreflight(t *testing.T) {
 	}
 	waitFreed(t, alloc)
 }
+
+// TestEstimateRowBound: estimate_query shows the proven row bound (which
+// TestResultBound in the planner shows left out when nothing is proven).
+func TestEstimateRowBound(t *testing.T) {
+	s, _ := newTestService(t, slowRoot(t, 5_000), 0, nil)
+	cases := []struct {
+		sql  string
+		want int64 // -1: absent
+	}{
+		{`SELECT g, count(*) FROM "5000" GROUP BY g`, 5000},
+		{`SELECT x FROM "5000" LIMIT 20`, 20},
+		{`SELECT a.x FROM "5000" a CROSS JOIN "5000" b CROSS JOIN "5000" c CROSS JOIN "5000" d CROSS JOIN "5000" e LIMIT 3`, 3},
+	}
+	for _, tc := range cases {
+		res, err := s.EstimateQuery(context.Background(), EstimateQueryRequest{SQL: tc.sql})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		got := int64(-1)
+		if res.RowBound != nil {
+			got = *res.RowBound
+		}
+		if got != tc.want {
+			t.Errorf("%s: row_bound %d, want %d", tc.sql, got, tc.want)
+		}
+	}
+}

@@ -467,6 +467,9 @@ func (s *Service) estimatePrepared(ctx context.Context, d *catalog.Dataset, q *p
 	caps := s.cfg.Materializer.Caps()
 	out := &EstimateResponse{EstimateKind: est.kind, Plan: planner.String(est.plan), PhysicalPlan: phys.String(), Warnings: []string{},
 		RowEstimate: est.rows, ByteEstimate: est.bytes}
+	if b := s.resultBound(q); b.Rows != planner.Unbounded {
+		out.RowBound = &b.Rows
+	}
 	if est.kind == estimateSampled {
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"estimate extrapolated from the first %d of %d rows; the real count may differ", sample, d.RowCount))
