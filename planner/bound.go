@@ -78,12 +78,34 @@ type BoundOptions struct {
 	// are cut and end with "…[truncated N chars]"); 0: values are not cut,
 	// so only strings of a proven length are bounded.
 	MaxCellChars int64
+	// Stats, when set, returns what the source of a dataset knows about
+	// one of its columns without reading it (ColumnStatser); ok false:
+	// nothing.
+	Stats func(dataset, column string) (st ColumnStats, ok bool)
+}
+
+// ColumnStats are facts a source knows about a column of its whole
+// dataset without reading it (the column cache's dictionaries and zone
+// maps). They must hold for every row: a bound built on them is a proof.
+type ColumnStats struct {
+	// Distinct, when > 0, is at least the number of distinct non-null
+	// values.
+	Distinct int64
+	// Ranged: every non-null value lies in Min..Max (integers; days for
+	// dates, the unit for timestamps).
+	Ranged   bool
+	Min, Max int64
+}
+
+// ColumnStatser is a source that knows ColumnStats of its columns.
+type ColumnStatser interface {
+	ColumnStats(column string) (ColumnStats, bool)
 }
 
 // ResultBound returns a proven upper bound on the rows and inline JSON
 // bytes plan n produces (see the rules above).
 func ResultBound(n Node, o BoundOptions) Bound {
-	b := &bounder{srcRows: []int64{Unbounded}}
+	b := &bounder{srcRows: []int64{Unbounded}, stats: o.Stats}
 	r := b.node(n)
 	return Bound{Rows: r.rows, Bytes: jsonBound(r, n.Schema(), o)}
 }
@@ -109,6 +131,7 @@ type brel struct {
 // bounder walks a plan; srcRows[i] bounds the distinct rows of row source i.
 type bounder struct {
 	srcRows []int64
+	stats   func(dataset, column string) (ColumnStats, bool)
 }
 
 func (b *bounder) newSrc(rows int64) int {
@@ -200,13 +223,32 @@ func (b *bounder) scan(s *Scan) brel {
 	}
 	r := b.unknown(s.Out, rows)
 	src := b.newSrc(rows)
-	for i := range r.cols {
+	for i, f := range s.Out.Fields() {
 		r.cols[i].src = src
+		if b.stats == nil {
+			continue
+		}
+		if st, ok := b.stats(s.Dataset, f.Name); ok {
+			applyStats(&r.cols[i], st)
+		}
 	}
 	for _, p := range s.Filters {
 		narrow(r.cols, p)
 	}
 	return r
+}
+
+// applyStats narrows c by what its source knows of it.
+func applyStats(c *bcol, st ColumnStats) {
+	if st.Distinct > 0 {
+		c.ndv = min(c.ndv, satAdd(st.Distinct, 1)) // and null
+	}
+	if st.Ranged && st.Min <= st.Max {
+		c.ranged, c.lo, c.hi = true, st.Min, st.Max
+		if span := uint64(st.Max) - uint64(st.Min); span < uint64(math.MaxInt64)-1 {
+			c.ndv = min(c.ndv, int64(span)+2) // and null
+		}
+	}
 }
 
 // grouped is r reduced to one row per distinct tuple of the key columns,

@@ -149,6 +149,35 @@ func TestResultBound(t *testing.T) {
 		})
 	}
 
+	// What the sources know of their columns (the column cache's
+	// dictionaries and zone maps).
+	stats := func(dataset, column string) (planner.ColumnStats, bool) {
+		switch dataset + "." + column {
+		case "big.s":
+			return planner.ColumnStats{Distinct: 3}, true
+		case "big.d": // 1992-01-01 .. 1998-12-31
+			return planner.ColumnStats{Ranged: true, Min: 8035, Max: 10591}, true
+		}
+		return planner.ColumnStats{}, false
+	}
+	statCases := []struct {
+		name string
+		n    planner.Node
+		rows int64
+	}{
+		{"group by a column of 3 values (and null)", agg(big, "s"), 4},
+		{"group by the year of a date of 7 years (and null)", agg(year(big), "y"), 8},
+		{"group by a column the source knows nothing of", agg(big, "k"), 10_000_000},
+		{"a filter narrows the range further", agg(year(filter(big, planner.Predicate{Col: "d", Op: funcs.OpGte, Value: dateLit("1997-06-01")})), "y"), 2},
+	}
+	for _, tc := range statCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := planner.ResultBound(tc.n, planner.BoundOptions{Stats: stats}).Rows; got != tc.rows {
+				t.Fatalf("rows bound %d, want %d", got, tc.rows)
+			}
+		})
+	}
+
 	// Bytes: '[' and ']', and per row its record (of columns of one-letter
 	// names: a ',' or '{', the quoted name at 6 bytes a character, ':',
 	// the cell; then '}') and a comma.

@@ -623,10 +623,12 @@ func (s *Service) queryOn(ctx context.Context, d *catalog.Dataset, req QueryRequ
 }
 
 // resultBound is what q's plan proves about its result's rows and inline
-// JSON bytes (planner.ResultBound, under the encoder's cell cap).
+// JSON bytes (planner.ResultBound, under the encoder's cell cap, with what
+// the sources already know of their columns: the column cache's
+// dictionaries and computed zone maps).
 func (s *Service) resultBound(q *preparedQuery) planner.Bound {
 	cells := max(s.cfg.Materializer.Caps().MaxCellChars, materialize.DefaultMaxCellChars)
-	return planner.ResultBound(q.plan, planner.BoundOptions{MaxCellChars: cells})
+	return planner.ResultBound(q.plan, planner.BoundOptions{MaxCellChars: cells, Stats: q.columnStats})
 }
 
 // runPrepared runs a prepared query whose main dataset is d and delivers

@@ -113,6 +113,9 @@ type column struct {
 	// zoneRows rows), computed once on first use (zonesOf).
 	zoneOnce sync.Once
 	zones    [][]zonemap.Zone
+	// zoned is set once zones are computed (ColumnStats reads them only
+	// then: it never computes them).
+	zoned atomic.Bool
 }
 
 // New returns a cache with the given options.
