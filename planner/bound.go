@@ -95,6 +95,9 @@ type ColumnStats struct {
 	// dates, the unit for timestamps).
 	Ranged   bool
 	Min, Max int64
+	// MaxChars, when > 0, is at least the characters of the longest
+	// string value.
+	MaxChars int64
 }
 
 // ColumnStatser is a source that knows ColumnStats of its columns.
@@ -242,6 +245,9 @@ func (b *bounder) scan(s *Scan) brel {
 func applyStats(c *bcol, st ColumnStats) {
 	if st.Distinct > 0 {
 		c.ndv = min(c.ndv, satAdd(st.Distinct, 1)) // and null
+	}
+	if st.MaxChars > 0 {
+		c.chars = min(c.chars, st.MaxChars)
 	}
 	if st.Ranged && st.Min <= st.Max {
 		c.ranged, c.lo, c.hi = true, st.Min, st.Max

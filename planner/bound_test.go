@@ -154,7 +154,7 @@ func TestResultBound(t *testing.T) {
 	stats := func(dataset, column string) (planner.ColumnStats, bool) {
 		switch dataset + "." + column {
 		case "big.s":
-			return planner.ColumnStats{Distinct: 3}, true
+			return planner.ColumnStats{Distinct: 3, MaxChars: 4}, true
 		case "big.d": // 1992-01-01 .. 1998-12-31
 			return planner.ColumnStats{Ranged: true, Min: 8035, Max: 10591}, true
 		}
@@ -176,6 +176,11 @@ func TestResultBound(t *testing.T) {
 				t.Fatalf("rows bound %d, want %d", got, tc.rows)
 			}
 		})
+	}
+	// The source's longest string: 4 characters (as the dictionary of
+	// the s column of big, at most 4 groups and one count).
+	if got, want := planner.ResultBound(agg(big, "s"), planner.BoundOptions{Stats: stats}).Bytes, int64(2+4*(1+1+(1+8+1+2+6*4)+(1+8+1+22))); got != want {
+		t.Errorf("bytes bound with the source's longest string: %d, want %d", got, want)
 	}
 
 	// Bytes: '[' and ']', and per row its record (of columns of one-letter

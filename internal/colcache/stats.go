@@ -1,6 +1,8 @@
 package colcache
 
 import (
+	"unicode/utf8"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -11,7 +13,8 @@ import (
 // ColumnStats implements planner.ColumnStatser: what the cache already
 // knows about column name of the unchanged file, without reading it. A
 // dictionary-encoded column has at most as many distinct values as its
-// chunks' dictionaries hold together (a shared dictionary counted once); a
+// chunks' dictionaries hold together (a shared dictionary counted once)
+// and none longer than the longest of them; a
 // column of integers, dates or timestamps whose zones were computed (by an
 // earlier zone-filtered scan; never here) lies within its zones' minimum
 // and maximum. ok is false when the column is not cached or nothing is
@@ -27,29 +30,58 @@ func (s *Source) ColumnStats(name string) (st planner.ColumnStats, ok bool) {
 		return st, false
 	}
 	col := f.cols[name]
-	st.Distinct = dictValues(col.chunks)
+	dictStats(&st, col.chunks)
 	if col.zoned.Load() {
 		st.Ranged, st.Min, st.Max = zoneRange(col.zones)
 	}
 	return st, st.Distinct > 0 || st.Ranged
 }
 
-// dictValues is the number of values in the dictionaries of chunks when
-// every chunk is dictionary-encoded (each dictionary counted once), else 0.
-func dictValues(chunks []arrow.Array) int64 {
+// dictStatsMax bounds the dictionary entries ColumnStats reads one by
+// one (to count the distinct values exactly and measure the longest); past
+// it, the dictionaries' lengths are summed.
+const dictStatsMax = 1 << 16
+
+// dictStats fills st from the dictionaries of chunks when every chunk is
+// dictionary-encoded (each dictionary counted once): the distinct values
+// and, for at most dictStatsMax entries of strings, the exact count and
+// the longest value in characters.
+func dictStats(st *planner.ColumnStats, chunks []arrow.Array) {
+	var dicts []arrow.Array
 	seen := map[arrow.Array]bool{}
-	n := int64(0)
+	total := int64(0)
 	for _, a := range chunks {
 		d, ok := a.(*array.Dictionary)
 		if !ok {
-			return 0
+			return
 		}
 		if dict := d.Dictionary(); !seen[dict] {
 			seen[dict] = true
-			n += int64(dict.Len())
+			dicts = append(dicts, dict)
+			total += int64(dict.Len())
 		}
 	}
-	return n
+	st.Distinct = total
+	if total > dictStatsMax || total == 0 {
+		return
+	}
+	values := make(map[string]bool, total)
+	longest := int64(0)
+	for _, dict := range dicts {
+		s, ok := dict.(array.StringLike)
+		if !ok {
+			return
+		}
+		for i := range s.Len() {
+			if s.IsNull(i) {
+				continue
+			}
+			v := s.Value(i)
+			values[v] = true
+			longest = max(longest, int64(utf8.RuneCountInString(v)))
+		}
+	}
+	st.Distinct, st.MaxChars = max(int64(len(values)), 1), longest
 }
 
 // zoneRange is the least and greatest value over zones of an integer,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -12,8 +13,8 @@ import (
 	"github.com/quarrydb/quarry/planner"
 )
 
-// TestColumnStats: a cached dictionary column reports at least its
-// distinct values; an integer column reports its true minimum and maximum
+// TestColumnStats: a cached dictionary column reports its distinct values
+// and its longest value; an integer column reports its true minimum and maximum
 // once its zones exist (after a zone-filtered scan), and nothing before;
 // a plain string column reports nothing.
 func TestColumnStats(t *testing.T) {
@@ -42,8 +43,15 @@ func TestColumnStats(t *testing.T) {
 	}
 	if st, ok := src.ColumnStats("d"); !ok || st.Ranged {
 		t.Fatalf("dictionary column: %+v %v", st, ok)
-	} else if values, _, _ := read("d"); st.Distinct < int64(len(values)) {
-		t.Fatalf("dictionary column: %d distinct reported, %d present", st.Distinct, len(values))
+	} else {
+		values, _, _ := read("d")
+		longest := 0
+		for v := range values {
+			longest = max(longest, utf8.RuneCountInString(v))
+		}
+		if st.Distinct != int64(len(values)) || st.MaxChars != int64(longest) {
+			t.Fatalf("dictionary column: %d distinct, %d characters at most reported; %d present, the longest %d", st.Distinct, st.MaxChars, len(values), longest)
+		}
 	}
 	if st, ok := src.ColumnStats("s"); ok {
 		t.Fatalf("plain string column: %+v", st)
