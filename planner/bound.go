@@ -160,7 +160,7 @@ func (b *bounder) node(n Node) brel {
 		r := b.node(x.Input)
 		r.cols = slices.Clone(r.cols)
 		for _, p := range x.Preds {
-			narrow(r.cols, p)
+			narrow(r.cols, x.Input.Schema(), p)
 		}
 		return r
 	case *Project:
@@ -236,7 +236,7 @@ func (b *bounder) scan(s *Scan) brel {
 		}
 	}
 	for _, p := range s.Filters {
-		narrow(r.cols, p)
+		narrow(r.cols, s.Out, p)
 	}
 	return r
 }
@@ -476,12 +476,14 @@ func project(r brel, idx []int) brel {
 	return out
 }
 
-// narrow applies what predicate p proves about its column to cols.
-func narrow(cols []bcol, p Predicate) {
-	if p.Op == OpAny || p.Index < 0 || p.Index >= len(cols) {
+// narrow applies what predicate p proves about its column (by name in
+// schema s, the columns of cols) to cols.
+func narrow(cols []bcol, s *arrow.Schema, p Predicate) {
+	idx := s.FieldIndices(p.Col)
+	if p.Op == OpAny || len(idx) != 1 || idx[0] >= len(cols) {
 		return
 	}
-	c := &cols[p.Index]
+	c := &cols[idx[0]]
 	switch p.Op {
 	case OpIsNull:
 		c.ndv = min(c.ndv, 1)
