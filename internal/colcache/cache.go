@@ -16,6 +16,11 @@
 // modification time differ from the dataset's) is never served from the
 // cache: the Scan goes to the underlying source and the stale entries are
 // dropped.
+//
+// Source.ColumnStats reports what the cache already knows of a column
+// (its dictionaries' values and longest value, the range of its computed
+// zone maps) for the planner's result bounds (stats.go); it never reads or
+// computes anything new.
 package colcache
 
 import (
