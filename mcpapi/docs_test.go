@@ -324,8 +324,10 @@ writes them. ` + "`quarry schema-card init <dataset> [--out FILE]`" + ` prints a
 
 ## Confirmation, progress, cancellation, logging
 
-- ` + "`query_data`" + ` and ` + "`aggregate`" + ` size a query before running it (in full for files up to the sample size, whose result is
-  then reused; from the first 100,000 rows otherwise). Above the confirmation threshold (` + "`--confirm-rows`" + `, default
+- ` + "`query_data`" + ` and ` + "`aggregate`" + ` (and ` + "`advanced_query`" + `) size a query before running it (in full for files up to the sample size, whose result is
+  then reused; from the first 100,000 rows otherwise), unless its plan proves the result is under both thresholds (a
+  global aggregate, a ` + "`limit`" + ` under them, groups of a small table's columns, ...: ` + "`planner.ResultBound`" + `, see
+  [QUERY.md](QUERY.md#result-bounds); ` + "`estimate_query`" + ` shows the proven ` + "`row_bound`" + `): such a query runs once, without the size check. Above the confirmation threshold (` + "`--confirm-rows`" + `, default
   1,000,000 rows; ` + "`--confirm-bytes`" + `, default 256 MiB of JSON) they do not run it: a client that declared elicitation gets a
   form (deliver as a Parquet file / first page only / cancel); any other client gets
   ` + "`{status: \"needs_confirmation\", estimate, options: [{choice, description, args}], hint}`" + ` and calls again with the chosen

@@ -4,7 +4,8 @@
 // SetOp and Values: join.go, setop.go, values.go) with a stable printable
 // form. It also optimizes plans with small, separate rules (constant
 // folding, filter pushdown, limit pushdown, projection pushdown) and
-// estimates result rows and bytes. It performs no I/O; the engine package
+// estimates result rows (estimate_rows.go) and proves upper bounds on them
+// and their JSON bytes (bound.go). It performs no I/O; the engine package
 // turns plans into Arrow record-batch pipelines. docs/QUERY.md is the user
 // reference of the spec; this comment summarizes the semantics the planner
 // decides.

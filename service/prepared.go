@@ -25,11 +25,12 @@ import (
 // execute that plan; a run over a sample and progress reporting only wrap
 // the source (see source).
 type preparedQuery struct {
-	s    *Service
-	spec planner.Spec
-	src  catalog.Source // what the plan's scan reads
-	plan planner.Node
-	rows int64 // rows of the input (row_count; for progress and sampling)
+	s       *Service
+	spec    planner.Spec
+	dataset string         // the main dataset's id (empty: constant rows)
+	src     catalog.Source // what the plan's scan of dataset reads
+	plan    planner.Node
+	rows    int64 // rows of the input (row_count; for progress and sampling)
 	// joins are the inputs of the datasets spec.Join joins, sources
 	// their sources by dataset id (see joinInputs).
 	joins   []planner.Input
@@ -87,7 +88,7 @@ func (s *Service) prepareOn(ctx context.Context, in planner.Input, src catalog.S
 	if err := ctx.Err(); err != nil { // planning used up the request's time
 		return nil, qerr.As(err)
 	}
-	return &preparedQuery{s: s, spec: spec, src: src, plan: plan, rows: in.RowCount, joins: joins, sources: sources, input: in.Schema}, nil
+	return &preparedQuery{s: s, spec: spec, dataset: in.Dataset, src: src, plan: plan, rows: in.RowCount, joins: joins, sources: sources, input: in.Schema}, nil
 }
 
 // source is what one run reads: the prepared source, cut to its first
@@ -178,6 +179,19 @@ func (q *preparedQuery) analyze(ctx context.Context) (*materialize.Table, *engin
 // without running it.
 func (q *preparedQuery) explain() (*engine.Operator, error) {
 	return engine.Explain(q.plan, q.src, q.engineOptions(nil))
+}
+
+// columnStats is what the source of dataset (the main one or a joined
+// one) knows of column without reading it (planner.ColumnStatser).
+func (q *preparedQuery) columnStats(dataset, column string) (planner.ColumnStats, bool) {
+	src := q.sources[dataset]
+	if src == nil && dataset == q.dataset {
+		src = q.src
+	}
+	if st, ok := src.(planner.ColumnStatser); ok {
+		return st.ColumnStats(column)
+	}
+	return planner.ColumnStats{}, false
 }
 
 // cached reports whether every column the plan's scan reads is in the

@@ -467,6 +467,9 @@ func (s *Service) estimatePrepared(ctx context.Context, d *catalog.Dataset, q *p
 	caps := s.cfg.Materializer.Caps()
 	out := &EstimateResponse{EstimateKind: est.kind, Plan: planner.String(est.plan), PhysicalPlan: phys.String(), Warnings: []string{},
 		RowEstimate: est.rows, ByteEstimate: est.bytes}
+	if b := s.resultBound(q); b.Rows != planner.Unbounded {
+		out.RowBound = &b.Rows
+	}
 	if est.kind == estimateSampled {
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"estimate extrapolated from the first %d of %d rows; the real count may differ", sample, d.RowCount))
@@ -619,6 +622,15 @@ func (s *Service) queryOn(ctx context.Context, d *catalog.Dataset, req QueryRequ
 	return s.runPrepared(ctx, d, q, req, tool, start)
 }
 
+// resultBound is what q's plan proves about its result's rows and inline
+// JSON bytes (planner.ResultBound, under the encoder's cell cap, with what
+// the sources already know of their columns: the column cache's
+// dictionaries and computed zone maps).
+func (s *Service) resultBound(q *preparedQuery) planner.Bound {
+	cells := max(s.cfg.Materializer.Caps().MaxCellChars, materialize.DefaultMaxCellChars)
+	return planner.ResultBound(q.plan, planner.BoundOptions{MaxCellChars: cells, Stats: q.columnStats})
+}
+
 // runPrepared runs a prepared query whose main dataset is d and delivers
 // it (the confirmation preflight, explain analyze and the materializer).
 func (s *Service) runPrepared(ctx context.Context, d *catalog.Dataset, q *preparedQuery, req QueryRequest, tool string, start time.Time) (*QueryResponse, error) {
@@ -634,28 +646,35 @@ func (s *Service) runPrepared(ctx context.Context, d *catalog.Dataset, q *prepar
 		decision = "not_needed"
 	)
 	if !req.Confirm && s.confirmEnabled() {
-		// Preflight: small datasets run in full (the result is reused),
-		// big ones are sized from their first SampleRows rows.
-		var sample int64
-		if d.RowCount > s.cfg.SampleRows {
-			sample = s.cfg.SampleRows
-		}
-		est, err := q.estimate(ctx, sample)
-		if err != nil {
-			return nil, err
-		}
-		log = log.With("estimate_kind", est.kind, "row_estimate", est.rows, "byte_estimate", est.bytes)
-		if s.overThreshold(est.rows, est.bytes) {
-			est.table.Release()
-			log.Info("query needs confirmation", "tool", tool, "plan", planSummary(q.plan),
-				"confirm_rows", s.cfg.ConfirmRows, "confirm_bytes", s.cfg.ConfirmBytes, "duration_ms", time.Since(start).Milliseconds())
-			return s.needsConfirmation(est, tool, req), nil
-		}
-		decision = "under_threshold"
-		if est.kind == estimateExact && req.Explain == "" {
-			t = est.table
+		if b := s.resultBound(q); !s.overThreshold(b.Rows, b.Bytes) {
+			// The plan proves the result is under both thresholds: it
+			// runs once, without the preflight.
+			decision = "bounded"
+			log = log.With("row_bound", b.Rows, "byte_bound", b.Bytes)
 		} else {
-			est.table.Release()
+			// Preflight: small datasets run in full (the result is reused),
+			// big ones are sized from their first SampleRows rows.
+			var sample int64
+			if d.RowCount > s.cfg.SampleRows {
+				sample = s.cfg.SampleRows
+			}
+			est, err := q.estimate(ctx, sample)
+			if err != nil {
+				return nil, err
+			}
+			log = log.With("estimate_kind", est.kind, "row_estimate", est.rows, "byte_estimate", est.bytes)
+			if s.overThreshold(est.rows, est.bytes) {
+				est.table.Release()
+				log.Info("query needs confirmation", "tool", tool, "plan", planSummary(q.plan),
+					"confirm_rows", s.cfg.ConfirmRows, "confirm_bytes", s.cfg.ConfirmBytes, "duration_ms", time.Since(start).Milliseconds())
+				return s.needsConfirmation(est, tool, req), nil
+			}
+			decision = "under_threshold"
+			if est.kind == estimateExact && req.Explain == "" {
+				t = est.table
+			} else {
+				est.table.Release()
+			}
 		}
 	} else if req.Confirm {
 		decision = "confirmed"

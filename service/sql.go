@@ -108,7 +108,7 @@ func (s *Service) prepareSQL(ctx context.Context, sql string, params []any) (*pr
 		return nil, "", nil, qerr.As(err)
 	}
 	d := cat.rows[main]
-	q := &preparedQuery{s: s, spec: c.Spec, src: cat.sources[main], plan: plan, rows: d.RowCount, sources: cat.sources, input: d.Schema}
+	q := &preparedQuery{s: s, spec: c.Spec, dataset: main, src: cat.sources[main], plan: plan, rows: d.RowCount, sources: cat.sources, input: d.Schema}
 	return q, c.Explain, d, nil
 }
 

@@ -170,6 +170,9 @@ type EstimateResponse struct {
 	RowEstimate int64 `json:"row_estimate"`
 	// ByteEstimate is the estimated size of the whole result as inline JSON.
 	ByteEstimate int64 `json:"byte_estimate" jsonschema:"Estimated bytes of the whole result as inline JSON."`
+	// RowBound is the proven upper bound on the result rows
+	// (planner.ResultBound); nil when the plan proves none.
+	RowBound *int64 `json:"row_bound,omitempty" jsonschema:"Proven upper bound on the result rows from the plan (exact row counts, limits, group keys); absent when none is proven. A query proven under the confirmation thresholds runs without being sized first."`
 	// EstimateKind is exact, sampled or formula.
 	EstimateKind string `json:"estimate_kind" jsonschema:"exact (the query was run), sampled (extrapolated from the first rows of the file) or formula (a cross join: the product of the catalog row counts)."`
 	// Preview holds up to 5 result rows.

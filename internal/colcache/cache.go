@@ -16,6 +16,11 @@
 // modification time differ from the dataset's) is never served from the
 // cache: the Scan goes to the underlying source and the stale entries are
 // dropped.
+//
+// Source.ColumnStats reports what the cache already knows of a column
+// (its dictionaries' values and longest value, the range of its computed
+// zone maps) for the planner's result bounds (stats.go); it never reads or
+// computes anything new.
 package colcache
 
 import (
@@ -113,6 +118,9 @@ type column struct {
 	// zoneRows rows), computed once on first use (zonesOf).
 	zoneOnce sync.Once
 	zones    [][]zonemap.Zone
+	// zoned is set once zones are computed (ColumnStats reads them only
+	// then: it never computes them).
+	zoned atomic.Bool
 }
 
 // New returns a cache with the given options.

@@ -43,7 +43,10 @@ func (c *Cache) zonesOf(k fileKey, name string, chunks []arrow.Array) [][]zonema
 	if col == nil {
 		return computeZones(chunks)
 	}
-	col.zoneOnce.Do(func() { col.zones = computeZones(chunks) })
+	col.zoneOnce.Do(func() {
+		col.zones = computeZones(chunks)
+		col.zoned.Store(true)
+	})
 	return col.zones
 }
 

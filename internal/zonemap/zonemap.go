@@ -58,6 +58,16 @@ type Zone struct {
 	smin, smax string
 }
 
+// IntRange returns the least and greatest non-null value of a zone of
+// signed integers, dates (days) or timestamps (the type's unit): ok is
+// false for other types, values false when the zone has no non-null value.
+func (z Zone) IntRange() (lo, hi int64, values, ok bool) {
+	if z.kind != kindInt {
+		return 0, 0, false, false
+	}
+	return z.imin, z.imax, z.any, true
+}
+
 // Of computes the zone of a. Strings are copied: the zone does not keep a
 // reference to a's buffers.
 func Of(a arrow.Array) Zone {
