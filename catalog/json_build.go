@@ -86,11 +86,16 @@ type jsonCells struct {
 // newJSONCells is the builder of column j of kinds and types (nil: no
 // overrides).
 func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j int) *jsonCells {
+	return jsonCellsOf(mem, kinds[j], types != nil && types[j] != nil)
+}
+
+// jsonCellsOf is the builder of a column of kind k, with a type override
+// when override is true.
+func jsonCellsOf(mem memory.Allocator, k infer.Kind, override bool) *jsonCells {
 	c := &jsonCells{}
-	k := kinds[j]
 	switch {
-	case types != nil && types[j] != nil, k.Textual():
-		c.direct = types == nil || types[j] == nil
+	case override, k.Textual():
+		c.direct = !override
 		c.mode = infer.KindString
 		c.str = array.NewStringBuilder(mem)
 		c.b = c.str
@@ -125,11 +130,19 @@ func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j
 
 // append adds one cell (nil or a JSON null: null).
 func (c *jsonCells) append(f *jsonField) {
-	if f == nil || f.kind == jNull {
+	if f == nil {
 		c.b.AppendNull()
 		return
 	}
-	s := f.text
+	c.appendValue(f.kind, f.text)
+}
+
+// appendValue adds the cell of JSON kind k and text s.
+func (c *jsonCells) appendValue(k jsonKind, s string) {
+	if k == jNull {
+		c.b.AppendNull()
+		return
+	}
 	ok := true
 	switch c.mode {
 	case infer.KindString:
