@@ -23,7 +23,8 @@ const KindJSON Kind = "json"
 
 // jsonFormat implements Format for JSON files.
 type jsonFormat struct {
-	lim Limits
+	lim    Limits
+	keeper ColumnKeeper // nil: none
 	// chunkBytes and workers, when not 0, fix the chunk size and the
 	// number of workers of chunked opens and scans (tests).
 	chunkBytes, workers int
@@ -54,6 +55,22 @@ type jsonFormat struct {
 // distinct columns, a key longer than MaxNameBytes, and the decompression
 // bounds make the file a diagnostic.
 func NewJSONFormat(lim Limits) Format { return jsonFormat{lim: lim.WithDefaults()} }
+
+// JSONOptions configure NewJSONFormatWith.
+type JSONOptions struct {
+	// Keeper, when non-nil, is offered the columns of every
+	// newline-delimited file the format opens in chunks: the opening pass
+	// then also builds every column (json_keep.go), so the first query
+	// does not read the file again.
+	Keeper ColumnKeeper
+	// Limits as NewJSONFormat's.
+	Limits Limits
+}
+
+// NewJSONFormatWith is NewJSONFormat with options.
+func NewJSONFormatWith(opts JSONOptions) Format {
+	return jsonFormat{keeper: opts.Keeper, lim: opts.Limits.WithDefaults()}
+}
 
 // Kind implements Format.
 func (jsonFormat) Kind() Kind { return KindJSON }
@@ -103,6 +120,13 @@ type jsonColumn struct {
 	num, str   infer.Trace
 	source     string    // names the values' format in hints; "" is JSON
 	card       *cardType // the schema card's type override (cardtypes.go); nil: none
+	// Keeping the columns (json_keep.go): a chunk's kept cells, then its
+	// column built from them in keptKind (nil: no value); noKeep: the
+	// column is not kept.
+	cells    []jsonCell
+	kept     arrow.Array
+	keptKind infer.Kind
+	noKeep   bool
 }
 
 // addChecked is add, then the check of the value against the column's
@@ -237,32 +261,60 @@ type jsonInference struct {
 	// multiline: some record holds a newline (between its tokens), so the
 	// file cannot be cut at newlines.
 	multiline bool
+	// keep, when not nil, allocates the kept columns (json_keep.go): a
+	// chunk's are built into its columns, a file's gathered in chunks.
+	keep   memory.Allocator
+	chunks []*jsonKeptChunk
+	ks     *jsonKeepScratch // a chunk's: the worker's scratch (not nil: keeping)
+	side   []byte           // a chunk's: texts kept that are not in the chunk
+	lines  int              // a chunk's: its lines, about its records
 }
 
 func newJSONInference(spec *ReadSpec, lim Limits) *jsonInference {
 	return &jsonInference{spec: spec, maxCols: lim.MaxColumns, keys: newJSONKeys()}
 }
 
-// release frees the columns' override checks.
-func (in *jsonInference) release() { releaseChecks(in.cols) }
+// release frees the columns' override checks and the kept columns.
+func (in *jsonInference) release() {
+	releaseChecks(in.cols)
+	for _, c := range in.cols {
+		if c.kept != nil {
+			c.kept.Release()
+			c.kept = nil
+		}
+	}
+	for _, ch := range in.chunks {
+		ch.release()
+	}
+	in.chunks = nil
+}
 
 // column is the column named name (a view the caller does not keep),
 // added when new; pos is the field's position in its record (-1: none).
 func (in *jsonInference) column(pos int, name string) (*jsonColumn, error) {
+	j, err := in.columnIndex(pos, name)
+	if err != nil {
+		return nil, err
+	}
+	return in.cols[j], nil
+}
+
+// columnIndex is column's number.
+func (in *jsonInference) columnIndex(pos int, name string) (int, error) {
 	j, ok := in.keys.lookup(pos, name)
 	if !ok {
 		if len(in.cols) >= in.maxCols {
-			return nil, limitError("the records have more than %d distinct keys (the column limit)", in.maxCols)
+			return 0, limitError("the records have more than %d distinct keys (the column limit)", in.maxCols)
 		}
 		name = strings.Clone(name)
 		j = in.keys.add(pos, name)
 		col, err := newJSONColumn(in.spec, name, "")
 		if err != nil {
-			return nil, asFileError(err)
+			return 0, asFileError(err)
 		}
 		in.cols = append(in.cols, col)
 	}
-	return in.cols[j], nil
+	return j, nil
 }
 
 // record folds the record recs holds (record number recs.n) into the
@@ -277,6 +329,9 @@ func (in *jsonInference) record(recs *jsonRecords) error {
 		if err := col.addChecked(in.spec, recs.n, fd); err != nil {
 			return asFileError(err)
 		}
+		if in.ks != nil {
+			in.keepCell(col, recs, fd)
+		}
 	}
 	in.rows = recs.n
 	return nil
@@ -285,12 +340,22 @@ func (in *jsonInference) record(recs *jsonRecords) error {
 // merge folds the inference of the next records of the file, after
 // in.rows records, into in.
 func (in *jsonInference) merge(next *jsonInference) error {
+	var kept *jsonKeptChunk
+	if in.keep != nil {
+		kept = &jsonKeptChunk{rows: next.rows}
+		in.chunks = append(in.chunks, kept)
+	}
 	for _, c := range next.cols {
-		col, err := in.column(-1, c.name)
+		j, err := in.columnIndex(-1, c.name)
 		if err != nil {
 			return err
 		}
+		col := in.cols[j]
 		col.merge(c, in.rows)
+		if kept != nil {
+			col.noKeep = col.noKeep || c.noKeep
+			kept.take(j, c)
+		}
 	}
 	in.rows += next.rows
 	return nil
@@ -316,7 +381,7 @@ func (jf jsonFormat) open(ctx context.Context, f FileInfo, chunks bool) ([]*Data
 	var in *jsonInference
 	err := errJSONSerial
 	if chunks {
-		in, err = jf.inferChunked(ctx, f, gz)
+		in, err = jf.inferChunked(ctx, f, gz, jf.reserve(f, gz))
 	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -359,7 +424,27 @@ func (jf jsonFormat) open(ctx context.Context, f FileInfo, chunks bool) ([]*Data
 	}
 	ds.Source = &jsonSource{id: f.BaseID, file: f, gz: gz, schema: schema, kinds: kinds, types: types, rows: in.rows, lim: jf.lim,
 		chunked: chunked && !in.multiline, chunkBytes: jf.chunkBytes, workers: jf.workers}
+	if in.keep != nil {
+		jf.keeper.Keep(ds, in.keptColumns(kinds, types))
+	}
 	return []*Dataset{ds}, nil
+}
+
+// reserve is the allocator of f's kept columns, nil when there is no
+// keeper or it declines.
+func (jf jsonFormat) reserve(f FileInfo, gz bool) memory.Allocator {
+	if jf.keeper == nil {
+		return nil
+	}
+	est := f.Size
+	if gz {
+		est *= 4
+	}
+	alloc, ok := jf.keeper.Reserve(f, est)
+	if !ok {
+		return nil
+	}
+	return cmp.Or[memory.Allocator](alloc, memory.DefaultAllocator)
 }
 
 // inferSerial infers the columns of f in one pass over its records.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"strconv"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -86,11 +87,16 @@ type jsonCells struct {
 // newJSONCells is the builder of column j of kinds and types (nil: no
 // overrides).
 func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j int) *jsonCells {
+	return jsonCellsOf(mem, kinds[j], types != nil && types[j] != nil)
+}
+
+// jsonCellsOf is the builder of a column of kind k, with a type override
+// when override is true.
+func jsonCellsOf(mem memory.Allocator, k infer.Kind, override bool) *jsonCells {
 	c := &jsonCells{}
-	k := kinds[j]
 	switch {
-	case types != nil && types[j] != nil, k.Textual():
-		c.direct = types == nil || types[j] == nil
+	case override, k.Textual():
+		c.direct = !override
 		c.mode = infer.KindString
 		c.str = array.NewStringBuilder(mem)
 		c.b = c.str
@@ -125,31 +131,57 @@ func newJSONCells(mem memory.Allocator, kinds []infer.Kind, types []*cardType, j
 
 // append adds one cell (nil or a JSON null: null).
 func (c *jsonCells) append(f *jsonField) {
-	if f == nil || f.kind == jNull {
+	if f == nil {
 		c.b.AppendNull()
 		return
 	}
-	s := f.text
+	c.appendValue(f.kind, f.text)
+}
+
+// appendValue adds the cell of JSON kind k and text s. The builders have
+// room for the cell (Reserve: fill's, build's), and the common shapes of
+// numbers and timestamps are parsed by infer's fast parsers, which give
+// what strconv and ParseTimestamp give.
+func (c *jsonCells) appendValue(k jsonKind, s string) {
+	if k == jNull {
+		c.b.AppendNull()
+		return
+	}
 	ok := true
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // only read
 	switch c.mode {
 	case infer.KindString:
 		c.str.Append(s)
 	case infer.KindInt:
-		v, err := strconv.ParseInt(s, 10, 64)
-		c.i64.Append(v)
-		ok = err == nil
+		v, iok := infer.ParseInt64Bytes(b)
+		c.i64.UnsafeAppend(v)
+		ok = iok
 	case infer.KindFloat:
-		v, err := strconv.ParseFloat(s, 64)
-		c.f64.Append(v)
-		ok = err == nil
+		v, fok := infer.ParseDecimalFast(b)
+		if !fok {
+			var err error
+			v, err = strconv.ParseFloat(s, 64)
+			fok = err == nil
+		}
+		c.f64.UnsafeAppend(v)
+		ok = fok
 	case infer.KindDate:
-		d, dok := infer.ParseDateBytes([]byte(s))
-		c.d32.Append(arrow.Date32(d))
+		d, dok := infer.ParseDateBytes(b)
+		c.d32.UnsafeAppend(arrow.Date32(d))
 		ok = dok
 	case infer.KindTSNaive, infer.KindTSZoned:
-		ms, zoned, tok := infer.ParseTimestamp(s)
-		c.ts.Append(arrow.Timestamp(ms))
-		ok = tok && zoned == (c.mode == infer.KindTSZoned)
+		var ms int64
+		tok := false
+		if c.mode == infer.KindTSNaive {
+			ms, tok = infer.ParseNaiveTSFast(b)
+		}
+		if !tok {
+			var zoned bool
+			ms, zoned, tok = infer.ParseTimestamp(s)
+			tok = tok && zoned == (c.mode == infer.KindTSZoned)
+		}
+		c.ts.UnsafeAppend(arrow.Timestamp(ms))
+		ok = tok
 	case infer.KindBool:
 		v, bok := infer.ParseBool(s)
 		c.bools.Append(v)

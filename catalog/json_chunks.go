@@ -70,24 +70,31 @@ func jsonLines(f FileInfo, gz bool, lim Limits) error {
 	return nil
 }
 
-// inferChunked infers f's columns in chunks on every core; any error
-// leaves the file to inferSerial.
-func (jf jsonFormat) inferChunked(ctx context.Context, f FileInfo, gz bool) (*jsonInference, error) {
+// inferChunked infers f's columns in chunks on every core, and with keep
+// not nil builds them (json_keep.go); any error leaves the file to
+// inferSerial.
+func (jf jsonFormat) inferChunked(ctx context.Context, f FileInfo, gz bool, keep memory.Allocator) (*jsonInference, error) {
 	if err := jsonLines(f, gz, jf.lim); err != nil {
 		return nil, err
 	}
-	cr, err := openJSONChunks(f, gz, cmp.Or(jf.chunkBytes, jsonInferChunkBytes), jf.lim)
+	size := jsonInferChunkBytes
+	if keep != nil {
+		size = jsonKeepChunkBytes
+	}
+	cr, err := openJSONChunks(f, gz, cmp.Or(jf.chunkBytes, size), jf.lim)
 	if err != nil {
 		return nil, err
 	}
 	workers := cmp.Or(jf.workers, chunk.Workers(f.Size))
 	scratch := make([]*jsonRecords, workers)
+	keeps := make([]jsonKeepScratch, workers)
 	p := chunk.Start(cr, workers, func(w int, ch *chunk.Chunk) (*jsonInference, error) {
 		scratch[w] = chunkRecords(scratch[w], ch.Data, ch.Start, 0, jf.lim)
-		return inferJSONChunk(scratch[w], f.Read, jf.lim)
+		return inferJSONChunk(scratch[w], f.Read, jf.lim, keep, &keeps[w])
 	}, (*jsonInference).release)
 	defer p.Close()
 	in := newJSONInference(f.Read, jf.lim)
+	in.keep = keep
 	for {
 		if err := ctx.Err(); err != nil {
 			in.release()
@@ -111,9 +118,14 @@ func (jf jsonFormat) inferChunked(ctx context.Context, f FileInfo, gz bool) (*js
 	}
 }
 
-// inferJSONChunk infers the columns of the records recs holds (one chunk).
-func inferJSONChunk(recs *jsonRecords, spec *ReadSpec, lim Limits) (*jsonInference, error) {
+// inferJSONChunk infers the columns of the records recs holds (one
+// chunk), and with keep not nil builds them (with the worker's scratch
+// ks).
+func inferJSONChunk(recs *jsonRecords, spec *ReadSpec, lim Limits, keep memory.Allocator, ks *jsonKeepScratch) (*jsonInference, error) {
 	in := newJSONInference(spec, lim)
+	if keep != nil {
+		in.keepChunk(keep, ks, recs)
+	}
 	for {
 		more, err := recs.next()
 		if err == nil && more && recs.recEnd-recs.recStart > lim.MaxRecordBytes {
@@ -127,6 +139,9 @@ func inferJSONChunk(recs *jsonRecords, spec *ReadSpec, lim Limits) (*jsonInferen
 			return nil, err
 		}
 		if !more {
+			if keep != nil {
+				in.buildKept(recs)
+			}
 			return in, nil
 		}
 		if !in.multiline && bytes.IndexByte(recs.buf[recs.recStart:recs.recEnd], '\n') >= 0 {

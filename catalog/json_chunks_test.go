@@ -96,20 +96,112 @@ func scanJSONColumns(t *testing.T, ds *Dataset, batch int, mem memory.Allocator)
 	return out, nil
 }
 
-// checkJSONChunked opens fi in chunks with jf and in one pass and
-// compares the datasets and full scans (batch rows a batch); it returns
-// whether the chunked dataset scans in chunks (false when it did not open).
+// testKeeper is a ColumnKeeper that holds the columns it is given.
+type testKeeper struct {
+	mem     memory.Allocator
+	decline bool
+	ds      *Dataset
+	cols    [][]arrow.Array
+}
+
+func (k *testKeeper) Reserve(FileInfo, int64) (memory.Allocator, bool) { return k.mem, !k.decline }
+
+func (k *testKeeper) Keep(ds *Dataset, cols [][]arrow.Array) {
+	if k.ds != nil {
+		panic("Keep called twice")
+	}
+	k.ds, k.cols = ds, cols
+}
+
+func (k *testKeeper) release() {
+	for _, c := range k.cols {
+		releaseAll(c)
+	}
+	k.cols = nil
+}
+
+// kept are the names of the columns kept.
+func (k *testKeeper) kept() []string {
+	var names []string
+	for j, c := range k.cols {
+		if c != nil {
+			names = append(names, k.ds.Schema.Field(j).Name)
+		}
+	}
+	return names
+}
+
+// checkKept compares the columns k kept of ds with a full scan's (want:
+// the columns concatenated, nil when there are no rows).
+func (k *testKeeper) checkKept(t *testing.T, ds *Dataset, want []arrow.Array, mem memory.Allocator) {
+	t.Helper()
+	if k.ds == nil {
+		return
+	}
+	if k.ds != ds || len(k.cols) != ds.Schema.NumFields() {
+		t.Fatalf("kept %d columns of %v, want the %d of the dataset opened", len(k.cols), k.ds, ds.Schema.NumFields())
+	}
+	for j, col := range k.cols {
+		if col == nil {
+			continue
+		}
+		f := ds.Schema.Field(j)
+		var rows int64
+		for _, a := range col {
+			if !arrow.TypeEqual(a.DataType(), f.Type) {
+				t.Fatalf("column %s kept as %v, want %v", f.Name, a.DataType(), f.Type)
+			}
+			rows += int64(a.Len())
+		}
+		if rows != ds.RowCount {
+			t.Fatalf("column %s: %d rows kept, want %d", f.Name, rows, ds.RowCount)
+		}
+		if len(col) == 0 {
+			continue
+		}
+		got, err := array.Concatenate(col, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := array.Equal(got, want[j])
+		got.Release()
+		if !same {
+			t.Fatalf("column %s kept differs from the scan:\nkept %v\nscan %v", f.Name, col, want[j])
+		}
+	}
+}
+
+// checkJSONChunked opens fi in chunks with jf (keeping the columns) and
+// in one pass and compares the datasets, full scans (batch rows a batch)
+// and the columns kept; it returns whether the chunked dataset scans in
+// chunks (false when it did not open).
 func checkJSONChunked(t *testing.T, jf jsonFormat, fi FileInfo, batch int) bool {
 	t.Helper()
+	chunked, _ := checkJSONChunkedKept(t, jf, fi, batch)
+	return chunked
+}
+
+// checkJSONChunkedKept is checkJSONChunked, also returning the names of
+// the columns kept.
+func checkJSONChunkedKept(t *testing.T, jf jsonFormat, fi FileInfo, batch int) (bool, []string) {
+	t.Helper()
 	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	keeper := &testKeeper{mem: mem}
+	defer keeper.release()
 	want, werr := jf.open(ctx, fi, false)
+	jf.keeper = keeper
 	got, gerr := jf.open(ctx, fi, true)
 	if werr != nil || gerr != nil {
 		if werr == nil || gerr == nil || werr.Error() != gerr.Error() ||
 			errors.Is(gerr, qerr.ErrLimitExceeded) != errors.Is(werr, qerr.ErrLimitExceeded) {
 			t.Fatalf("open: chunks %v, one pass %v", gerr, werr)
 		}
-		return false
+		if keeper.ds != nil {
+			t.Fatal("columns kept of a file that did not open")
+		}
+		return false, nil
 	}
 	w, g := want[0], got[0]
 	if !g.Schema.Equal(w.Schema) || g.RowCount != w.RowCount || !reflect.DeepEqual(g.ColumnNotes, w.ColumnNotes) ||
@@ -120,8 +212,6 @@ func checkJSONChunked(t *testing.T, jf jsonFormat, fi FileInfo, batch int) bool 
 	if w.Source.(*jsonSource).chunked {
 		t.Fatal("the one-pass open made a chunked source")
 	}
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
 	wc, werr := scanJSONColumns(t, w, batch, mem)
 	gc, gerr := scanJSONColumns(t, g, batch, mem)
 	defer releaseAll(nonNil(wc))
@@ -134,7 +224,8 @@ func checkJSONChunked(t *testing.T, jf jsonFormat, fi FileInfo, batch int) bool 
 			t.Fatalf("column %s differs:\nchunks   %v\none pass %v", w.Schema.Field(j).Name, gc[j], wc[j])
 		}
 	}
-	return g.Source.(*jsonSource).chunked
+	keeper.checkKept(t, g, wc, mem)
+	return g.Source.(*jsonSource).chunked, keeper.kept()
 }
 
 func nonNil(as []arrow.Array) []arrow.Array {

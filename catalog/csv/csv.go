@@ -36,21 +36,11 @@ type Options struct {
 	Limits catalog.Limits
 }
 
-// ColumnKeeper keeps columns a Format parsed while opening a file (a column
-// cache, typically), so the first queries need not read the file again.
-// Its methods are called from the catalog's scan goroutines.
-type ColumnKeeper interface {
-	// Reserve is asked before a file is opened; est is a guess of the
-	// bytes all its columns take in memory. It returns the allocator for
-	// the columns, or ok=false to only type-check the file.
-	Reserve(f catalog.FileInfo, est int64) (alloc memory.Allocator, ok bool)
-	// Keep receives the opened dataset and its columns: cols[i] holds the
-	// arrays of schema field i in row order (RowCount rows together), or
-	// is nil when that column could not be kept. Keep owns one reference
-	// to every array. String columns may be dictionary-encoded
-	// (dictionary<int16, utf8>, one dictionary per array, at most 32,768 values).
-	Keep(ds *catalog.Dataset, cols [][]arrow.Array)
-}
+// ColumnKeeper keeps columns a Format parsed while opening a file
+// (catalog.ColumnKeeper): with one, the columns this format hands over may
+// have low-cardinality strings dictionary-encoded (dictionary<int16, utf8>,
+// one dictionary per array, at most 32,768 values).
+type ColumnKeeper = catalog.ColumnKeeper
 
 // NewFormatWith is NewFormat with options.
 func NewFormatWith(opts Options) catalog.Format {

@@ -414,7 +414,7 @@ func assembleKept(mem memory.Allocator, kinds []infer.Kind, chunks []chunkKinds)
 			case k == infer.KindNull:
 				col = append(col, array.MakeArrayOfNull(mem, final.ArrowType(), int(ch.rows)))
 			case k == infer.KindInt && final == infer.KindFloat:
-				col = append(col, intsToFloats(mem, ch.cols[c].(*array.Int64)))
+				col = append(col, infer.IntsToFloats(mem, ch.cols[c].(*array.Int64)))
 			default:
 				ok = false
 			}
@@ -469,22 +469,6 @@ func sameStringEncoding(mem memory.Allocator, col []arrow.Array) []arrow.Array {
 		a.Release()
 	}
 	return col
-}
-
-// intsToFloats converts an int64 array to float64 (float64(v) is the
-// correctly rounded value of the integer, as strconv.ParseFloat of its text).
-func intsToFloats(mem memory.Allocator, a *array.Int64) arrow.Array {
-	b := array.NewFloat64Builder(mem)
-	defer b.Release()
-	b.Reserve(a.Len())
-	for i := range a.Len() {
-		if a.IsNull(i) {
-			b.UnsafeAppendBoolToBitmap(false)
-		} else {
-			b.UnsafeAppend(float64(a.Value(i)))
-		}
-	}
-	return b.NewArray()
 }
 
 // classifyFrom folds widen over the non-empty cells of one column of a

@@ -2,11 +2,12 @@ package csv
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/quarrydb/quarry/catalog/infer"
 )
 
 // This file is the fast CSV tokenizer: it splits a chunk of complete
@@ -117,9 +118,7 @@ const (
 	hi8 = 0x8080808080808080
 )
 
-func load64(b []byte, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i)), 8))
-}
+func load64(b []byte, i int) uint64 { return infer.Load64(b, i) }
 
 // maskWindow is how many bytes get their structural mask computed at a
 // time (so the mask and the bytes stay in L1/L2 for the second stage).
@@ -419,10 +418,7 @@ func structMaskGo(b []byte, pat *[48]byte, out, nq, hi []uint64) {
 }
 
 // exactZero has the high bit set in exactly the zero bytes of x.
-func exactZero(x uint64) uint64 {
-	const l7 = 0x7F7F7F7F7F7F7F7F
-	return ^(((x & l7) + l7) | x | l7)
-}
+func exactZero(x uint64) uint64 { return infer.ExactZero(x) }
 
 // field returns the bytes of a recorded field; escaped quoted content is
 // unescaped into *scratch.

@@ -59,3 +59,20 @@ func ConvertEach(in *array.String, b array.Builder, add func(string) bool, what 
 	}
 	return b.NewArray(), nil
 }
+
+// IntsToFloats converts an int64 array of KindInt values to float64
+// (float64(v) is exact for them, and what strconv.ParseFloat gives for
+// their text).
+func IntsToFloats(mem memory.Allocator, a *array.Int64) arrow.Array {
+	b := array.NewFloat64Builder(mem)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			b.UnsafeAppendBoolToBitmap(false)
+		} else {
+			b.UnsafeAppend(float64(a.Value(i)))
+		}
+	}
+	return b.NewArray()
+}

@@ -227,12 +227,12 @@ type runner struct {
 // open builds a catalog over the root and returns the dataset. With a
 // cache, opening the CSV also parses its columns into the cache.
 func (r *runner) open(ctx context.Context) (*catalog.Dataset, error) {
-	var keeper csv.ColumnKeeper
+	var keeper catalog.ColumnKeeper
 	if r.cache.Enabled() {
 		keeper = r.cache
 	}
 	cat, err := catalog.New(ctx, catalog.Options{Root: r.root, Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper}), catalog.NewParquetFormat(catalog.Limits{}),
-		catalog.NewArrowFormat(catalog.Limits{}), catalog.NewJSONFormat(catalog.Limits{})},
+		catalog.NewArrowFormat(catalog.Limits{}), catalog.NewJSONFormatWith(catalog.JSONOptions{Keeper: keeper})},
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err

@@ -243,12 +243,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	h5 := hdf5.NewFormat(hdf5.WithRoot(root))
 	cache := colcache.New(colcache.Options{Budget: cacheBudget(cfg.CacheMemory)})
-	var keeper csv.ColumnKeeper // cataloging a CSV file fills the cache
+	var keeper catalog.ColumnKeeper // cataloging a CSV or NDJSON file fills the cache
 	if cache.Enabled() {
 		keeper = cache
 	}
 	formats := []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: keeper, Limits: cfg.InputLimits}),
-		catalog.NewParquetFormat(cfg.InputLimits), catalog.NewJSONFormat(cfg.InputLimits), catalog.NewArrowFormat(cfg.InputLimits), catalog.NewXLSXFormat(cfg.InputLimits), h5}
+		catalog.NewParquetFormat(cfg.InputLimits), catalog.NewJSONFormatWith(catalog.JSONOptions{Keeper: keeper, Limits: cfg.InputLimits}), catalog.NewArrowFormat(cfg.InputLimits), catalog.NewXLSXFormat(cfg.InputLimits), h5}
 	remotes, err := openRemotes(cfg)
 	if err != nil {
 		_ = h5.Close()

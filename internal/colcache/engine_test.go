@@ -54,6 +54,41 @@ func TestQueriesThroughCache(t *testing.T) {
 	compareThroughCache(t, c, ds, src, mem, specs)
 }
 
+// TestJSONQueriesThroughCache: the columns of a newline-delimited JSON
+// file kept while the catalog opened it (ints that become floats in a
+// later chunk, repeating strings the cache shares one dictionary for,
+// timestamps, arrays, a key missing from most records) answer queries as
+// the file does.
+func TestJSONQueriesThroughCache(t *testing.T) {
+	var sb strings.Builder
+	const rows = 80_000 // two ~4 MB chunks, enough rows for a shared dictionary
+	for i := range rows {
+		price := fmt.Sprintf("%d", i%50)
+		if i == rows-3 {
+			price = "2.5"
+		}
+		fmt.Fprintf(&sb, `{"id":%d,"region":"%s","price":%s,"ts":"2024-01-%02d 10:00:%02d","tags":[%d,"x"],"note":"note %d"`,
+			i, []string{"north", "south", "café"}[i%3], price, 1+i%28, i%60, i%5, i)
+		if i%1000 == 0 {
+			sb.WriteString(`,"rare":true`)
+		}
+		sb.WriteString("}\n")
+	}
+	c, ds, src, mem := openCached(t, "s", ".jsonl", sb.String(), 256<<20,
+		func(c *Cache) catalog.Format { return catalog.NewJSONFormatWith(catalog.JSONOptions{Keeper: c}) })
+	if ps := src.PlanSchema(); ps.Field(1).Type.ID() != arrow.DICTIONARY || ps.Field(2).Type.ID() != arrow.FLOAT64 {
+		t.Fatalf("plan schema %v", ps)
+	}
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	i64 := func(v int64) *int64 { return &v }
+	compareThroughCache(t, c, ds, src, mem, []planner.Spec{
+		{Columns: []string{"id", "region", "price", "ts", "tags", "note", "rare"}, Offset: i64(79_990)},
+		{GroupBy: []string{"region"}, Aggs: []planner.AggSpec{{Col: "price", Fn: planner.AggSum}, {Col: "*", Fn: planner.AggCount}}, OrderBy: []planner.OrderSpec{{Col: "region"}}},
+		{Filters: []planner.FilterSpec{{Col: "rare", Op: planner.OpIsNotNull}}, Aggs: []planner.AggSpec{{Col: "ts", Fn: planner.AggMax}, {Col: "*", Fn: planner.AggCount}}},
+		{Filters: []planner.FilterSpec{{Col: "note", Op: planner.OpEq, Value: raw(`"note 77777"`)}}, Columns: []string{"id", "tags", "price"}},
+	})
+}
+
 // runSpec executes spec and returns its rows and output type names as text.
 func runSpec(t *testing.T, spec planner.Spec, schema *arrow.Schema, src catalog.Source) (string, string) {
 	t.Helper()
@@ -108,14 +143,21 @@ func TestManyDistinctThroughCache(t *testing.T) {
 // format's keeper; every column must be cached on open.
 func openCachedCSV(t *testing.T, name, content string, budget int64) (*Cache, *catalog.Dataset, *Source, *memory.CheckedAllocator) {
 	t.Helper()
+	return openCached(t, name, ".csv", content, budget, func(c *Cache) catalog.Format { return csv.NewFormatWith(csv.Options{Keeper: c}) })
+}
+
+// openCached is openCachedCSV for a file <name><ext> of the format
+// format makes with the cache as its keeper.
+func openCached(t *testing.T, name, ext, content string, budget int64, format func(*Cache) catalog.Format) (*Cache, *catalog.Dataset, *Source, *memory.CheckedAllocator) {
+	t.Helper()
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, name+".csv"), []byte(content), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, name+ext), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	c := New(Options{Budget: budget, Alloc: mem})
 	cat, err := catalog.New(context.Background(), catalog.Options{Root: root, Logger: slog.New(slog.DiscardHandler),
-		Formats: []catalog.Format{csv.NewFormatWith(csv.Options{Keeper: c})}})
+		Formats: []catalog.Format{format(c)}})
 	if err != nil {
 		t.Fatal(err)
 	}

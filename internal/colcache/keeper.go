@@ -5,17 +5,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quarrydb/quarry/catalog"
-	"github.com/quarrydb/quarry/catalog/csv"
 )
 
-// The cache is a csv.ColumnKeeper: with csv.NewFormatWith, the
-// pass that type-checks a CSV file when the catalog opens it also parses
-// every column into the cache (while the budget has room), so the first
-// query does not read the file again. Low-cardinality string columns
-// arrive dictionary-encoded.
-var _ csv.ColumnKeeper = (*Cache)(nil)
+// The cache is a catalog.ColumnKeeper: with csv.NewFormatWith or
+// catalog.NewJSONFormatWith, the pass that type-checks a CSV or
+// newline-delimited JSON file when the catalog opens it also parses every
+// column into the cache (while the budget has room), so the first query
+// does not read the file again. Low-cardinality CSV string columns arrive
+// dictionary-encoded.
+var _ catalog.ColumnKeeper = (*Cache)(nil)
 
-// Reserve implements csv.ColumnKeeper: it accepts a file whose
+// Reserve implements catalog.ColumnKeeper: it accepts a file whose
 // estimated columns fit in the free budget (counting the entries of an
 // older version of the same file as free).
 func (c *Cache) Reserve(f catalog.FileInfo, est int64) (memory.Allocator, bool) {
@@ -35,7 +35,7 @@ func (c *Cache) Reserve(f catalog.FileInfo, est int64) (memory.Allocator, bool) 
 	return c.alloc, est <= free
 }
 
-// Keep implements csv.ColumnKeeper.
+// Keep implements catalog.ColumnKeeper.
 func (c *Cache) Keep(ds *catalog.Dataset, cols [][]arrow.Array) {
 	var names []string
 	var types []arrow.DataType
