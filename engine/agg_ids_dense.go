@@ -123,18 +123,27 @@ func (d *intDense) each(fn func(k uint64, id int32)) {
 }
 
 // assignDense is valueIDs.assign's loop for fixed-width bits through the
-// table (d.fit true).
-func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, valid validity) {
+// table (active), from row i on; it returns the first valid row whose value
+// lies outside the window (len(bits) when there is none), for the caller to
+// fit the window to the batch and go on, so that a batch inside the window
+// is read once.
+func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, valid validity, i int) int {
 	tab, lo := v.dense.tab, uint64(v.dense.lo)
-	for i, k := range bits {
+	size := uint64(len(tab))
+	for ; i < len(bits); i++ {
 		if valid.bits != nil && !valid.ok(i) {
-			out[i] = v.null()
+			out[i] = v.nullAt(i)
 			continue
 		}
-		s := &tab[k-lo]
+		x := bits[i] - lo
+		if x >= size {
+			return i
+		}
+		s := &tab[x]
 		if *s < 0 {
 			*s = v.newFixed(arr, i)
 		}
 		out[i] = *s
 	}
+	return len(bits)
 }

@@ -580,7 +580,7 @@ func (a *aggOp) consumeSerial() error {
 }
 
 func (a *aggOp) fold(b arrow.RecordBatch) error {
-	gids := a.assignBatch(b, int(b.NumRows()), 0)
+	gids := a.assignBatch(b, int(b.NumRows()), -1)
 	if a.table != nil {
 		a.setGroups(a.table.n)
 	}
