@@ -131,7 +131,11 @@ func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, vali
 	tab, lo := v.dense.tab, uint64(v.dense.lo)
 	size := uint64(len(tab))
 	for ; i < len(bits); i++ {
-		if valid.bits != nil && !valid.ok(i) {
+		if valid.bits == nil {
+			if i = denseRun(tab, lo, bits, out, i); i == len(bits) {
+				break
+			}
+		} else if !valid.ok(i) {
 			out[i] = v.nullAt(i)
 			continue
 		}
@@ -146,4 +150,25 @@ func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, vali
 		out[i] = *s
 	}
 	return len(bits)
+}
+
+// denseRun is assignDense's loop over rows without nulls while their values
+// are in the window and numbered already (a leaf, so that it keeps every
+// variable in a register): it returns the first row from i on that is not
+// (len(bits) when there is none).
+func denseRun(tab []int32, lo uint64, bits []uint64, out []int32, i int) int {
+	size := uint64(len(tab))
+	out = out[:len(bits)]
+	for ; i < len(bits); i++ {
+		x := bits[i] - lo
+		if x >= size {
+			return i
+		}
+		id := tab[x]
+		if id < 0 {
+			return i
+		}
+		out[i] = id
+	}
+	return i
 }
