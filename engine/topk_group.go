@@ -205,7 +205,15 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) ([]int32, error) {
 	clear(t.parts)
 	if grow := t.table.n - len(t.bufs); grow > 0 {
 		t.acct.charge(24 * int64(grow))
+		first := len(t.bufs)
 		t.bufs = append(t.bufs, make([][]rowRef, grow)...)
+		if t.n <= barRowsMax { // the new groups' buffers in one allocation (place grows none)
+			t.acct.charge(8 * int64(grow) * t.n)
+			slab := make([]rowRef, int64(grow)*t.n)
+			for g := range grow {
+				t.bufs[first+g] = slab[int64(g)*t.n : int64(g)*t.n : int64(g+1)*t.n]
+			}
+		}
 		if t.bar != nil {
 			t.acct.charge(8 * int64(grow) * int64(1+t.bar.per))
 			t.bar.grow(grow)
