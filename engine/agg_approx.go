@@ -323,13 +323,12 @@ func between(a, b, ra, rb, t float64) float64 {
 	return interpolate(a, b, min(1, (t-ra)/(rb-ra)))
 }
 
-// orderKey maps a non-NaN float64 to a uint64 in the same order (-0 before +0).
+// orderKey maps a non-NaN float64 to a uint64 in the same order (-0 before
+// +0): a negative value's bits flipped, a positive one's sign bit set (no
+// branch: selectKth's partition compares these).
 func orderKey(x float64) uint64 {
 	b := math.Float64bits(x)
-	if b>>63 != 0 {
-		return ^b
-	}
-	return b | 1<<63
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
 func fromOrderKey(k uint64) float64 {

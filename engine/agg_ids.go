@@ -53,6 +53,11 @@ type valueIDs struct {
 
 	out  []int32
 	acct *acct
+
+	// fresh: the rows of the last assign that numbered a new value, in row
+	// order, when freshKnown (fixed-width columns; strings leave it unset)
+	fresh      []int32
+	freshKnown bool
 }
 
 func newValueIDs(dt arrow.DataType, nulls bool, a *acct) *valueIDs {
@@ -124,6 +129,7 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 	}
 	out := v.out[:n]
 	valid := validityOf(arr)
+	v.freshKnown = false
 	switch {
 	case v.dict && isDictStr(arr.DataType()): // (a partial aggregate's decoded keys are plain: agg_parallel.go)
 		v.assignDict(arr, out, valid)
@@ -140,19 +146,33 @@ func (v *valueIDs) assign(arr arrow.Array) []int32 {
 			bits = v.bits[:n]
 			rawBits(arr, bits, true)
 		}
-		if v.dense != nil && v.dense.fit(bits, valid, v.n) {
-			v.assignDense(arr, bits, out, valid) // (agg_ids_dense.go)
-			break
+		v.fresh, v.freshKnown = v.fresh[:0], true
+		i := 0
+		if v.dense.active() { // (agg_ids_dense.go)
+			if i = v.assignDense(arr, bits, out, valid, 0); i < n && v.dense.fit(bits, valid, v.n) {
+				i = v.assignDense(arr, bits, out, valid, i)
+			}
 		}
-		for i, k := range bits {
+		for ; i < n; i++ {
 			if !valid.ok(i) {
-				out[i] = v.null()
+				out[i] = v.nullAt(i)
 				continue
 			}
-			out[i] = v.fixedID(arr, i, k)
+			out[i] = v.fixedID(arr, i, bits[i])
 		}
 	}
 	return out
+}
+
+// nullAt is null for row i of a fixed-width assign, which records the row
+// in fresh when it numbers null.
+func (v *valueIDs) nullAt(i int) int32 {
+	n := v.n
+	id := v.null()
+	if v.n != n {
+		v.fresh = append(v.fresh, int32(i))
+	}
+	return id
 }
 
 // fixedID returns the id of row i of arr (fixed width), whose bits are k,
@@ -161,6 +181,7 @@ func (v *valueIDs) fixedID(arr arrow.Array, i int, k uint64) int32 {
 	id, added := v.fmap.getOrAdd(k, v.n)
 	if added {
 		v.n++
+		v.fresh = append(v.fresh, int32(i))
 		if v.keep {
 			v.vals = append(v.vals, rawAt(arr, i))
 			v.acct.charge(8)
@@ -173,6 +194,7 @@ func (v *valueIDs) fixedID(arr arrow.Array, i int, k uint64) int32 {
 func (v *valueIDs) newFixed(arr arrow.Array, i int) int32 {
 	id := v.n
 	v.n++
+	v.fresh = append(v.fresh, int32(i))
 	if v.keep {
 		v.vals = append(v.vals, rawAt(arr, i))
 		v.acct.charge(8)
@@ -283,7 +305,7 @@ func (v *valueIDs) value(id int32) string { return v.strs[id] }
 
 // reset drops all state (the caller releases the charged bytes).
 func (v *valueIDs) reset() {
-	v.smap, v.short, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
+	v.smap, v.short, v.strs, v.ddata, v.dmap, v.cbuf, v.fmap, v.bits, v.out, v.vals, v.fresh = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
 	v.dlast = nil
 	v.dense = nil
 	v.n, v.nullID = 0, -1

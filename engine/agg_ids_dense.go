@@ -123,18 +123,52 @@ func (d *intDense) each(fn func(k uint64, id int32)) {
 }
 
 // assignDense is valueIDs.assign's loop for fixed-width bits through the
-// table (d.fit true).
-func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, valid validity) {
+// table (active), from row i on; it returns the first valid row whose value
+// lies outside the window (len(bits) when there is none), for the caller to
+// fit the window to the batch and go on, so that a batch inside the window
+// is read once.
+func (v *valueIDs) assignDense(arr arrow.Array, bits []uint64, out []int32, valid validity, i int) int {
 	tab, lo := v.dense.tab, uint64(v.dense.lo)
-	for i, k := range bits {
-		if valid.bits != nil && !valid.ok(i) {
-			out[i] = v.null()
+	size := uint64(len(tab))
+	for ; i < len(bits); i++ {
+		if valid.bits == nil {
+			if i = denseRun(tab, lo, bits, out, i); i == len(bits) {
+				break
+			}
+		} else if !valid.ok(i) {
+			out[i] = v.nullAt(i)
 			continue
 		}
-		s := &tab[k-lo]
+		x := bits[i] - lo
+		if x >= size {
+			return i
+		}
+		s := &tab[x]
 		if *s < 0 {
 			*s = v.newFixed(arr, i)
 		}
 		out[i] = *s
 	}
+	return len(bits)
+}
+
+// denseRun is assignDense's loop over rows without nulls while their values
+// are in the window and numbered already (a leaf, so that it keeps every
+// variable in a register): it returns the first row from i on that is not
+// (len(bits) when there is none).
+func denseRun(tab []int32, lo uint64, bits []uint64, out []int32, i int) int {
+	size := uint64(len(tab))
+	out = out[:len(bits)]
+	for ; i < len(bits); i++ {
+		x := bits[i] - lo
+		if x >= size {
+			return i
+		}
+		id := tab[x]
+		if id < 0 {
+			return i
+		}
+		out[i] = id
+	}
+	return i
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,7 +12,8 @@ import (
 // The direct-indexed table in front of valueIDs' map (agg_ids_dense.go)
 // hands out exactly the map's ids, row for row, whatever the values do: a
 // window drifting up and down (growing both ways), extremes at both ends of
-// the type, nulls, and wide values that make it give up.
+// the type, nulls, and wide values that make it give up; and both list the
+// rows that numbered new ids (fresh: the single-key table's new groups).
 func TestIntDenseIDsMatchMap(t *testing.T) {
 	types := []arrow.DataType{tInt64, tInt8, tInt32, tUint8, tUint64, tTsUs}
 	used := 0
@@ -52,10 +54,20 @@ func TestIntDenseIDsMatchMap(t *testing.T) {
 				}
 			}
 			b := makeBatch(alloc, []tcol{{"k", dt, vals}})
+			before := dense.n
 			got, want := dense.assign(b.Column(0)), plain.assign(b.Column(0))
+			var fresh []int32 // the rows that numbered a new id (first seen, in row order)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("iter %d %s row %d (%v): id %d, want %d", iter, dt, i, vals[i], got[i], want[i])
+				}
+				if got[i] == before+int32(len(fresh)) {
+					fresh = append(fresh, int32(i))
+				}
+			}
+			for _, v := range []*valueIDs{dense, plain} {
+				if !v.freshKnown || !slices.Equal(v.fresh, fresh) {
+					t.Fatalf("iter %d %s: fresh rows %v (known %v), want %v", iter, dt, v.fresh, v.freshKnown, fresh)
 				}
 			}
 			b.Release()

@@ -196,22 +196,34 @@ func (s *varState) merge(src aggState, dst []int32) error {
 
 func (s *covState) merge(src aggState, dst []int32) error {
 	o := src.(*covState)
+	if s.ex != nil && o.ex != nil && covFits(s.ex.rows+o.ex.rows, max(s.ex.m, o.ex.m)) {
+		for g, d := range dst {
+			a, b := &s.ex.sums[d], o.ex.sums[g]
+			a.n, a.sx, a.sy = a.n+b.n, a.sx+b.sx, a.sy+b.sy
+			a.sxx, a.syy, a.sxy = a.sxx+b.sxx, a.syy+b.syy, a.sxy+b.sxy
+		}
+		s.ex.rows, s.ex.m = s.ex.rows+o.ex.rows, max(s.ex.m, o.ex.m)
+		return nil
+	}
+	if s.ex != nil {
+		s.online()
+	}
 	for g, d := range dst {
-		nb := o.n[g]
-		if nb == 0 {
+		b := o.moments(g)
+		if b.n == 0 {
 			continue
 		}
 		na := s.n[d]
 		if na == 0 {
-			s.n[d], s.mx[d], s.my[d] = nb, o.mx[g], o.my[g]
-			s.m2x[d], s.m2y[d], s.cxy[d] = o.m2x[g], o.m2y[g], o.cxy[g]
+			s.n[d], s.mx[d], s.my[d] = b.n, b.mx, b.my
+			s.m2x[d], s.m2y[d], s.cxy[d] = b.m2x, b.m2y, b.cxy
 			continue
 		}
 		var dx, dy, w float64
-		s.mx[d], s.m2x[d], dx, w = chanMerge(na, nb, s.mx[d], o.mx[g], s.m2x[d], o.m2x[g])
-		s.my[d], s.m2y[d], dy, _ = chanMerge(na, nb, s.my[d], o.my[g], s.m2y[d], o.m2y[g])
-		s.cxy[d] += o.cxy[g] + dx*dy*w
-		s.n[d] = na + nb
+		s.mx[d], s.m2x[d], dx, w = chanMerge(na, b.n, s.mx[d], b.mx, s.m2x[d], b.m2x)
+		s.my[d], s.m2y[d], dy, _ = chanMerge(na, b.n, s.my[d], b.my, s.m2y[d], b.m2y)
+		s.cxy[d] += b.cxy + dx*dy*w
+		s.n[d] = na + b.n
 	}
 	return nil
 }

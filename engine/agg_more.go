@@ -44,7 +44,7 @@ func newMoreAggState(e planner.AggExpr, decl *funcs.AggDecl, dt arrow.DataType, 
 	case funcs.AggStddevSamp, funcs.AggStddevPop, funcs.AggVarSamp, funcs.AggVarPop:
 		s = newVarState(e.Fn, dt)
 	case funcs.AggCovarSamp, funcs.AggCovarPop, funcs.AggCorr, funcs.AggRegrSlope, funcs.AggRegrIntercept, funcs.AggRegrR2:
-		s = newCovState(e.Fn, dt, argType)
+		s = newCovState(e.Fn, dt, argType, a)
 	case funcs.AggMode:
 		s = newModeState(dt, a)
 	case funcs.AggArgMin, funcs.AggArgMax:

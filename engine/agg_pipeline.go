@@ -107,7 +107,8 @@ func (a *aggOp) consumePipelined() error {
 var pipelined = func() bool { return runtime.GOMAXPROCS(0) > 1 }
 
 // assignBatch returns the group ids of b's rows in buffer flip (0 or 1):
-// the table's own slice is reused by its next assign.
+// the table's own slice is reused by its next assign; flip -1 returns that
+// slice itself (for a caller done with it before the next assign).
 func (a *aggOp) assignBatch(b arrow.RecordBatch, n, flip int) []int32 {
 	if a.table == nil {
 		if cap(a.zeros) < n {
@@ -120,6 +121,9 @@ func (a *aggOp) assignBatch(b arrow.RecordBatch, n, flip int) []int32 {
 	}
 	gids := a.table.assign(a.keyArrs, n)
 	clear(a.keyArrs)
+	if flip < 0 {
+		return gids
+	}
 	a.gbuf[flip] = append(a.gbuf[flip][:0], gids...)
 	return a.gbuf[flip]
 }

@@ -276,6 +276,10 @@ func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
 	vals := values[T](col)
 	v := validityOf(col)
 	sums, counts := s.sums, s.counts
+	if v.bits == nil {
+		avgAdd(vals, gids, sums, counts)
+		return nil
+	}
 	for i, g := range gids {
 		if v.ok(i) {
 			sums[g] += float64(vals[i])
@@ -283,6 +287,15 @@ func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
 		}
 	}
 	return nil
+}
+
+// avgAdd is avgState's update over a column without nulls (a leaf loop).
+func avgAdd[T integer | float](vals []T, gids []int32, sums []float64, counts []int64) {
+	vals = vals[:len(gids)]
+	for i, g := range gids {
+		sums[g] += float64(vals[i])
+		counts[g]++
+	}
 }
 
 func (s *avgState[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
@@ -582,7 +595,7 @@ func (a *aggOp) consumeSerial() error {
 }
 
 func (a *aggOp) fold(b arrow.RecordBatch) error {
-	gids := a.assignBatch(b, int(b.NumRows()), 0)
+	gids := a.assignBatch(b, int(b.NumRows()), -1)
 	if a.table != nil {
 		a.setGroups(a.table.n)
 	}

@@ -160,6 +160,11 @@ func (t *groupTable) assignChain(cols []arrow.Array, n int) []int32 {
 	switch len(t.vids) {
 	case 1:
 		gids = t.idbuf[0] // value ids are group ids
+		// the rows that numbered new values start new groups
+		if v := t.vids[0]; v.freshKnown {
+			fresh = append(fresh, v.fresh...)
+			break
+		}
 		for i, g := range gids {
 			if int(g) == t.n+len(fresh) {
 				fresh = append(fresh, int32(i))

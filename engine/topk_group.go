@@ -189,7 +189,14 @@ func (t *topNGroupOp) addChunk(b arrow.RecordBatch) {
 
 // fold takes b, folding its rows in, and returns their group ids (the
 // table's slice, valid until the next fold).
-func (t *topNGroupOp) fold(b arrow.RecordBatch) []int32 {
+//
+// With bars, the rows past their group's bar (as it stands before the
+// batch: bars only tighten) are dropped first; when fewer than half the
+// rows are left, only those are retained (a copy of them, b released), so
+// that the retained chunks, and the compactions that copy them, grow by
+// the rows that may rank rather than by whole batches (H2O q8: after the
+// first rows of each group, a few rows in a batch).
+func (t *topNGroupOp) fold(b arrow.RecordBatch) ([]int32, error) {
 	n := int(b.NumRows())
 	for i, k := range t.partIdx {
 		t.parts[i] = b.Column(k)
@@ -198,23 +205,64 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) []int32 {
 	clear(t.parts)
 	if grow := t.table.n - len(t.bufs); grow > 0 {
 		t.acct.charge(24 * int64(grow))
+		first := len(t.bufs)
 		t.bufs = append(t.bufs, make([][]rowRef, grow)...)
+		if t.n <= barRowsMax { // the new groups' buffers in one allocation (place grows none)
+			t.acct.charge(8 * int64(grow) * t.n)
+			slab := make([]rowRef, int64(grow)*t.n)
+			for g := range grow {
+				t.bufs[first+g] = slab[int64(g)*t.n : int64(g)*t.n : int64(g+1)*t.n]
+			}
+		}
 		if t.bar != nil {
 			t.acct.charge(8 * int64(grow) * int64(1+t.bar.per))
 			t.bar.grow(grow)
 		}
 	}
+	bar := t.bar
+	var rs []rowRef // the rows offered (nil: all of b's)
+	if bar != nil {
+		bar.buf = bar.key.normBatch(b.Column(bar.col), bar.buf)
+		rs = bar.pass[:0]
+		for i, p := range gids[:n] {
+			if bar.buf[i] <= bar.bars[p] {
+				rs = append(rs, rowRef{0, int32(i)})
+			}
+		}
+		bar.pass = rs
+		if len(rs) == 0 {
+			b.Release()
+			return gids[:n], nil
+		}
+		if 2*len(rs) < n {
+			sub, err := gatherBatch(t.ex.alloc, t.ex.soft, t.schema, b, rs)
+			b.Release()
+			if err != nil {
+				return nil, err
+			}
+			b = sub
+			topNBarCopied()
+		} else {
+			rs = nil
+		}
+	}
 	ci := int32(len(t.chunks))
 	t.addChunk(b)
 	kept := false
-	if bar := t.bar; bar != nil {
-		bar.buf = bar.key.normBatch(b.Column(bar.col), bar.buf)
+	switch {
+	case rs != nil:
+		for k, r := range rs {
+			if t.offerBar(gids[r.r], rowRef{ci, int32(k)}, bar.buf[r.r]) {
+				kept = true
+			}
+		}
+	case bar != nil:
 		for i, p := range gids[:n] {
 			if t.offerBar(p, rowRef{ci, int32(i)}, bar.buf[i]) {
 				kept = true
 			}
 		}
-	} else {
+	default:
 		for i, p := range gids[:n] {
 			if t.offer(p, rowRef{ci, int32(i)}) {
 				kept = true
@@ -227,10 +275,10 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) []int32 {
 		}
 		t.chunks[ci] = nil
 		t.chunks = t.chunks[:ci]
-		t.held -= int64(n)
+		t.held -= b.NumRows()
 		b.Release()
 	}
-	return gids[:n]
+	return gids[:n], nil
 }
 
 // ordered lists the kept rows: partitions in first-seen order, each in rank order.
@@ -280,7 +328,9 @@ func (t *topNGroupOp) dropChunks() {
 
 // add folds b in (taking it), compacts when due and checks the budget.
 func (t *topNGroupOp) add(b arrow.RecordBatch) error {
-	t.fold(b)
+	if _, err := t.fold(b); err != nil {
+		return err
+	}
 	return t.settle()
 }
 

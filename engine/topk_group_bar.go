@@ -21,6 +21,10 @@ import (
 // the operator without them).
 var topNBars = true
 
+// topNBarCopied is called when fold retains a copy of the rows within the
+// bars instead of the batch (a test hook).
+var topNBarCopied = func() {}
+
 // normKey is a sortKey whose values have order bits.
 type normKey interface {
 	sortKey
@@ -139,6 +143,7 @@ type topNBar struct {
 	per  int      // slots per group in rows (0: rows not kept)
 	rows []uint64 // per group, per slots: its buffered rows' order bits
 	buf  []uint64 // the batch's order bits
+	pass []rowRef // the batch's rows within their group's bar (fold)
 }
 
 // barRowsMax is the largest n whose rows' order bits are kept.

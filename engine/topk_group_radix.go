@@ -143,7 +143,10 @@ func (t *topNGroupOp) foldPartition(rb radixBatch, j uint8, refs *[]rowRef) (err
 		return err
 	}
 	next := t.table.n
-	gids := t.fold(b)
+	gids, err := t.fold(b)
+	if err != nil {
+		return err
+	}
 	if grow := t.table.n - next; grow > 0 {
 		t.acct.charge(8 * int64(grow))
 		for i, g := range gids {
