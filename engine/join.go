@@ -188,7 +188,7 @@ func (ex *exec) buildJoin(n *planner.Join) (op, error) {
 		left.close()
 		return nil, err
 	}
-	j := &joinOp{ex: ex, p: p, acct: acct{b: ex.budget}}
+	j := &joinOp{ex: ex, p: p, acct: acct{b: ex.budget}, pickSide: ex.joinBuild == buildAuto && !p.nullAware}
 	if p.buildLeft {
 		j.probeIn, j.buildIn = right, left
 	} else {
@@ -336,6 +336,9 @@ type joinOp struct {
 	res     residualState     // candidate pairs of a join with a residual
 	level   int               // partitioning level (0: the plan's join; n: a partition of level n-1)
 	na      *nullAwareState   // what a null-aware join knows of its whole build side (shared with its partitions)
+	// pickSide: the build side is chosen by reading both inputs in step
+	// (join_side.go); else it is the estimate's or the one forced
+	pickSide bool
 }
 
 // buildSide is an in-memory build side: its batches, hash table and keys.
@@ -527,6 +530,11 @@ func (j *joinOp) finishBuild() {
 func (j *joinOp) next() (out arrow.RecordBatch, err error) {
 	if !j.built {
 		j.built = true
+		if j.pickSide {
+			if err := j.chooseSide(); err != nil {
+				return nil, err
+			}
+		}
 		over, err := j.consumeBuild()
 		if err != nil {
 			return nil, err
