@@ -339,6 +339,7 @@ type joinOp struct {
 	// pickSide: the build side is chosen by reading both inputs in step
 	// (join_side.go); else it is the estimate's or the one forced
 	pickSide bool
+	par      *parallelProbe // the probe's workers (join_parallel.go); nil: serial
 }
 
 // buildSide is an in-memory build side: its batches, hash table and keys.
@@ -546,10 +547,16 @@ func (j *joinOp) next() (out arrow.RecordBatch, err error) {
 		} else {
 			j.countBuildNulls()
 			j.finishBuild()
+			if j.probesInParallel() {
+				j.startParallel()
+			}
 		}
 	}
 	if j.spill != nil {
 		return j.spill.next()
+	}
+	if j.par != nil {
+		return j.nextParallel()
 	}
 	return j.nextInMemory()
 }
@@ -843,6 +850,10 @@ func joinGather(ex *exec, p *joinPlan, lg, rg *gatherer, lRefs, rRefs []rowRef) 
 }
 
 func (j *joinOp) close() {
+	if j.par != nil {
+		j.par.stop() // before the build side the workers read goes
+		j.par = nil
+	}
 	if j.probeIn != nil {
 		j.probeIn.close()
 		j.probeIn = nil
