@@ -625,6 +625,10 @@ func (j *joinOp) markProbeExhausted() { j.pi = probeEnd }
 // probe matches rows of the current probe batch from j.pi on, appending
 // output pairs until about bsz are collected.
 func (j *joinOp) probe(bsz int) {
+	if j.bitsDecide() {
+		j.probeBits(bsz)
+		return
+	}
 	bs := &j.build
 	n := int(j.pb.NumRows())
 	semiAnti, markOnly := j.p.semiAnti(), j.p.markOnly()
