@@ -100,6 +100,7 @@ func (j *joinOp) probeBatch(b arrow.RecordBatch) (out []arrow.RecordBatch, err e
 	defer recoverWorker(&err)
 	n := int(b.NumRows())
 	j.pb, j.pi, j.started = b, 0, false
+	j.pRows, j.bRows = j.pRows[:0], j.bRows[:0] // an earlier batch's error may have left pairs
 	j.pk.load(b.Columns(), j.p.probeKeys(), n)
 	for j.pi < n {
 		j.probe(j.ex.batchSize)
