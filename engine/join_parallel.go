@@ -14,7 +14,10 @@ import (
 // gathering its own output batches; the operator's goroutine reads the
 // probe input, keeps up to probeWindow batches per worker in flight and
 // returns the outputs in input order, so the result is the serial one,
-// batch for batch. A chain of joins (TPC-H's fact table probing one
+// batch for batch. When the batch whose output is due next has not been
+// started by a worker, the operator's goroutine probes it itself rather
+// than wait for a worker to be scheduled (on a loaded machine the wake-up
+// of another thread can take longer than the batch). A chain of joins (TPC-H's fact table probing one
 // dimension after another) then runs its probes on every core, each join
 // on its own workers, while the operator goroutine of the lowest join
 // reads the scan.
@@ -39,14 +42,17 @@ const probeWindow = 2
 
 // probeTask is one probe batch and, when done is closed, its output.
 type probeTask struct {
-	b    arrow.RecordBatch
-	out  []arrow.RecordBatch
-	err  error
-	done chan struct{}
+	b     arrow.RecordBatch
+	out   []arrow.RecordBatch
+	err   error
+	taken atomic.Bool // by a worker or the operator's goroutine
+	done  chan struct{}
 }
 
 // parallelProbe is the running workers of one join.
 type parallelProbe struct {
+	j       *joinOp
+	self    *joinOp // the operator goroutine's probe state
 	tasks   chan *probeTask
 	queue   []*probeTask // handed out, in input order, not yet returned
 	window  int
@@ -65,24 +71,36 @@ func (j *joinOp) probesInParallel() bool {
 // startParallel starts the probe workers.
 func (j *joinOp) startParallel() {
 	w := joinWorkers()
-	pp := &parallelProbe{tasks: make(chan *probeTask, probeWindow*w), window: probeWindow * w}
+	pp := &parallelProbe{j: j, self: j.probeClone(), tasks: make(chan *probeTask, probeWindow*w), window: probeWindow * w}
 	for range w {
-		c := &joinOp{ex: j.ex, p: j.p, build: j.build, level: j.level, pk: keyVals{noHash: j.pk.noHash}}
+		c := j.probeClone()
 		pp.wg.Add(1)
 		go func() {
 			defer pp.wg.Done()
 			for t := range pp.tasks {
-				if pp.stopped.Load() || j.ex.ctx.Err() != nil {
-					t.b.Release()
-					t.err = j.ex.ctx.Err()
-				} else {
-					t.out, t.err = c.probeBatch(t.b)
+				if t.taken.CompareAndSwap(false, true) {
+					pp.run(c, t)
 				}
-				close(t.done)
 			}
 		}()
 	}
 	j.par = pp
+}
+
+// probeClone is a probe state over j's build side.
+func (j *joinOp) probeClone() *joinOp {
+	return &joinOp{ex: j.ex, p: j.p, build: j.build, level: j.level, pk: keyVals{noHash: j.pk.noHash}}
+}
+
+// run probes task t (taken) with c's state and marks it done.
+func (pp *parallelProbe) run(c *joinOp, t *probeTask) {
+	if pp.stopped.Load() || pp.j.ex.ctx.Err() != nil {
+		t.b.Release()
+		t.err = pp.j.ex.ctx.Err()
+	} else {
+		t.out, t.err = c.probeBatch(t.b)
+	}
+	close(t.done)
 }
 
 // probeBatch probes the whole batch b (released) and returns its output.
@@ -136,6 +154,9 @@ func (j *joinOp) nextParallel() (arrow.RecordBatch, error) {
 			return nil, nil
 		}
 		t := pp.queue[0]
+		if t.taken.CompareAndSwap(false, true) {
+			pp.run(pp.self, t) // no worker has started it: do not wait for one
+		}
 		<-t.done
 		pp.queue[0] = nil
 		pp.queue = pp.queue[1:]
