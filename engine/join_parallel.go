@@ -14,10 +14,10 @@ import (
 // gathering its own output batches; the operator's goroutine reads the
 // probe input, keeps up to probeWindow batches per worker in flight and
 // returns the outputs in input order, so the result is the serial one,
-// batch for batch. When the batch whose output is due next has not been
-// started by a worker, the operator's goroutine probes it itself rather
-// than wait for a worker to be scheduled (on a loaded machine the wake-up
-// of another thread can take longer than the batch). A chain of joins (TPC-H's fact table probing one
+// batch for batch. While the output due next is not ready, the
+// operator's goroutine probes the batches no worker has started, that one
+// first, rather than wait for a worker to be scheduled (on a loaded
+// machine the wake-up of another thread can take longer than a batch). A chain of joins (TPC-H's fact table probing one
 // dimension after another) then runs its probes on every core, each join
 // on its own workers, while the operator goroutine of the lowest join
 // reads the scan.
@@ -154,9 +154,7 @@ func (j *joinOp) nextParallel() (arrow.RecordBatch, error) {
 			return nil, nil
 		}
 		t := pp.queue[0]
-		if t.taken.CompareAndSwap(false, true) {
-			pp.run(pp.self, t) // no worker has started it: do not wait for one
-		}
+		pp.help(t)
 		<-t.done
 		pp.queue[0] = nil
 		pp.queue = pp.queue[1:]
@@ -168,6 +166,30 @@ func (j *joinOp) nextParallel() (arrow.RecordBatch, error) {
 	b := j.pending[0]
 	j.pending = j.pending[1:]
 	return b, nil
+}
+
+// help probes, on the operator's goroutine, the tasks no worker has
+// started, the one due (t) first, until t is done or every task in flight
+// is taken: the operator waits only for batches a worker is probing.
+func (pp *parallelProbe) help(t *probeTask) {
+	for {
+		select {
+		case <-t.done:
+			return
+		default:
+		}
+		helped := false
+		for _, u := range pp.queue {
+			if u.taken.CompareAndSwap(false, true) {
+				pp.run(pp.self, u)
+				helped = true
+				break
+			}
+		}
+		if !helped {
+			return
+		}
+	}
 }
 
 // stop stops the workers (the tasks still queued are dropped) and releases
