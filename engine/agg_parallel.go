@@ -233,7 +233,7 @@ func recoverWorker(err *error) {
 			*err = e.err()
 			return
 		}
-		*err = qerr.Internal(nil, "aggregate: %v", r)
+		*err = qerr.Internal(nil, "parallel worker: %v", r)
 	}
 }
 

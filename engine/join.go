@@ -188,7 +188,7 @@ func (ex *exec) buildJoin(n *planner.Join) (op, error) {
 		left.close()
 		return nil, err
 	}
-	j := &joinOp{ex: ex, p: p, acct: acct{b: ex.budget}}
+	j := &joinOp{ex: ex, p: p, acct: acct{b: ex.budget}, pickSide: ex.joinBuild == buildAuto && !p.nullAware}
 	if p.buildLeft {
 		j.probeIn, j.buildIn = right, left
 	} else {
@@ -336,6 +336,10 @@ type joinOp struct {
 	res     residualState     // candidate pairs of a join with a residual
 	level   int               // partitioning level (0: the plan's join; n: a partition of level n-1)
 	na      *nullAwareState   // what a null-aware join knows of its whole build side (shared with its partitions)
+	// pickSide: the build side is chosen by reading both inputs in step
+	// (join_side.go); else it is the estimate's or the one forced
+	pickSide bool
+	par      *parallelProbe // the probe's workers (join_parallel.go); nil: serial
 }
 
 // buildSide is an in-memory build side: its batches, hash table and keys.
@@ -527,6 +531,11 @@ func (j *joinOp) finishBuild() {
 func (j *joinOp) next() (out arrow.RecordBatch, err error) {
 	if !j.built {
 		j.built = true
+		if j.pickSide {
+			if err := j.chooseSide(); err != nil {
+				return nil, err
+			}
+		}
 		over, err := j.consumeBuild()
 		if err != nil {
 			return nil, err
@@ -538,10 +547,16 @@ func (j *joinOp) next() (out arrow.RecordBatch, err error) {
 		} else {
 			j.countBuildNulls()
 			j.finishBuild()
+			if j.probesInParallel() {
+				j.startParallel()
+			}
 		}
 	}
 	if j.spill != nil {
 		return j.spill.next()
+	}
+	if j.par != nil {
+		return j.nextParallel()
 	}
 	return j.nextInMemory()
 }
@@ -610,6 +625,10 @@ func (j *joinOp) markProbeExhausted() { j.pi = probeEnd }
 // probe matches rows of the current probe batch from j.pi on, appending
 // output pairs until about bsz are collected.
 func (j *joinOp) probe(bsz int) {
+	if j.bitsDecide() {
+		j.probeBits(bsz)
+		return
+	}
 	bs := &j.build
 	n := int(j.pb.NumRows())
 	semiAnti, markOnly := j.p.semiAnti(), j.p.markOnly()
@@ -835,6 +854,10 @@ func joinGather(ex *exec, p *joinPlan, lg, rg *gatherer, lRefs, rRefs []rowRef) 
 }
 
 func (j *joinOp) close() {
+	if j.par != nil {
+		j.par.stop() // before the build side the workers read goes
+		j.par = nil
+	}
 	if j.probeIn != nil {
 		j.probeIn.close()
 		j.probeIn = nil

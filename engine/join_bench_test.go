@@ -110,3 +110,10 @@ func BenchmarkJoin6Mx189Selective(b *testing.B) { benchJoinSelective(b, 6_000_00
 // BenchmarkJoin4Mx57kSelective is Q4's: 3.8M lines against 57,000 orders
 // of the 6M order key range.
 func BenchmarkJoin4Mx57kSelective(b *testing.B) { benchJoinSelective(b, 3_800_000, 57_000, 105) }
+
+// BenchmarkJoin10Mx10kOneWorker is BenchmarkJoin10Mx10k probing on one
+// worker (join_parallel.go: the workers' speed-up and overhead).
+func BenchmarkJoin10Mx10kOneWorker(b *testing.B) {
+	defer setJoinWorkers(1)()
+	benchJoin(b, 10_000_000, 10_000, 0)
+}

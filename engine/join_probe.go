@@ -188,3 +188,36 @@ func (j *joinOp) skipMisses(i, n int) int {
 	}
 	return n
 }
+
+// bitsDecide reports whether the one-key lookup alone decides a probe
+// row's match: the dense head table or the bitmap holds exactly the build
+// keys, so a semi or anti join probing (not marking) needs no chain.
+func (j *joinOp) bitsDecide() bool {
+	bs := &j.build
+	return j.p.semiAnti() && !j.p.markOnly() && j.p.residual == nil && bs.oneBits && (bs.dense || bs.filt != nil)
+}
+
+// probeBits is probe for a join whose lookup decides (bitsDecide): rows
+// from j.pi on are kept or dropped by their key alone, about bsz at a time.
+func (j *joinOp) probeBits(bsz int) {
+	bs := &j.build
+	n := int(j.pb.NumRows())
+	keys, ok := j.pk.bits[0][:n], j.pk.ok[:n]
+	lo, span, filt, head := bs.lo, bs.span, bs.filt, bs.head
+	keep := j.p.typ == planner.JoinSemi
+	dropNull := j.na.dropsNullProbe()
+	i := j.pi
+	for ; i < n && len(j.pRows) < bsz; i++ {
+		d := keys[i] - lo
+		hit := ok[i] && d <= span
+		if hit && bs.dense {
+			hit = head[d] != 0
+		} else if hit {
+			hit = filt[d>>6]&(1<<(d&63)) != 0
+		}
+		if hit == keep && (ok[i] || !dropNull) {
+			j.pRows, j.bRows = append(j.pRows, int32(i)), append(j.bRows, -1)
+		}
+	}
+	j.pi = i
+}
