@@ -14,8 +14,8 @@ func TestShareAvgRows(t *testing.T) {
 	if n := shareAvgRows(mixed, make([]*aggInput, len(mixed))); n != 3 {
 		t.Fatalf("sharing states: %d, want 3", n)
 	}
-	if !mixed[0].(*avgState[int64]).lead || mixed[2].(*avgState[uint8]).lead || mixed[3].(*avgState[int32]).rows != mixed[0].(*avgState[int64]).rows {
-		t.Fatalf("the first avg state leads and the others share its rows")
+	if !mixed[3].(*avgState[int32]).lead || mixed[0].(*avgState[int64]).lead || mixed[2].(*avgState[uint8]).rows != mixed[3].(*avgState[int32]).rows {
+		t.Fatalf("the last avg state leads and the others share its rows")
 	}
 	one := []aggState{newAvgState(arrow.INT64), &decSum{avg: true}}
 	if n := shareAvgRows(one, make([]*aggInput, len(one))); n != 0 || one[0].(*avgState[int64]).rows != nil {
@@ -31,25 +31,26 @@ func TestAvgSharedRowsMatchesReference(t *testing.T) {
 	type nullFn func(i int) bool
 	never := func(int) bool { return false }
 	cases := []struct {
-		name    string
-		rows    int
-		groups  int
-		a, b, c nullFn // nulls of the columns a (int64, leads), b (int32), c (uint8)
+		name   string
+		rows   int
+		groups int
+		nulls  [5]nullFn // of the columns a (int64), b (int32), c (uint8), d (int64), e (int64, leads)
 	}{
-		{"no nulls", n, 7, never, never, never},
-		{"one group", n, 1, never, never, never},
-		{"nulls in the first half of b", n, 7, never, func(i int) bool { return i < n/2 && i%3 == 0 }, never},
-		{"nulls in the leading column", n, 7, func(i int) bool { return i%5 == 0 || i > n-200 }, never, func(i int) bool { return i%7 == 1 }},
-		{"all of c null", n, 7, never, func(i int) bool { return i%2 == 0 }, func(int) bool { return true }},
-		{"a group all null in a", n, 3, func(i int) bool { return i%3 == 0 }, never, never},
-		{"empty input", 0, 1, never, never, never},
+		{"no nulls", n, 7, [5]nullFn{never, never, never, never, never}},
+		{"one group", n, 1, [5]nullFn{never, never, never, never, never}},
+		{"nulls in the first half of b and a", n, 7, [5]nullFn{func(i int) bool { return i < n/2 && i%4 == 0 }, func(i int) bool { return i < n/2 && i%3 == 0 }, never, never, never}},
+		{"nulls in the leading column", n, 7, [5]nullFn{never, never, func(i int) bool { return i%7 == 1 }, never, func(i int) bool { return i%5 == 0 || i > n-200 }}},
+		{"nulls in the first half of the leading column", n, 7, [5]nullFn{never, never, never, never, func(i int) bool { return i < n/2 && i%3 == 0 }}},
+		{"all of c and d null", n, 7, [5]nullFn{never, func(i int) bool { return i%2 == 0 }, func(int) bool { return true }, func(int) bool { return true }, never}},
+		{"a group all null in a", n, 3, [5]nullFn{func(i int) bool { return i%3 == 0 }, never, never, never, never}},
+		{"empty input", 0, 1, [5]nullFn{never, never, never, never, never}},
 	}
 	for _, tc := range cases {
-		data := []tcol{{name: "k", typ: tInt64}, {name: "a", typ: tInt64}, {name: "b", typ: tInt32}, {name: "c", typ: tUint8}}
+		data := []tcol{{name: "k", typ: tInt64}, {name: "a", typ: tInt64}, {name: "b", typ: tInt32}, {name: "c", typ: tUint8}, {name: "d", typ: tInt64}, {name: "e", typ: tInt64}}
 		for c := range data {
 			data[c].vals = make([]any, tc.rows)
 		}
-		type acc struct{ sum, cnt [3]int64 }
+		type acc struct{ sum, cnt [5]int64 }
 		want := map[int64]*acc{}
 		for i := range tc.rows {
 			k := int64((i * 7919) % tc.groups)
@@ -57,7 +58,7 @@ func TestAvgSharedRowsMatchesReference(t *testing.T) {
 			if want[k] == nil {
 				want[k] = &acc{}
 			}
-			for c, null := range []nullFn{tc.a, tc.b, tc.c} {
+			for c, null := range tc.nulls {
 				if null(i) {
 					continue
 				}
@@ -75,7 +76,7 @@ func TestAvgSharedRowsMatchesReference(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/workers %d/batch %d", tc.name, w, bs), func(t *testing.T) {
 					ran := withParallel(t, w)
 					parallelMinRows = 100
-					plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "avg:a", "avg:b", "avg:c", "count:*")
+					plan := aggOf(scanOf(schemaOf(data)), []string{"k"}, "avg:a", "avg:b", "avg:c", "avg:d", "avg:e", "count:*")
 					got, err := runRows(t, plan, data, uint64(bs), bs, Options{})
 					if err != nil {
 						t.Fatal(err)
@@ -88,7 +89,7 @@ func TestAvgSharedRowsMatchesReference(t *testing.T) {
 					}
 					for _, row := range got {
 						wa := want[row[0].(int64)]
-						for c := range 3 {
+						for c := range 5 {
 							if wa.cnt[c] == 0 {
 								if row[c+1] != nil {
 									t.Fatalf("group %v avg %d: %v, want null", row[0], c, row[c+1])

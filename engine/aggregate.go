@@ -274,8 +274,12 @@ type avgState[T integer | float] struct {
 }
 
 // groupRows is the row count per group shared by avg states that see the
-// same rows (shareAvgRows).
-type groupRows struct{ n []int64 }
+// same rows (shareAvgRows), and the int64 columns without nulls of the
+// current batch that the others left for the leader to add.
+type groupRows struct {
+	n    []int64
+	pend []pendSum
+}
 
 // rowSharer is a state that can take its count from a shared groupRows.
 type rowSharer interface{ shareRows(r *groupRows, lead bool) }
@@ -310,16 +314,16 @@ func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
 				counts[g]++
 			}
 		}
-	case s.lead && v.bits == nil:
-		avgAdd(vals, gids, sums, s.rows.n)
+	case s.lead:
+		s.leadUpdate(vals, v, gids)
 	case v.bits == nil:
+		if iv, ok := any(vals).([]int64); ok { // the leader adds it with its own (leadUpdate)
+			s.rows.pend = append(s.rows.pend, pendSum{iv, sums})
+			return nil
+		}
 		avgSum(vals, gids, sums)
-	default: // shared, with nulls: count the nulls (and the rows when leading)
-		rows := s.rows.n
+	default: // with nulls: count the nulls
 		for i, g := range gids {
-			if s.lead {
-				rows[g]++
-			}
 			if v.ok(i) {
 				sums[g] += float64(vals[i])
 			} else {
@@ -328,6 +332,55 @@ func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
 		}
 	}
 	return nil
+}
+
+// leadUpdate is the leading sharer's update: it counts the rows and adds
+// its values and those the others left pending, the first pending column
+// in the same loop as its own when both are int64 without nulls.
+func (s *avgState[T]) leadUpdate(vals []T, v validity, gids []int32) {
+	sums, counts, rows := s.sums, s.counts, s.rows.n
+	pend := s.rows.pend
+	defer func() {
+		clear(pend) // (no views into the batch kept)
+		s.rows.pend = pend[:0]
+	}()
+	iv, ok := any(vals).([]int64)
+	switch {
+	case ok && v.bits == nil && len(pend) > 0:
+		avgAdd2(iv, pend[0].vals, gids, sums, pend[0].sums, rows)
+		pend = pend[1:]
+	case v.bits == nil:
+		avgAdd(vals, gids, sums, rows)
+	default:
+		for i, g := range gids {
+			rows[g]++
+			if v.ok(i) {
+				sums[g] += float64(vals[i])
+			} else {
+				counts[g]++
+			}
+		}
+	}
+	for _, p := range pend {
+		avgSum(p.vals, gids, p.sums)
+	}
+}
+
+// pendSum is an int64 column without nulls left for the leading sharer to
+// add to sums.
+type pendSum struct {
+	vals []int64
+	sums []float64
+}
+
+// avgAdd2 is avgAdd over two columns in one loop.
+func avgAdd2(a, b []int64, gids []int32, sa, sb []float64, counts []int64) {
+	a, b = a[:len(gids)], b[:len(gids)]
+	for i, g := range gids {
+		sa[g] += float64(a[i])
+		sb[g] += float64(b[i])
+		counts[g]++
+	}
 }
 
 // avgAdd is avgState's update over a column without nulls (a leaf loop).
@@ -371,8 +424,8 @@ func (s *avgState[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
 // shareAvgRows has the avg states that fold their own column (no second
 // column or filter: every state sees every row of the batch, with the same
 // group ids) share one row count per group when there are two or more: the
-// first counts the rows, every one counts only its nulls. It returns how
-// many states share.
+// last (updated after the others, aggOp.update) counts the rows, every one
+// counts only its nulls. It returns how many states share.
 func shareAvgRows(states []aggState, inputs []*aggInput) int {
 	var idx []int
 	for j, s := range states {
@@ -385,7 +438,7 @@ func shareAvgRows(states []aggState, inputs []*aggInput) int {
 	}
 	r := &groupRows{}
 	for k, j := range idx {
-		states[j].(rowSharer).shareRows(r, k == 0)
+		states[j].(rowSharer).shareRows(r, k == len(idx)-1)
 	}
 	return len(idx)
 }
