@@ -339,11 +339,12 @@ func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
 // in the same loop as its own when both are int64 without nulls.
 func (s *avgState[T]) leadUpdate(vals []T, v validity, gids []int32) {
 	sums, counts, rows := s.sums, s.counts, s.rows.n
-	pend := s.rows.pend
+	all := s.rows.pend
 	defer func() {
-		clear(pend) // (no views into the batch kept)
-		s.rows.pend = pend[:0]
+		clear(all) // (no views into the batch kept)
+		s.rows.pend = all[:0]
 	}()
+	pend := all
 	iv, ok := any(vals).([]int64)
 	switch {
 	case ok && v.bits == nil && len(pend) > 0:
