@@ -100,6 +100,11 @@ func (s *avgState[T]) merge(src aggState, dst []int32) error {
 		s.sums[d] += o.sums[g]
 		s.counts[d] += o.counts[g]
 	}
+	if s.lead { // (the partial aggregate shares as this one: newAggOp)
+		for g, d := range dst {
+			s.rows.n[d] += o.rows.n[g]
+		}
+	}
 	return nil
 }
 

@@ -263,30 +263,125 @@ func (s *sumFloat[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
 }
 
 // avgState averages in float64: the sum of float64(value) in input order
-// divided by the non-null count.
+// divided by the non-null count. The avg states of one aggregate may share
+// one row count per group (shareAvgRows): then counts holds the nulls per
+// group and the non-null count is rows - counts.
 type avgState[T integer | float] struct {
 	sums   []float64
-	counts []int64
+	counts []int64    // the non-null counts; with rows, the null counts
+	rows   *groupRows // nil: not shared
+	lead   bool       // counts the rows into rows (one state per group of sharers)
 }
 
-func (s *avgState[T]) grow(n int)        { s.sums, s.counts = growTo(s.sums, n), growTo(s.counts, n) }
-func (s *avgState[T]) groupBytes() int64 { return 16 }
+// groupRows is the row count per group shared by avg states that see the
+// same rows (shareAvgRows), and the int64 columns without nulls of the
+// current batch that the others left for the leader to add.
+type groupRows struct {
+	n    []int64
+	pend []pendSum
+}
+
+// rowSharer is a state that can take its count from a shared groupRows.
+type rowSharer interface{ shareRows(r *groupRows, lead bool) }
+
+func (s *avgState[T]) shareRows(r *groupRows, lead bool) { s.rows, s.lead = r, lead }
+
+func (s *avgState[T]) grow(n int) {
+	s.sums, s.counts = growTo(s.sums, n), growTo(s.counts, n)
+	if s.lead {
+		s.rows.n = growTo(s.rows.n, n)
+	}
+}
+
+func (s *avgState[T]) groupBytes() int64 {
+	if s.lead {
+		return 24
+	}
+	return 16
+}
 
 func (s *avgState[T]) update(col arrow.Array, gids []int32) error {
 	vals := values[T](col)
 	v := validityOf(col)
 	sums, counts := s.sums, s.counts
-	if v.bits == nil {
+	switch {
+	case s.rows == nil && v.bits == nil:
 		avgAdd(vals, gids, sums, counts)
-		return nil
-	}
-	for i, g := range gids {
-		if v.ok(i) {
-			sums[g] += float64(vals[i])
-			counts[g]++
+	case s.rows == nil:
+		for i, g := range gids {
+			if v.ok(i) {
+				sums[g] += float64(vals[i])
+				counts[g]++
+			}
+		}
+	case s.lead:
+		s.leadUpdate(vals, v, gids)
+	case v.bits == nil:
+		if iv, ok := any(vals).([]int64); ok { // the leader adds it with its own (leadUpdate)
+			s.rows.pend = append(s.rows.pend, pendSum{iv, sums})
+			return nil
+		}
+		avgSum(vals, gids, sums)
+	default: // with nulls: count the nulls
+		for i, g := range gids {
+			if v.ok(i) {
+				sums[g] += float64(vals[i])
+			} else {
+				counts[g]++
+			}
 		}
 	}
 	return nil
+}
+
+// leadUpdate is the leading sharer's update: it counts the rows and adds
+// its values and those the others left pending, the first pending column
+// in the same loop as its own when both are int64 without nulls.
+func (s *avgState[T]) leadUpdate(vals []T, v validity, gids []int32) {
+	sums, counts, rows := s.sums, s.counts, s.rows.n
+	all := s.rows.pend
+	defer func() {
+		clear(all) // (no views into the batch kept)
+		s.rows.pend = all[:0]
+	}()
+	pend := all
+	iv, ok := any(vals).([]int64)
+	switch {
+	case ok && v.bits == nil && len(pend) > 0:
+		avgAdd2(iv, pend[0].vals, gids, sums, pend[0].sums, rows)
+		pend = pend[1:]
+	case v.bits == nil:
+		avgAdd(vals, gids, sums, rows)
+	default:
+		for i, g := range gids {
+			rows[g]++
+			if v.ok(i) {
+				sums[g] += float64(vals[i])
+			} else {
+				counts[g]++
+			}
+		}
+	}
+	for _, p := range pend {
+		avgSum(p.vals, gids, p.sums)
+	}
+}
+
+// pendSum is an int64 column without nulls left for the leading sharer to
+// add to sums.
+type pendSum struct {
+	vals []int64
+	sums []float64
+}
+
+// avgAdd2 is avgAdd over two columns in one loop.
+func avgAdd2(a, b []int64, gids []int32, sa, sb []float64, counts []int64) {
+	a, b = a[:len(gids)], b[:len(gids)]
+	for i, g := range gids {
+		sa[g] += float64(a[i])
+		sb[g] += float64(b[i])
+		counts[g]++
+	}
 }
 
 // avgAdd is avgState's update over a column without nulls (a leaf loop).
@@ -298,17 +393,55 @@ func avgAdd[T integer | float](vals []T, gids []int32, sums []float64, counts []
 	}
 }
 
+// avgSum is avgAdd without the count (another state counts the rows).
+func avgSum[T integer | float](vals []T, gids []int32, sums []float64) {
+	vals = vals[:len(gids)]
+	for i, g := range gids {
+		sums[g] += float64(vals[i])
+	}
+}
+
+// count is group g's non-null count.
+func (s *avgState[T]) count(g int) int64 {
+	if s.rows != nil {
+		return s.rows.n[g] - s.counts[g]
+	}
+	return s.counts[g]
+}
+
 func (s *avgState[T]) build(mem memory.Allocator, lo, hi int) arrow.Array {
 	n := hi - lo
 	out := make([]float64, n)
 	valid := make([]bool, n)
 	for i := range n {
-		if c := s.counts[lo+i]; c > 0 {
+		if c := s.count(lo + i); c > 0 {
 			out[i] = s.sums[lo+i] / float64(c)
 			valid[i] = true
 		}
 	}
 	return buildFixed(mem, arrow.PrimitiveTypes.Float64, out, valid)
+}
+
+// shareAvgRows has the avg states that fold their own column (no second
+// column or filter: every state sees every row of the batch, with the same
+// group ids) share one row count per group when there are two or more: the
+// last (updated after the others, aggOp.update) counts the rows, every one
+// counts only its nulls. It returns how many states share.
+func shareAvgRows(states []aggState, inputs []*aggInput) int {
+	var idx []int
+	for j, s := range states {
+		if _, ok := s.(rowSharer); ok && inputs[j] == nil {
+			idx = append(idx, j)
+		}
+	}
+	if len(idx) < 2 {
+		return 0
+	}
+	r := &groupRows{}
+	for k, j := range idx {
+		states[j].(rowSharer).shareRows(r, k == len(idx)-1)
+	}
+	return len(idx)
 }
 
 // minMax is min/max over numbers, dates and timestamps. NaN never replaces
@@ -498,6 +631,9 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 		a.states = append(a.states, s)
 		a.aggCols = append(a.aggCols, col)
 		a.inputs = append(a.inputs, x)
+	}
+	shareAvgRows(a.states, a.inputs)
+	for _, s := range a.states {
 		a.perGroup += s.groupBytes()
 	}
 	if len(keyTypes) > 0 {
