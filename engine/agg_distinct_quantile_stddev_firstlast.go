@@ -147,14 +147,21 @@ func (c *collector) addQuantile(q float64) int {
 	return len(c.qs) - 1
 }
 
+// loadFloats reads a numeric column of type T as float64s into buf.
 func loadFloats[T integer | float](arr arrow.Array, buf []float64) []float64 {
-	vs := values[T](arr)
+	return loadAs[float64, T](arr, buf)
+}
+
+// loadAs reads a numeric column of type S into buf (grown as needed),
+// each value converted to D.
+func loadAs[D int64 | float64, S integer | float](arr arrow.Array, buf []D) []D {
+	vs := values[S](arr)
 	if cap(buf) < len(vs) {
-		buf = make([]float64, len(vs))
+		buf = make([]D, len(vs))
 	}
 	buf = buf[:len(vs)]
 	for i, v := range vs {
-		buf[i] = float64(v)
+		buf[i] = D(v)
 	}
 	return buf
 }

@@ -431,15 +431,7 @@ func intLoader(dt arrow.DataType) func(arrow.Array, []int64) []int64 {
 }
 
 func loadInts[T int8 | int16 | int32 | uint8 | uint16 | uint32](arr arrow.Array, buf []int64) []int64 {
-	vs := values[T](arr)
-	if cap(buf) < len(vs) {
-		buf = make([]int64, len(vs))
-	}
-	buf = buf[:len(vs)]
-	for i, v := range vs {
-		buf[i] = int64(v)
-	}
-	return buf
+	return loadAs[int64, T](arr, buf)
 }
 
 // nonNeg clamps a sum of squares that rounding made negative to 0 (NaN stays NaN).
