@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -40,13 +41,27 @@ var joinWorkers = func() int { return runtime.GOMAXPROCS(0) }
 // probeWindow is the probe batches in flight per worker.
 const probeWindow = 2
 
+// maxTaskOutputs caps the output batches a worker makes of one probe
+// batch. A batch that would make more (a cross join, or keys repeated on
+// the build side: one probe row may match thousands of rows) is handed
+// back whole and probed on the operator's goroutine, one output batch at
+// a time as the consumer asks, so a fan-out never holds more than this
+// many outputs per task in memory.
+const maxTaskOutputs = 4
+
+// errTaskOverflow: the probe batch makes more than maxTaskOutputs outputs.
+var errTaskOverflow = errors.New("join probe task overflow")
+
 // probeTask is one probe batch and, when done is closed, its output.
 type probeTask struct {
-	b     arrow.RecordBatch
-	out   []arrow.RecordBatch
-	err   error
-	taken atomic.Bool // by a worker or the operator's goroutine
-	done  chan struct{}
+	b   arrow.RecordBatch
+	out []arrow.RecordBatch
+	err error
+	// overflow: the batch makes more than maxTaskOutputs outputs; b is
+	// kept (out is empty) for the operator's goroutine to probe
+	overflow bool
+	taken    atomic.Bool // by a worker or the operator's goroutine
+	done     chan struct{}
 }
 
 // parallelProbe is the running workers of one join.
@@ -98,13 +113,21 @@ func (pp *parallelProbe) run(c *joinOp, t *probeTask) {
 		t.b.Release()
 		t.err = pp.j.ex.ctx.Err()
 	} else {
-		t.out, t.err = c.probeBatch(t.b)
+		t.b.Retain()
+		t.out, t.err = c.probeBatch(t.b, maxTaskOutputs)
+		if t.overflow = errors.Is(t.err, errTaskOverflow); t.overflow {
+			t.err = nil
+		} else {
+			t.b.Release()
+		}
 	}
 	close(t.done)
 }
 
-// probeBatch probes the whole batch b (released) and returns its output.
-func (j *joinOp) probeBatch(b arrow.RecordBatch) (out []arrow.RecordBatch, err error) {
+// probeBatch probes the whole batch b (released) and returns its output,
+// or errTaskOverflow (and nothing) when it would make more than limit
+// output batches.
+func (j *joinOp) probeBatch(b arrow.RecordBatch, limit int) (out []arrow.RecordBatch, err error) {
 	defer func() {
 		b.Release()
 		j.pb = nil
@@ -125,6 +148,9 @@ func (j *joinOp) probeBatch(b arrow.RecordBatch) (out []arrow.RecordBatch, err e
 		if err := j.emit(b); err != nil {
 			return nil, err
 		}
+		if len(j.pending) >= limit && j.pi < n {
+			return nil, errTaskOverflow
+		}
 	}
 	out, j.pending = j.pending, nil
 	return out, nil
@@ -136,6 +162,17 @@ func (j *joinOp) nextParallel() (arrow.RecordBatch, error) {
 	for len(j.pending) == 0 {
 		if err := j.ex.ctx.Err(); err != nil {
 			return nil, err
+		}
+		if j.pb != nil { // a task's overflow batch, probed here as the serial join does
+			j.probe(j.ex.batchSize)
+			if err := j.emit(j.pb); err != nil {
+				return nil, err
+			}
+			if j.pi >= int(j.pb.NumRows()) {
+				j.pb.Release()
+				j.pb = nil
+			}
+			continue
 		}
 		for !pp.eof && len(pp.queue) < pp.window {
 			b, err := j.probeIn.next()
@@ -160,6 +197,11 @@ func (j *joinOp) nextParallel() (arrow.RecordBatch, error) {
 		pp.queue = pp.queue[1:]
 		if t.err != nil {
 			return nil, t.err
+		}
+		if t.overflow {
+			j.pb, j.pi, j.started = t.b, 0, false
+			j.pk.load(t.b.Columns(), j.p.probeKeys(), int(t.b.NumRows()))
+			continue
 		}
 		j.pending = t.out
 	}
@@ -201,6 +243,9 @@ func (pp *parallelProbe) stop() {
 	for _, t := range pp.queue {
 		for _, b := range t.out {
 			b.Release()
+		}
+		if t.overflow {
+			t.b.Release()
 		}
 	}
 	pp.queue = nil

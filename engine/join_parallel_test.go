@@ -99,3 +99,53 @@ func setJoinWorkers(w int) func() {
 	joinWorkers = func() int { return w }
 	return func() { joinWorkers = old }
 }
+
+// TestJoinParallelProbeFanOut: a probe batch that matches many build rows
+// (a cross join, a key repeated on the build side) is not expanded whole
+// on a worker: past maxTaskOutputs outputs it is probed on the operator's
+// goroutine as the consumer asks, so a limit above a 20,000 × 20,000 cross
+// join or a many-to-many join stays within a small memory budget, in the
+// probe order of the serial join.
+func TestJoinParallelProbeFanOut(t *testing.T) {
+	defer setJoinWorkers(2)()
+	const n = 20000
+	keys, same := make([]any, n), make([]any, n)
+	for i := range keys {
+		keys[i], same[i] = int64(i), int64(7)
+	}
+	cases := []struct {
+		name string
+		typ  planner.JoinType
+		on   []planner.JoinOn
+	}{
+		{"cross", planner.JoinCross, nil},
+		{"one repeated key", planner.JoinInner, []planner.JoinOn{{Left: "s", Right: "s"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			ls := newSource(mem, []tcol{{"a", arrow.PrimitiveTypes.Int64, keys}, {"s", arrow.PrimitiveTypes.Int64, same}})
+			rs := newSource(mem, []tcol{{"b", arrow.PrimitiveTypes.Int64, keys}, {"s", arrow.PrimitiveTypes.Int64, same}})
+			defer ls.release()
+			defer rs.release()
+			spec := planner.Spec{Join: []planner.JoinSpec{{Dataset: "r", As: "r", On: c.on, Type: c.typ}}}
+			plan := planJoin(t, spec, ls.schema, rs.schema, n, n)
+			// 400M pairs: a worker expanding one 4,096-row probe batch whole would
+			// hold 80M of them, far past the 64 MiB budget.
+			got, err := run(t, limitOf(plan, 0, 10), ls, Options{Alloc: mem, BatchSize: 4096, MemoryLimit: 64 << 20,
+				Sources: map[string]catalog.Source{"r": rs}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 10 {
+				t.Fatalf("%d rows, want 10", len(got))
+			}
+			for _, row := range got {
+				if row[0] != int64(0) {
+					t.Fatalf("row %v: the first probe row's pairs come first", row)
+				}
+			}
+		})
+	}
+}
