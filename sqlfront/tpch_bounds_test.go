@@ -1,9 +1,7 @@
 package sqlfront
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,22 +25,7 @@ func TestTPCHBounds(t *testing.T) {
 	}
 	var out strings.Builder
 	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := Parse(strings.TrimSuffix(strings.TrimSpace(string(text)), ";"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := st.Compile(context.Background(), tpchSchemas{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := planner.Optimize(c.Plan, planner.OptimizeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := tpchPlan(t, f)
 		b := planner.ResultBound(p, planner.BoundOptions{MaxCellChars: materialize.DefaultMaxCellChars})
 		verdict := "preflight"
 		if b.Rows <= confirmRows && b.Bytes <= confirmBytes {

@@ -61,6 +61,28 @@ func (tpchSchemas) Input(_ context.Context, name string) (planner.Input, error) 
 // the optimizer's rules make of real queries: where filters land, the
 // join order, the semi joins of semi_join_reduce. Answers are checked
 // against DuckDB in e2e TestTPCHAgainstDuckDB.
+// tpchPlan is the optimized plan of the TPC-H query in file f over the SF 1 schema.
+func tpchPlan(t *testing.T, f string) planner.Node {
+	t.Helper()
+	text, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Parse(strings.TrimSuffix(strings.TrimSpace(string(text)), ";"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Compile(context.Background(), tpchSchemas{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := planner.Optimize(c.Plan, planner.OptimizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestTPCHPlans(t *testing.T) {
 	files, _ := filepath.Glob("../bench/tpch/queries/q*.sql")
 	if len(files) != 22 {
@@ -69,22 +91,7 @@ func TestTPCHPlans(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".sql")
 		t.Run(name, func(t *testing.T) {
-			text, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := Parse(strings.TrimSuffix(strings.TrimSpace(string(text)), ";"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := st.Compile(context.Background(), tpchSchemas{}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := planner.Optimize(c.Plan, planner.OptimizeOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := tpchPlan(t, f)
 			golden.Check(t, filepath.Join("testdata", "tpch_plans", name+".golden"), planner.String(p), *update)
 		})
 	}
