@@ -260,7 +260,7 @@ func excelSerialTime(v float64, date1904 bool) (time.Time, error) {
 
 // sheet reads one sheet as a table (nil when it holds no cell).
 func (r *xlsxReader) sheet(ctx context.Context, name string) (*xlsxSheet, error) {
-	rows, err := r.x.GetRows(name, excelize.Options{RawCellValue: true})
+	rows, err := getRows(r.x, name)
 	if err != nil {
 		return nil, fmt.Errorf("sheet %q: %v", name, err)
 	}
@@ -290,6 +290,39 @@ func (r *xlsxReader) sheet(ctx context.Context, name string) (*xlsxSheet, error)
 		return nil, err
 	}
 	return sheetTable(grid, width), nil
+}
+
+// getRows is excelize's GetRows (raw cell values) with the error of a
+// row that does not decode returned: GetRows stops at it silently, so a
+// corrupt part read a sheet short, and differently on the next read.
+func getRows(x *excelize.File, sheet string) (out [][]string, err error) {
+	rows, err := x.Rows(sheet)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := rows.Close(); err == nil && cerr != nil {
+			out, err = nil, cerr
+		}
+	}()
+	last := 0
+	for cur := 1; rows.Next(); cur++ {
+		row, err := rows.Columns(excelize.Options{RawCellValue: true})
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %v", cur, err)
+		}
+		if len(row) > 0 {
+			for len(out) < cur-1 {
+				out = append(out, nil)
+			}
+			out = append(out, row)
+			last = cur
+		}
+	}
+	if err := rows.Error(); err != nil {
+		return nil, err
+	}
+	return out[:last], nil
 }
 
 // fillMerged copies each merged range's top-left cell into the range.
