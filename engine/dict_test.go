@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,5 +229,86 @@ func TestFoldMatchesEqualFold(t *testing.T) {
 				t.Errorf("fold(%q) == fold(%q) is %v, EqualFold says %v", a, b, got, want)
 			}
 		}
+	}
+}
+
+// encodeGathered maps each chunk's codes through a table where its
+// dictionary is small enough, and hashes the others' values: both must
+// give the encoding a per-row hash gives (first-use order), nulls kept,
+// and stop at the same row when the index type runs out of codes.
+func TestEncodeGatheredRemap(t *testing.T) {
+	alloc := newAlloc()
+	defer alloc.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(7, 9))
+	for _, tc := range []struct {
+		name  string
+		index arrow.DataType
+		sizes []int // dictionary size of each chunk
+		pool  int   // distinct values over all chunks
+	}{
+		{"small dictionaries", arrow.PrimitiveTypes.Int16, []int{3, 5, 1, 8, 8, 2, 7}, 12},
+		{"big ones past the tables' room", arrow.PrimitiveTypes.Int32, []int{9000, 4, 9000, 6000, 3, 9000}, 20000},
+		{"int8 codes run out", arrow.PrimitiveTypes.Int8, []int{100, 90, 100, 5, 100, 100}, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dt := dictType(tc.index)
+			schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: dt, Nullable: true}}, nil)
+			var chunks []arrow.RecordBatch
+			for _, size := range tc.sizes {
+				size = min(size, int(maxCode(dt))+1)
+				dict := make([]any, size)
+				for k, v := range rng.Perm(tc.pool)[:size] {
+					dict[k] = fmt.Sprintf("v%d", v)
+				}
+				codes := make([]any, 50)
+				for k := range codes {
+					if rng.IntN(10) > 0 {
+						codes[k] = rng.IntN(size)
+					}
+				}
+				a := dictArray(alloc, dt, codes, dict)
+				chunks = append(chunks, array.NewRecordBatch(schema, []arrow.Array{a}, int64(a.Len())))
+				a.Release()
+			}
+			defer func() {
+				for _, c := range chunks {
+					c.Release()
+				}
+			}()
+			refs := make([]rowRef, 600)
+			for k := range refs {
+				refs[k] = rowRef{int32(rng.IntN(len(chunks))), int32(rng.IntN(50))}
+			}
+			gc := &newGatherer(schema, chunks).cols[0]
+			got := encodeGathered(gc, refs)
+			// The reference: every row's value hashed.
+			index, rows := map[string]int32{}, len(refs)
+			var uniq []string
+			want := make([]int32, len(refs))
+			for i, r := range refs {
+				d := chunks[r.b].Column(0).(*array.Dictionary)
+				if d.IsNull(int(r.r)) {
+					continue
+				}
+				s := d.Dictionary().(*array.String).Value(d.GetValueIndex(int(r.r)))
+				c, ok := index[s]
+				if !ok {
+					if int64(len(uniq)) == maxCode(dt)+1 {
+						rows = i
+						break
+					}
+					c = int32(len(uniq))
+					index[s] = c
+					uniq = append(uniq, s)
+				}
+				want[i] = c
+			}
+			if got.rows != rows || !slices.Equal(got.codes, want[:rows]) || !slices.Equal(got.uniq, uniq) {
+				t.Fatalf("rows %d codes %v uniq %v\nwant rows %d codes %v uniq %v", got.rows, got.codes, got.uniq, rows, want[:rows], uniq)
+			}
+			if tc.name == "int8 codes run out" && rows == len(refs) {
+				t.Fatal("the case should run out of int8 codes")
+			}
+		})
 	}
 }

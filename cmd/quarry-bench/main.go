@@ -65,6 +65,7 @@ type options struct {
 	mode, queries, csv, h5, outdir string
 	tpch, tpchQueries              string
 	sqlFormat                      string // --tpch: advanced_query's output_format
+	parquetCodec                   string // --tpch: quarry serve --parquet-codec
 	sqlConfirm                     bool   // --tpch: advanced_query's confirm
 	sqlAnalyze                     bool   // --tpch: EXPLAIN ANALYZE, the operators to stderr
 	queryTimeout                   time.Duration
@@ -92,6 +93,7 @@ func main() {
 	fs.Int64Var(&o.queryMemory, "query-memory", 1<<30, "Arrow memory budget of one query, bytes (as quarry serve)")
 	fs.StringVar(&o.tpch, "tpch", "", "run the TPC-H-style queries (bench/tpch) over this generator output directory through advanced_query's path, warm (see tpch.go)")
 	fs.StringVar(&o.tpchQueries, "tpch-queries", "bench/tpch/queries", "the directory of the TPC-H q01.sql..q22.sql files")
+	fs.StringVar(&o.parquetCodec, "parquet-codec", "", "--tpch: compression of Parquet results (quarry serve --parquet-codec; default as serve)")
 	fs.StringVar(&o.sqlFormat, "sql-format", "", "--tpch: advanced_query's output_format (parquet: the result as a file; default inline JSON or pages)")
 	fs.BoolVar(&o.sqlConfirm, "sql-confirm", false, "--tpch: confirm large results (advanced_query's confirm) instead of stopping at needs_confirmation")
 	fs.BoolVar(&o.sqlAnalyze, "sql-analyze", false, "--tpch: run each statement as EXPLAIN ANALYZE and print its operators (rows, time) to stderr")

@@ -79,7 +79,7 @@ func runTPCH(o options, queries []string) {
 	defer os.RemoveAll(artifactDir)
 	t0 := time.Now()
 	a, err := app.Open(ctx, app.Config{Data: o.tpch, ArtifactDir: artifactDir, CacheMemory: o.cacheMemory,
-		QueryMemory: o.queryMemory, QueryTimeout: o.queryTimeout, Logger: slog.New(slog.DiscardHandler)})
+		QueryMemory: o.queryMemory, QueryTimeout: o.queryTimeout, ParquetCodec: o.parquetCodec, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fail("opening the data root: " + err.Error())
 	}
