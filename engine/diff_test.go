@@ -169,13 +169,6 @@ func refCmp(x, l any) (c int, unordered bool) {
 	panic(fmt.Sprintf("refCmp %T", x))
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func refOp(op string, x, l any) bool {
 	c, un := refCmp(x, l)
 	switch op {
