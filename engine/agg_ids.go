@@ -221,19 +221,6 @@ func (v *valueIDs) bitsID(k uint64) int32 {
 	return id
 }
 
-// dropFixed drops a fixed-width column's value → id table (the map and
-// the dense table), giving their bytes back: nothing is numbered after.
-func (v *valueIDs) dropFixed() {
-	if v.fmap != nil {
-		v.acct.charge(-v.fmap.bytes())
-		v.fmap = &u64Map{acct: v.acct}
-	}
-	if v.dense != nil {
-		v.acct.charge(-4 * int64(len(v.dense.tab)))
-		v.dense.tab, v.dense.off, v.dense.m = nil, true, v.fmap
-	}
-}
-
 // eachFixed calls fn with the bits and the id of every fixed-width value
 // numbered (null's id aside).
 func (v *valueIDs) eachFixed(fn func(k uint64, id int32)) {
