@@ -49,7 +49,7 @@ func (p *pairDense) fit(na, nb int32) bool {
 	}
 	for _, s := range p.m.slots {
 		if s.v >= 0 {
-			tab[uint64(s.hi)<<shift|uint64(s.lo)] = s.v
+			tab[(s.k>>32)<<shift|s.k&0xffffffff] = s.v
 		}
 	}
 	p.acct.charge(-int64(len(p.tab)) * 4)

@@ -31,18 +31,12 @@ type u64Map struct {
 	acct  *acct
 }
 
-// u64Slot is one entry: the key in two halves, so that a slot is 12
-// bytes, not a uint64 and an int32 padded to 16 (a 10M-group table of
-// 16M slots: 192 MB, not 256).
 type u64Slot struct {
-	lo, hi uint32 // the key
-	v      int32
+	k uint64
+	v int32
 }
 
-const u64SlotBytes = 12
-
-// key is the slot's key.
-func (s *u64Slot) key() uint64 { return uint64(s.hi)<<32 | uint64(s.lo) }
+const u64SlotBytes = 16
 
 func newU64Map(a *acct) *u64Map {
 	m := &u64Map{acct: a}
@@ -68,7 +62,7 @@ func (m *u64Map) resize(b uint) {
 		if s.v < 0 {
 			continue
 		}
-		i := mix64(s.key()) >> m.shift
+		i := mix64(s.k) >> m.shift
 		for m.slots[i].v >= 0 {
 			i = (i + 1) & mask
 		}
@@ -87,7 +81,7 @@ func (m *u64Map) getOrAdd(k uint64, v int32) (int32, bool) {
 		if s.v < 0 {
 			break
 		}
-		if s.key() == k {
+		if s.k == k {
 			return s.v, false
 		}
 		i = (i + 1) & mask
@@ -100,7 +94,7 @@ func (m *u64Map) getOrAdd(k uint64, v int32) (int32, bool) {
 			i = (i + 1) & mask
 		}
 	}
-	m.slots[i] = u64Slot{lo: uint32(k), hi: uint32(k >> 32), v: v}
+	m.slots[i] = u64Slot{k: k, v: v}
 	m.n++
 	return v, true
 }

@@ -229,7 +229,7 @@ func (v *valueIDs) eachFixed(fn func(k uint64, id int32)) {
 	}
 	for _, sl := range v.fmap.slots {
 		if sl.v >= 0 {
-			fn(sl.key(), sl.v)
+			fn(sl.k, sl.v)
 		}
 	}
 }
