@@ -18,7 +18,8 @@ import (
 // its limit.
 const reserveSlack = 16 << 10
 
-// TestOperatorsReserveFirst runs sort, join and window operators under a
+// TestOperatorsReserveFirst runs sort, join, window and top_n_per_group
+// operators under a
 // memory limit below what their state needs, over a source whose batches
 // are not copied into the query's allocator (so the budget counts only
 // what the operators allocate), and checks that each fails with
@@ -47,6 +48,11 @@ func TestOperatorsReserveFirst(t *testing.T) {
 		}
 		return plan
 	}
+	topN, err := planner.Build(planner.Spec{TopNPerGroup: &planner.TopNPerGroupSpec{N: 2,
+		By: []planner.OrderSpec{{Col: "s"}}, PartitionBy: []string{"k"}}}, planner.Input{Dataset: "t", Schema: sch})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		plan  planner.Node
@@ -65,6 +71,9 @@ func TestOperatorsReserveFirst(t *testing.T) {
 		// 8 bytes a row for each of several arrays.
 		{"window row_number", window(planner.WindowSpec{Fn: "row_number", PartitionBy: []string{"v"},
 			OrderBy: []planner.OrderSpec{{Col: "s"}}}), 4096, 400 << 10, false, false},
+		// Per new group a buffer header, its n row references and its bars,
+		// per batch the rank key's views.
+		{"top_n_per_group", topN, 4096, 400 << 10, false, false},
 		{"window sum", window(planner.WindowSpec{Fn: "sum", Col: "k", OrderBy: []planner.OrderSpec{{Col: "k"}}}), 4096, 300 << 10, false, false},
 	}
 	for _, tc := range cases {
