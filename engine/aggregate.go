@@ -638,6 +638,7 @@ func newAggOp(ex *exec, n *planner.Aggregate) (*aggOp, error) {
 	}
 	if len(keyTypes) > 0 {
 		a.table = newGroupTable(keyTypes, true, &a.tacct)
+		a.table.keysFromIDs()
 		a.keyArrs = make([]arrow.Array, len(keyTypes))
 	}
 	return a, nil

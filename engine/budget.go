@@ -17,6 +17,9 @@ import (
 type budget struct {
 	limit int64 // 0 = unlimited
 	live  atomic.Int64
+	// peak is the highest live seen (after every increase: allocations,
+	// charges and takes), for tests and profiles.
+	peak atomic.Int64
 
 	// pool, when set, is the server-wide cap the budget reserves from
 	// (pool.go); reserved is what it holds of it (changed under the
@@ -53,6 +56,20 @@ type exhausted struct {
 
 // err is the error of the limit that was hit.
 func (e exhausted) err() error { return e.cause }
+
+// add adds n to the live bytes, keeping peak.
+func (b *budget) add(n int64) {
+	v := b.live.Add(n)
+	if n <= 0 {
+		return
+	}
+	for {
+		p := b.peak.Load()
+		if v <= p || b.peak.CompareAndSwap(p, v) {
+			return
+		}
+	}
+}
 
 func (b *budget) wouldExceed(n int64) bool {
 	return b.limit > 0 && n > 0 && b.live.Load()+n > b.limit
@@ -97,7 +114,7 @@ func (a *acct) charge(n int64) {
 		return
 	}
 	a.n += n
-	a.b.live.Add(n)
+	a.b.add(n)
 }
 
 // take charges n bytes the operator is about to allocate, first reserving
@@ -120,6 +137,33 @@ func (a *acct) take(n int64) {
 	}
 	makeHeapRoom(n)
 	a.charge(n)
+}
+
+// reserve charges n bytes the operator is about to allocate, or fails
+// without charging anything (and before anything is allocated): with the
+// budget's error when they would take the query past its limit, with the
+// pool's when the server-wide pool refused this or an earlier take. For
+// state an operator allocates where it can still return an error (a
+// sort's rows, a join's build side and table, a window's per-row arrays),
+// unlike take, which never fails. A big step makes room under the Go
+// runtime's soft memory limit first, as take. n <= 0 is a plain charge.
+func (a *acct) reserve(n int64) error {
+	if n <= 0 {
+		a.charge(n)
+		return nil
+	}
+	if err := a.b.refused.Load(); err != nil {
+		return *err
+	}
+	if a.b.wouldExceed(n) {
+		return a.b.err()
+	}
+	if err := a.b.reserve(n); err != nil {
+		return err
+	}
+	makeHeapRoom(n)
+	a.charge(n)
+	return nil
 }
 
 // turn waits for the query's other big growth steps (budget.resizing)
@@ -162,7 +206,7 @@ func (a *hardAlloc) Allocate(size int) []byte {
 	if err := a.b.reserve(int64(size)); err != nil {
 		panic(exhausted{err})
 	}
-	a.b.live.Add(int64(size))
+	a.b.add(int64(size))
 	return a.mem.Allocate(size)
 }
 
@@ -175,7 +219,7 @@ func (a *hardAlloc) Reallocate(size int, b []byte) []byte {
 	if err := a.b.reserve(delta); err != nil {
 		panic(exhausted{err})
 	}
-	a.b.live.Add(delta)
+	a.b.add(delta)
 	return a.mem.Reallocate(size, b)
 }
 
@@ -197,13 +241,13 @@ type softAlloc struct {
 
 // Allocate implements memory.Allocator.
 func (a *softAlloc) Allocate(size int) []byte {
-	a.b.live.Add(int64(size))
+	a.b.add(int64(size))
 	return a.mem.Allocate(size)
 }
 
 // Reallocate implements memory.Allocator.
 func (a *softAlloc) Reallocate(size int, b []byte) []byte {
-	a.b.live.Add(int64(size - len(b)))
+	a.b.add(int64(size - len(b)))
 	return a.mem.Reallocate(size, b)
 }
 

@@ -347,6 +347,7 @@ type buildSide struct {
 	chunks  []arrow.RecordBatch
 	refs    []rowRef
 	keys    keyVals // per build row (bits/strs/hash/ok over all rows)
+	strKey  []bool  // per key: a string (keys.strs) or a number (keys.bits)
 	head    []int32
 	ents    []joinEnt // per row: hash, chain link, and the key of a one-number-key join
 	oneBits bool      // the join has one non-string key (ents hold it)
@@ -381,7 +382,8 @@ func (j *joinOp) buildSchema() *arrow.Schema {
 	return j.p.right
 }
 
-// add appends one build batch (owned) to the build side.
+// add appends one build batch (owned) to the build side; grow made room
+// for its rows.
 func (bs *buildSide) add(b arrow.RecordBatch, keys []int, scratch *keyVals) {
 	n := int(b.NumRows())
 	ci := int32(len(bs.chunks))
@@ -389,9 +391,6 @@ func (bs *buildSide) add(b arrow.RecordBatch, keys []int, scratch *keyVals) {
 	scratch.load(b.Columns(), keys, n)
 	for i := range n {
 		bs.refs = append(bs.refs, rowRef{ci, int32(i)})
-	}
-	if len(bs.keys.bits) != len(keys) {
-		bs.keys.bits, bs.keys.strs = make([][]uint64, len(keys)), make([][]string, len(keys))
 	}
 	for k := range keys {
 		if scratch.strs[k] != nil && isStringLike(b.Column(keys[k]).DataType()) {
@@ -404,8 +403,64 @@ func (bs *buildSide) add(b arrow.RecordBatch, keys []int, scratch *keyVals) {
 	bs.keys.ok = append(bs.keys.ok, scratch.ok[:n]...)
 }
 
-// rowBytes is the Go memory one build row costs beyond its Arrow batch.
-func rowBytes(nkeys int) int64 { return int64(8+8+1+4+8+1) + int64(nkeys)*16 }
+// rowBytes is the Go memory of one build row's entries in the build
+// side's per-row arrays: refs, hash, ok, and each key's value (8 bytes a
+// number, a 16-byte view a string).
+func (bs *buildSide) rowBytes() int64 {
+	n := int64(8 + 8 + 1)
+	for _, s := range bs.strKey {
+		if s {
+			n += 16
+		} else {
+			n += 8
+		}
+	}
+	return n
+}
+
+// setKeys records which of the build side's keys (columns keys of
+// schema) are strings, before its first row is added.
+func (bs *buildSide) setKeys(schema *arrow.Schema, keys []int) {
+	bs.strKey = make([]bool, len(keys))
+	for i, k := range keys {
+		bs.strKey[i] = isStringLike(schema.Field(k).Type)
+	}
+	bs.keys.bits, bs.keys.strs = make([][]uint64, len(keys)), make([][]string, len(keys))
+}
+
+// growCap is the capacity the build side's per-row arrays grow to for
+// n more rows (0 when they fit): half as much again, at least 1024 rows.
+func (bs *buildSide) growCap(n int) int {
+	need := len(bs.refs) + n
+	if need <= cap(bs.refs) {
+		return 0
+	}
+	return max(need, cap(bs.refs)+cap(bs.refs)/2, 1024)
+}
+
+// grow gives the build side's per-row arrays the capacity c (growCap):
+// reserved before they are allocated, beside the old arrays, which are
+// given back once copied; so a build side over the budget fails (or
+// spills, consumeBuild) before its memory exists.
+func (bs *buildSide) grow(c int, a *acct) error {
+	per := bs.rowBytes()
+	if err := a.reserve(per * int64(c)); err != nil {
+		return err
+	}
+	old := cap(bs.refs)
+	bs.refs = withCap(bs.refs, c)
+	for k, s := range bs.strKey {
+		if s {
+			bs.keys.strs[k] = withCap(bs.keys.strs[k], c)
+		} else {
+			bs.keys.bits[k] = withCap(bs.keys.bits[k], c)
+		}
+	}
+	bs.keys.hash = withCap(bs.keys.hash, c)
+	bs.keys.ok = withCap(bs.keys.ok, c)
+	a.charge(-per * int64(old))
+	return nil
+}
 
 // joinEnt is one build row in the hash table: everything the probe
 // compares sits in one cache line (its row reference and, with several
@@ -419,17 +474,41 @@ type joinEnt struct {
 // joinEntBytes is the memory of one joinEnt (with padding).
 const joinEntBytes = 24
 
-// index builds the hash table over the rows added so far. The per-row
-// hashes move into the entries (keys.hash is dropped).
-func (bs *buildSide) index(needMatched bool) {
+// plan decides the build side's lookup before it is indexed (oneBits,
+// and for one number key the range and whether it is dense:
+// oneKeyTable) and returns the head table's size and the words of its
+// key bitmap (0: none), which index allocates.
+func (bs *buildSide) plan() (size, filt int) {
 	n := len(bs.refs)
-	size := 1
+	size = 1
 	for size < 2*n {
 		size <<= 1
 	}
 	bs.oneBits = len(bs.keys.bits) == 1 && bs.keys.strs[0] == nil && n > 0
 	if bs.oneBits {
-		size = bs.oneKeyTable(size)
+		size, filt = bs.oneKeyTable(size)
+	}
+	return size, filt
+}
+
+// indexBytes is the memory index allocates: the head table of size
+// slots, the bitmap of filt words, an entry per row of n and, when
+// matched, a flag per row.
+func indexBytes(size, filt, n int, matched bool) int64 {
+	b := 4*int64(size) + 8*int64(filt) + joinEntBytes*int64(n)
+	if matched {
+		b += int64(n)
+	}
+	return b
+}
+
+// index builds the hash table over the rows added so far, with the
+// sizes plan returned. The per-row hashes move into the entries (the
+// caller drops keys.hash).
+func (bs *buildSide) index(size, filt int, needMatched bool) {
+	n := len(bs.refs)
+	if filt > 0 {
+		bs.fillFilter(filt)
 	}
 	bs.head = make([]int32, size)
 	bs.ents = make([]joinEnt, n)
@@ -449,7 +528,6 @@ func (bs *buildSide) index(needMatched bool) {
 		bs.unique = bs.unique && e.next == 0
 		bs.head[h] = int32(r + 1)
 	}
-	bs.keys.hash = nil
 	if needMatched {
 		bs.matched = make([]bool, n)
 	}
@@ -479,12 +557,15 @@ func nullBatch(mem memory.Allocator, s *arrow.Schema) arrow.RecordBatch {
 }
 
 // consumeBuild reads the whole build input into memory. It reports
-// whether the build side went over the memory budget (the caller then
-// spills); in that case the rows read so far are kept in j.build and the
-// input is not exhausted.
+// whether the build side would go over the memory budget (the caller then
+// spills); in that case the rows read so far are kept in j.build (the
+// last batch read only as a chunk, its rows not indexed) and the input is
+// not exhausted. The decision is taken before the per-row arrays grow for
+// a batch, and they are reserved before they are allocated.
 func (j *joinOp) consumeBuild() (over bool, err error) {
 	defer catchBudget(&err)
 	keys := j.p.buildKeys()
+	j.build.setKeys(j.buildSchema(), keys)
 	var scratch keyVals
 	for {
 		if err := j.ex.ctx.Err(); err != nil {
@@ -497,24 +578,62 @@ func (j *joinOp) consumeBuild() (over bool, err error) {
 		if b == nil {
 			return false, nil
 		}
-		j.build.add(b, keys, &scratch)
-		j.acct.charge(int64(b.NumRows()) * rowBytes(len(keys)))
-		// Spill at 3/4 of the budget: the rest is for the probe batches and the output.
-		if l := j.ex.budget.limit; l > 0 && j.ex.budget.live.Load()+j.tableBytes() > l-l/4 {
+		n := int(b.NumRows())
+		c := j.build.growCap(n)
+		if j.overBudget(c, len(j.build.refs)+n) {
+			j.build.chunks = append(j.build.chunks, b) // the spill writes it
 			return true, nil
 		}
+		if c > 0 {
+			if err := j.build.grow(c, &j.acct); err != nil {
+				b.Release()
+				return false, err
+			}
+		}
+		j.build.add(b, keys, &scratch)
 	}
 }
 
-// tableBytes is what indexing the build side will add.
-func (j *joinOp) tableBytes() int64 { return int64(len(j.build.refs)) * (8 + joinEntBytes) }
-
-// finishBuild indexes the build side and prepares its gatherer.
-func (j *joinOp) finishBuild() {
+// overBudget reports whether a build side of rows rows, its per-row
+// arrays grown to capacity c first (0: not grown), would take the query
+// past 3/4 of its memory budget (the rest is for the probe batches and
+// the output): the arrays' new copies beside the old ones while they
+// grow, the table beside the arrays once built.
+func (j *joinOp) overBudget(c, rows int) bool {
+	l := j.ex.budget.limit
+	if l <= 0 {
+		return false
+	}
 	bs := &j.build
-	j.acct.charge(j.tableBytes())
-	bs.index(j.p.buildUnmatched() || j.p.markOnly())
-	j.acct.charge(bs.lookupBytes())
+	grow, old := int64(0), int64(0)
+	if c > 0 {
+		grow, old = int64(c)*bs.rowBytes(), int64(cap(bs.refs))*bs.rowBytes()
+	}
+	return j.ex.budget.live.Load()+grow+max(0, tableBytes(rows)-old) > l-l/4
+}
+
+// tableBytes is about what indexing a build side of n rows adds (the
+// head table and the entries; indexBytes is exact).
+func tableBytes(n int) int64 { return int64(n) * (8 + joinEntBytes) }
+
+// finishBuild indexes the build side and prepares its gatherer. The table
+// is reserved before it is allocated: when it would take the query past
+// its budget, finishBuild reports over (the caller spills), when the
+// server's pool refuses it, the error; either way before it exists.
+func (j *joinOp) finishBuild() (over bool, err error) {
+	bs := &j.build
+	needMatched := j.p.buildUnmatched() || j.p.markOnly()
+	size, filt := bs.plan()
+	need := indexBytes(size, filt, len(bs.refs), needMatched)
+	if j.ex.budget.wouldExceed(need) { // (newGraceJoin fails a join it cannot partition)
+		return true, nil
+	}
+	if err := j.acct.reserve(need); err != nil {
+		return false, err
+	}
+	bs.index(size, filt, needMatched)
+	j.acct.charge(-8 * int64(cap(bs.keys.hash))) // index moved the hashes into the entries
+	bs.keys.hash = nil
 	j.pk.noHash = bs.oneBits
 	chunks := bs.chunks
 	if j.p.probeUnmatched() {
@@ -526,6 +645,7 @@ func (j *joinOp) finishBuild() {
 	if j.p.buildUnmatched() || (j.p.markOnly() && j.p.typ == planner.JoinSemi) {
 		j.nullP = nullBatch(j.ex.soft, j.probeSchema())
 	}
+	return false, nil
 }
 
 func (j *joinOp) next() (out arrow.RecordBatch, err error) {
@@ -544,9 +664,16 @@ func (j *joinOp) next() (out arrow.RecordBatch, err error) {
 			if j.spill, err = newGraceJoin(j); err != nil {
 				return nil, err
 			}
+		} else if over, err = j.finishBuild(); err != nil {
+			return nil, err
+		} else if over {
+			j.buildIn.close() // read to its end
+			j.buildIn = &replayOp{done: true}
+			if j.spill, err = newGraceJoin(j); err != nil {
+				return nil, err
+			}
 		} else {
 			j.countBuildNulls()
-			j.finishBuild()
 			if j.probesInParallel() {
 				j.startParallel()
 			}

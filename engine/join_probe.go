@@ -57,32 +57,38 @@ func keyRange(bits []uint64, ok []bool) (lo, hi uint64, any bool) {
 	return lo, hi, any
 }
 
-// oneKeyTable sets the one-key lookup of the build side (lo, span, dense,
-// filt) and returns the size of its head table: size (a hash table's) or,
-// dense, the span of the keys.
-func (bs *buildSide) oneKeyTable(size int) int {
+// oneKeyTable sets the one-key lookup of the build side (lo, span,
+// dense) and returns the size of its head table: size (a hash table's)
+// or, dense, the span of the keys; and the words of the key bitmap over
+// the range (0: none), which fillFilter allocates.
+func (bs *buildSide) oneKeyTable(size int) (int, int) {
 	n := len(bs.refs)
-	keys := bs.keys.bits[0]
-	lo, hi, any := keyRange(keys, bs.keys.ok)
+	lo, hi, any := keyRange(bs.keys.bits[0], bs.keys.ok)
 	if !any { // every build key is null: nothing matches
 		bs.lo, bs.span, bs.dense = 0, 0, true
-		return 1
+		return 1, 0
 	}
 	bs.lo, bs.span = lo, hi-lo
 	if bs.span < uint64(denseSlotsPerRow*n) {
 		bs.dense = true
-		return int(bs.span) + 1
+		return int(bs.span) + 1, 0
 	}
 	if bs.span < filterMaxBits && bs.span < max(filterMinBits, uint64(filterBitsPerRow*n)) {
-		bs.filt = make([]uint64, bs.span/64+1)
-		for r, k := range keys {
-			if bs.keys.ok[r] {
-				d := k - lo
-				bs.filt[d>>6] |= 1 << (d & 63)
-			}
+		return size, int(bs.span/64 + 1)
+	}
+	return size, 0
+}
+
+// fillFilter allocates the key bitmap of words words and sets the bits
+// of the build keys.
+func (bs *buildSide) fillFilter(words int) {
+	bs.filt = make([]uint64, words)
+	for r, k := range bs.keys.bits[0] {
+		if bs.keys.ok[r] {
+			d := k - bs.lo
+			bs.filt[d>>6] |= 1 << (d & 63)
 		}
 	}
-	return size
 }
 
 // slot is the head slot of a build row with key hash h and (oneBits) key k.
@@ -91,12 +97,6 @@ func (bs *buildSide) slot(h, k uint64) uint64 {
 		return k - bs.lo
 	}
 	return h & bs.mask
-}
-
-// lookupBytes is the memory of the one-key lookup beyond what tableBytes
-// charged for the head table (two int32 per row).
-func (bs *buildSide) lookupBytes() int64 {
-	return int64(8*len(bs.filt)) + max(0, int64(4*len(bs.head)-8*len(bs.refs)))
 }
 
 // chainOf returns the first build row (1-based) of probe row i's chain,

@@ -23,8 +23,10 @@ func oneKeyMode(t *testing.T, keys []any) string {
 	b := makeBatch(mem, []tcol{{"k", arrow.PrimitiveTypes.Int64, keys}})
 	var bs buildSide
 	var scratch keyVals
+	bs.setKeys(b.Schema(), []int{0})
 	bs.add(b, []int{0}, &scratch)
-	bs.index(false)
+	size, filt := bs.plan()
+	bs.index(size, filt, false)
 	defer bs.release()
 	switch {
 	case !bs.oneBits:

@@ -77,6 +77,13 @@ type groupTable struct {
 	gids  []int32
 	fresh []int32 // rows of the batch that start a new group (assignChain)
 	capN  int     // groups the stored keys have room for (growStore)
+
+	// fromIDs: one integer-like key column, whose value ids are the group
+	// ids and whose value → id table (the map, or the dense table) holds
+	// every value's raw bits: the keys are not stored as groups are added
+	// (8 bytes and a validity byte a group, grown in copies), but written
+	// out of the table once, when the groups are complete (idKeys).
+	fromIDs bool
 }
 
 // maxChainKeys is the most key columns grouped through chained value ids;
@@ -127,11 +134,48 @@ func (t *groupTable) doneAssigning() {
 	if t.packed != nil {
 		t.packed.doneAssigning()
 	}
+	if t.fromIDs {
+		// The keys are written out now; the value → id table stays (and
+		// stays charged) until the table is reset: given back here, its
+		// bytes, garbage until the next collection, let the pool admit
+		// another query's growth beside them (the 8-query soak peaked
+		// 150 MiB higher).
+		t.idKeys()
+	}
+}
+
+// keysFromIDs makes a table that stores keys keep one integer-like key
+// column's keys in its value → id table until its groups are complete
+// (fromIDs): for a table whose keys are built only after its last assign
+// (an aggregate's; a set operation's spill builds them mid-stream).
+func (t *groupTable) keysFromIDs() {
+	t.fromIDs = t.store && t.chain && len(t.cols) == 1 && t.vids[0].fmap != nil && t.vids[0].dense != nil
+}
+
+// idKeys writes the keys of every group so far out of the value → id
+// table (fromIDs), once per number of groups: the arrays are taken before
+// they are allocated.
+func (t *groupTable) idKeys() {
+	kc := t.cols[0]
+	if len(kc.gbits) == t.n {
+		return
+	}
+	per := t.groupKeyBytes()
+	t.acct.take(int64(t.n) * per)
+	t.acct.charge(-int64(t.capN) * per)
+	t.capN = t.n
+	kc.gbits, kc.gvalid = make([]uint64, t.n), make([]bool, t.n)
+	t.vids[0].eachFixed(func(k uint64, id int32) {
+		kc.gbits[id], kc.gvalid[id] = k, true
+	})
 }
 
 // buildKey returns key column c of groups [lo, hi) (store only).
 func (t *groupTable) buildKey(mem memory.Allocator, c, lo, hi int) arrow.Array {
 	kc := t.cols[c]
+	if t.fromIDs {
+		t.idKeys()
+	}
 	if t.packed == nil {
 		return kc.build(mem, lo, hi)
 	}
@@ -227,7 +271,7 @@ func (t *groupTable) newChainGroups(cols []arrow.Array, rows []int32) {
 		return
 	}
 	t.n += len(rows)
-	if !t.store {
+	if !t.store || t.fromIDs {
 		return
 	}
 	if t.n > t.capN {

@@ -15,6 +15,8 @@ import (
 type sortKey interface {
 	// add appends the key column of a new chunk and returns the Go bytes it holds.
 	add(arr arrow.Array) int64
+	// bytes is what add allocates for a chunk of n rows (reserved first).
+	bytes(n int) int64
 	// pop removes the last chunk added.
 	pop()
 	reset()
@@ -37,6 +39,8 @@ func (k *ordKey[T]) add(arr arrow.Array) int64 {
 	k.valid = append(k.valid, validityOf(arr))
 	return k.size * int64(len(v))
 }
+
+func (k *ordKey[T]) bytes(n int) int64 { return k.size * int64(n) }
 
 func (k *ordKey[T]) pop() {
 	k.vals[len(k.vals)-1] = nil
@@ -134,6 +138,7 @@ type sortOp struct {
 	refs   []rowRef
 	acct   acct
 	held   int64 // rows in retained chunks
+	keyB   int64 // what the keys' add allocates per row
 	bound  bool  // top-k: refs[k-1] (the last compacted row) is the bar to beat
 	sorted bool
 	emit   refEmitter
@@ -155,6 +160,7 @@ func (ex *exec) buildSort(n *planner.Sort, k int64) (op, error) {
 		}
 		s.idx = append(s.idx, key.Index)
 		s.keys = append(s.keys, sk)
+		s.keyB += sk.bytes(1)
 	}
 	var err error
 	if s.in, err = ex.build(n.Input); err != nil {
@@ -222,14 +228,29 @@ func (e *refEmitter) next(ex *exec, schema *arrow.Schema, chunks []arrow.RecordB
 
 // addChunk retains b as a new chunk and registers its rows (those listed
 // in sel; all when sel is nil) as candidates (with a top-k bound, only the
-// rows that beat it; b is released at once when none does).
-func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) {
+// rows that beat it; b is released at once when none does). The keys'
+// values and the room for the candidates are reserved before they are
+// allocated: when the budget refuses them, b is released and the error
+// returned, nothing allocated.
+func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) error {
+	n := int(b.NumRows())
+	rows := n
+	if sel != nil {
+		rows = len(sel)
+	}
+	if err := s.acct.reserve(s.keyB * int64(n)); err != nil {
+		b.Release()
+		return err
+	}
+	if err := s.growRefs(rows); err != nil {
+		s.acct.charge(-s.keyB * int64(n))
+		b.Release()
+		return err
+	}
 	ci := int32(len(s.chunks))
 	s.chunks = append(s.chunks, b)
-	n := int(b.NumRows())
-	var charged int64
 	for j, k := range s.keys {
-		charged += k.add(b.Column(s.idx[j]))
+		k.add(b.Column(s.idx[j]))
 	}
 	before := len(s.refs)
 	if s.bound {
@@ -254,7 +275,8 @@ func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) {
 			s.chunks[ci] = nil
 			s.chunks = s.chunks[:ci]
 			b.Release()
-			return
+			s.acct.charge(-s.keyB * int64(n))
+			return nil
 		}
 	} else if sel == nil {
 		for i := range n {
@@ -266,7 +288,26 @@ func (s *sortOp) addChunk(b arrow.RecordBatch, sel []int32) {
 		}
 	}
 	s.held += int64(n)
-	s.acct.charge(charged + 8*int64(len(s.refs)-before))
+	return nil
+}
+
+// growRefs makes room for n more candidates: the new array is reserved
+// (beside the old one, whose copy it takes) before it is allocated, and
+// the old one given back after; the capacity doubles, so the copies of a
+// sort's growth add up to its final size.
+func (s *sortOp) growRefs(n int) error {
+	need := len(s.refs) + n
+	if need <= cap(s.refs) {
+		return nil
+	}
+	c := max(need, 2*cap(s.refs), 1024)
+	if err := s.acct.reserve(8 * int64(c)); err != nil {
+		return err
+	}
+	old := cap(s.refs)
+	s.refs = append(make([]rowRef, 0, c), s.refs...)
+	s.acct.charge(-8 * int64(old))
+	return nil
 }
 
 // compact sorts the candidates, keeps the first k, and copies them into
@@ -287,9 +328,13 @@ func (s *sortOp) compact() error {
 	}
 	full := int64(len(s.refs)) == s.k
 	s.dropChunks()
-	s.refs = s.refs[:0]
-	for _, b := range out {
-		s.addChunk(b, nil)
+	for i, b := range out {
+		if err := s.addChunk(b, nil); err != nil {
+			for _, b := range out[i+1:] {
+				b.Release()
+			}
+			return err
+		}
 	}
 	s.bound = full
 	return nil
@@ -304,6 +349,7 @@ func (s *sortOp) dropChunks() {
 	for _, k := range s.keys {
 		k.reset()
 	}
+	s.refs = nil // its capacity was charged: given back below
 	s.held, s.bound = 0, false
 	s.acct.release()
 }
@@ -341,7 +387,9 @@ func (s *sortOp) consume() error {
 			b.Release()
 			continue
 		}
-		s.addChunk(b, sel)
+		if err := s.addChunk(b, sel); err != nil {
+			return err
+		}
 		if limit >= 0 && (int64(len(s.refs)) >= limit || s.held >= limit) {
 			if err := s.compact(); err != nil {
 				return err

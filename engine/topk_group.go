@@ -34,6 +34,7 @@ type topNGroupOp struct {
 	bufs    [][]rowRef
 	held    int64 // rows in retained chunks
 	kept    int64 // rows in bufs
+	keyB    int64 // what the keys' add allocates per row
 	acct    acct
 	refs    []rowRef
 	emit    refEmitter
@@ -85,6 +86,7 @@ func newTopNGroupOp(ex *exec, n *planner.TopNPerGroup) (*topNGroupOp, error) {
 		}
 		t.keys = append(t.keys, sk)
 		t.keyIdx = append(t.keyIdx, k.Index)
+		t.keyB += sk.bytes(1)
 	}
 	if k := barKey(t.keys[0]); k != nil && topNBars {
 		t.bar = &topNBar{key: k, col: t.keyIdx[0]}
@@ -177,14 +179,19 @@ func (t *topNGroupOp) offerBits(p int32, r rowRef, norm uint64) bool {
 	return true
 }
 
-func (t *topNGroupOp) addChunk(b arrow.RecordBatch) {
-	t.chunks = append(t.chunks, b)
-	var charged int64
-	for j, k := range t.keys {
-		charged += k.add(b.Column(t.keyIdx[j]))
+// addChunk retains b and its rank keys' values, reserved before they are
+// allocated (refused: b is released and the error returned).
+func (t *topNGroupOp) addChunk(b arrow.RecordBatch) error {
+	if err := t.acct.reserve(t.keyB * b.NumRows()); err != nil {
+		b.Release()
+		return err
 	}
-	t.acct.charge(charged)
+	t.chunks = append(t.chunks, b)
+	for j, k := range t.keys {
+		k.add(b.Column(t.keyIdx[j]))
+	}
 	t.held += b.NumRows()
+	return nil
 }
 
 // fold takes b, folding its rows in, and returns their group ids (the
@@ -204,18 +211,27 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) ([]int32, error) {
 	gids := t.table.assign(t.parts, n)
 	clear(t.parts)
 	if grow := t.table.n - len(t.bufs); grow > 0 {
-		t.acct.charge(24 * int64(grow))
+		// The new groups' buffers (and bars) are reserved before they are allocated.
+		need := 24 * int64(grow)
+		if t.n <= barRowsMax {
+			need += 8 * int64(grow) * t.n
+		}
+		if t.bar != nil {
+			need += 8 * int64(grow) * int64(1+t.bar.per)
+		}
+		if err := t.acct.reserve(need); err != nil {
+			b.Release()
+			return nil, err
+		}
 		first := len(t.bufs)
 		t.bufs = append(t.bufs, make([][]rowRef, grow)...)
 		if t.n <= barRowsMax { // the new groups' buffers in one allocation (place grows none)
-			t.acct.charge(8 * int64(grow) * t.n)
 			slab := make([]rowRef, int64(grow)*t.n)
 			for g := range grow {
 				t.bufs[first+g] = slab[int64(g)*t.n : int64(g)*t.n : int64(g+1)*t.n]
 			}
 		}
 		if t.bar != nil {
-			t.acct.charge(8 * int64(grow) * int64(1+t.bar.per))
 			t.bar.grow(grow)
 		}
 	}
@@ -247,7 +263,9 @@ func (t *topNGroupOp) fold(b arrow.RecordBatch) ([]int32, error) {
 		}
 	}
 	ci := int32(len(t.chunks))
-	t.addChunk(b)
+	if err := t.addChunk(b); err != nil {
+		return nil, err
+	}
 	kept := false
 	switch {
 	case rs != nil:
@@ -292,8 +310,12 @@ func (t *topNGroupOp) ordered() []rowRef {
 
 // compact copies the kept rows into new chunks and releases the old ones.
 func (t *topNGroupOp) compact() error {
+	if err := t.acct.reserve(8 * t.kept); err != nil { // refs
+		return err
+	}
 	refs := t.ordered()
 	out, err := t.ex.gatherAll(newGatherer(t.schema, t.chunks), refs)
+	t.acct.charge(-8 * t.kept)
 	if err != nil {
 		return err
 	}
@@ -309,8 +331,13 @@ func (t *topNGroupOp) compact() error {
 			r++
 		}
 	}
-	for _, b := range out {
-		t.addChunk(b)
+	for i, b := range out {
+		if err := t.addChunk(b); err != nil {
+			for _, b := range out[i+1:] {
+				b.Release()
+			}
+			return err
+		}
 	}
 	return nil
 }
@@ -370,9 +397,13 @@ func (t *topNGroupOp) consume() error {
 	}
 	t.in.close()
 	if t.refs == nil { // (else the partitions' rows, already in order)
+		if err := t.acct.reserve(8 * t.kept); err != nil {
+			return err
+		}
 		t.refs = t.ordered()
+	} else {
+		t.acct.charge(8 * int64(len(t.refs)))
 	}
-	t.acct.charge(8 * int64(len(t.refs)))
 	t.done = true
 	return nil
 }

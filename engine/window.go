@@ -139,7 +139,9 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 	in := w.n.Input.Schema()
 	l := &winLayout{}
 	n := w.total
-	w.acct.charge(int64(8 * n))
+	if err := w.acct.reserve(int64(8 * n)); err != nil {
+		return nil, err
+	}
 	l.perm = make([]rowRef, n)
 	if len(e.PartIdx) == 0 {
 		l.segs = []int32{0, int32(n)}
@@ -157,7 +159,9 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 		}
 		t := newGroupTable(types, false, &w.acct)
 		defer t.reset()
-		w.acct.charge(int64(4 * n))
+		if err := w.acct.reserve(int64(4 * n)); err != nil {
+			return nil, err
+		}
 		pids := make([]int32, n)
 		cols := make([]arrow.Array, len(e.PartIdx))
 		for c, ch := range w.chunks {
@@ -165,6 +169,9 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 				cols[i] = ch.Column(k)
 			}
 			copy(pids[w.offs[c]:], t.assign(cols, int(ch.NumRows())))
+		}
+		if err := w.acct.reserve(8 * int64(t.n+1)); err != nil { // segs, next
+			return nil, err
 		}
 		l.segs = make([]int32, t.n+1)
 		for _, p := range pids {
@@ -181,15 +188,16 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 				next[p]++
 			}
 		}
-		w.acct.charge(int64(-4 * n))
+		w.acct.charge(-4*int64(n) - 4*int64(t.n)) // pids, next
 	}
 	for _, k := range e.OrderBy {
 		sk := newSortKey(in.Field(k.Index).Type, k.Desc)
-		var charged int64
-		for _, ch := range w.chunks {
-			charged += sk.add(ch.Column(k.Index))
+		if err := w.acct.reserve(sk.bytes(n)); err != nil {
+			return nil, err
 		}
-		w.acct.charge(charged)
+		for _, ch := range w.chunks {
+			sk.add(ch.Column(k.Index))
+		}
 		l.keys = append(l.keys, sk)
 	}
 	if len(l.keys) > 0 {
@@ -197,7 +205,9 @@ func (w *windowOp) layout(e planner.WindowExpr) (*winLayout, error) {
 			return nil, err
 		}
 	}
-	w.acct.charge(int64(4 * n))
+	if err := w.acct.reserve(int64(4 * n)); err != nil {
+		return nil, err
+	}
 	l.gidx = make([]int32, n)
 	for i, r := range l.perm {
 		l.gidx[i] = int32(w.offs[r.b]) + r.r
@@ -251,12 +261,14 @@ func (l *winLayout) compare(a, b rowRef) int { return compareRows(l.keys, a, b) 
 
 // peers computes the peer groups (rows of a partition with equal order
 // keys; without keys the whole partition).
-func (l *winLayout) peers(a *acct) {
+func (l *winLayout) peers(a *acct) error {
 	if l.peerS != nil {
-		return
+		return nil
 	}
 	n := len(l.perm)
-	a.charge(int64(8 * n))
+	if err := a.reserve(int64(8 * n)); err != nil {
+		return err
+	}
 	l.peerS, l.peerE = make([]int32, n), make([]int32, n)
 	for p := 0; p+1 < len(l.segs); p++ {
 		lo, hi := int(l.segs[p]), int(l.segs[p+1])
@@ -275,6 +287,7 @@ func (l *winLayout) peers(a *acct) {
 			}
 		}
 	}
+	return nil
 }
 
 // frame returns the frame [s, e) of perm position i in the partition [lo, hi).
@@ -315,7 +328,9 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 	needPeers := e.Frame.Range || e.Fn == funcs.WinRank || e.Fn == funcs.WinDenseRank ||
 		e.Fn == funcs.WinPercentRank || e.Fn == funcs.WinCumeDist
 	if needPeers {
-		l.peers(&w.acct)
+		if err := l.peers(&w.acct); err != nil {
+			return nil, err
+		}
 	}
 	if f := e.Frame; f.Range && (f.Start.Kind == planner.Preceding || f.Start.Kind == planner.Following ||
 		f.End.Kind == planner.Preceding || f.End.Kind == planner.Following) {
@@ -328,7 +343,9 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 	}
 	switch e.Fn {
 	case funcs.WinRowNumber, funcs.WinRank, funcs.WinDenseRank, funcs.WinNtile:
-		w.acct.charge(int64(8 * n))
+		if err := w.acct.reserve(int64(8 * n)); err != nil {
+			return nil, err
+		}
 		out := &intResult{vals: make([]int64, n)}
 		for p := 0; p+1 < len(l.segs); p++ {
 			lo, hi := int(l.segs[p]), int(l.segs[p+1])
@@ -354,7 +371,9 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 		}
 		return out, nil
 	case funcs.WinPercentRank, funcs.WinCumeDist:
-		w.acct.charge(int64(8 * n))
+		if err := w.acct.reserve(int64(8 * n)); err != nil {
+			return nil, err
+		}
 		out := &floatResult{vals: make([]float64, n)}
 		for p := 0; p+1 < len(l.segs); p++ {
 			lo, hi := int(l.segs[p]), int(l.segs[p+1])
@@ -371,7 +390,10 @@ func (w *windowOp) eval(l *winLayout, e planner.WindowExpr) (winResult, error) {
 		}
 		return out, nil
 	case funcs.WinLag, funcs.WinLead, funcs.WinFirstValue, funcs.WinLastValue, funcs.WinNthValue:
-		out := w.newRefResult(e)
+		out, err := w.newRefResult(e)
+		if err != nil {
+			return nil, err
+		}
 		for p := 0; p+1 < len(l.segs); p++ {
 			lo, hi := int(l.segs[p]), int(l.segs[p+1])
 			for i := lo; i < hi; i++ {
@@ -466,8 +488,10 @@ type refResult struct {
 	def   *planner.Literal // the value of the rows referring to defaultRef (lag/lead default)
 }
 
-func (w *windowOp) newRefResult(e planner.WindowExpr) *refResult {
-	w.acct.charge(int64(8 * w.total))
+func (w *windowOp) newRefResult(e planner.WindowExpr) (*refResult, error) {
+	if err := w.acct.reserve(int64(8 * w.total)); err != nil {
+		return nil, err
+	}
 	r := &refResult{dt: e.Type, refs: make([]rowRef, w.total), def: e.Default}
 	for i := range r.refs {
 		r.refs[i] = rowRef{-1, -1}
@@ -475,7 +499,7 @@ func (w *windowOp) newRefResult(e planner.WindowExpr) *refResult {
 	for _, ch := range w.chunks {
 		r.srcs = append(r.srcs, ch.Column(e.Index))
 	}
-	return r
+	return r, nil
 }
 
 func (r *refResult) build(w *windowOp, lo, hi int) (out arrow.Array, err error) {
@@ -484,8 +508,10 @@ func (r *refResult) build(w *windowOp, lo, hi int) (out arrow.Array, err error) 
 	if len(r.srcs) > 0 && isDictStr(r.srcs[0].DataType()) {
 		if r.views == nil {
 			for _, a := range r.srcs {
+				if err := w.acct.reserve(int64(16 * a.Len())); err != nil {
+					return nil, err
+				}
 				r.views = append(r.views, dictRowViews(a, nil, nil))
-				w.acct.charge(int64(16 * a.Len()))
 			}
 		}
 		vals, valid := make([]string, len(refs)), make([]bool, len(refs))

@@ -36,7 +36,9 @@ func (c *numCol) ok(g int) bool { return c.valid == nil || c.valid[g] }
 func (w *windowOp) loadNum(idx int, asFloat bool) (*numCol, error) {
 	ev := &evaluator{pool: vecPool{acct: &w.acct}, name: w.n.Input.Schema().Field(idx).Name}
 	c := &numCol{}
-	w.acct.charge(int64(8 * w.total))
+	if err := w.acct.reserve(int64(8 * w.total)); err != nil {
+		return nil, err
+	}
 	if asFloat {
 		c.floats = make([]float64, w.total)
 	} else {
@@ -57,7 +59,9 @@ func (w *windowOp) loadNum(idx int, asFloat bool) (*numCol, error) {
 		}
 		if v.valid != nil {
 			if c.valid == nil {
-				w.acct.charge(int64(w.total))
+				if err := w.acct.reserve(int64(w.total)); err != nil {
+					return nil, err
+				}
 				c.valid = make([]bool, w.total)
 				for j := range c.valid[:w.offs[i]] {
 					c.valid[j] = true
@@ -147,11 +151,15 @@ func (w *windowOp) slideSum(l *winLayout, e planner.WindowExpr) (winResult, erro
 				return nil, err
 			}
 			if !intSum {
-				scale = w.decWindowInput(col, w.n.Input.Schema().Field(e.Index).Type)
+				if scale, err = w.decWindowInput(col, w.n.Input.Schema().Field(e.Index).Type); err != nil {
+					return nil, err
+				}
 			}
 		} else {
+			if err := w.acct.reserve(int64(w.total)); err != nil {
+				return nil, err
+			}
 			col = &numCol{valid: make([]bool, w.total)}
-			w.acct.charge(int64(w.total))
 			for i, ch := range w.chunks {
 				v := validityOf(ch.Column(e.Index))
 				for r := range int(ch.NumRows()) {
@@ -162,7 +170,9 @@ func (w *windowOp) slideSum(l *winLayout, e planner.WindowExpr) (winResult, erro
 		}
 	}
 	n := w.total
-	w.acct.charge(int64(9 * n))
+	if err := w.acct.reserve(int64(9 * n)); err != nil {
+		return nil, err
+	}
 	var ir *intResult
 	var fr *floatResult
 	isInt := fn == funcs.AggCount || arrow.TypeEqual(e.Type, arrow.PrimitiveTypes.Int64)
@@ -240,11 +250,12 @@ func (w *windowOp) slideMinMax(l *winLayout, e planner.WindowExpr) (winResult, e
 	if key == nil {
 		return nil, qerr.Unsupported(qerr.CodeInvalidAggregate, "%s is not supported on column %q of type %s", e.Fn, e.Col, dt)
 	}
-	var charged int64
-	for _, ch := range w.chunks {
-		charged += key.add(ch.Column(e.Index))
+	if err := w.acct.reserve(key.bytes(w.total)); err != nil {
+		return nil, err
 	}
-	w.acct.charge(charged)
+	for _, ch := range w.chunks {
+		key.add(ch.Column(e.Index))
+	}
 	defer key.reset()
 	valid := make([]validity, len(w.chunks))
 	nans := make([]func(int) bool, len(w.chunks))
@@ -261,7 +272,10 @@ func (w *windowOp) slideMinMax(l *winLayout, e planner.WindowExpr) (winResult, e
 		}
 	}
 	isMax := funcs.AggFn(e.Fn) == funcs.AggMax
-	out := w.newRefResult(e)
+	out, err := w.newRefResult(e)
+	if err != nil {
+		return nil, err
+	}
 	dq := make([]int, 0, 64)
 	for p := 0; p+1 < len(l.segs); p++ {
 		lo, hi := int(l.segs[p]), int(l.segs[p+1])
@@ -383,8 +397,10 @@ func (w *windowOp) frameAgg(l *winLayout, e planner.WindowExpr) (res winResult, 
 		}
 		return a, nil
 	}
+	if err := w.acct.reserve(int64(8 * w.total)); err != nil {
+		return nil, err
+	}
 	out := &refResult{dt: e.Type, refs: make([]rowRef, w.total), owned: true}
-	w.acct.charge(int64(8 * w.total))
 	defer func() {
 		if err != nil {
 			out.release()
@@ -477,10 +493,11 @@ func (w *windowOp) partitionAgg(l *winLayout, e planner.WindowExpr, out *refResu
 	if err != nil {
 		return nil, err
 	}
+	if err := w.acct.reserve(int64(nparts)*s.groupBytes() + int64(4*w.total)); err != nil {
+		return nil, err
+	}
 	s.grow(nparts)
-	w.acct.charge(int64(nparts) * s.groupBytes())
 	pids := make([]int32, w.total)
-	w.acct.charge(int64(4 * w.total))
 	for p := range nparts {
 		for _, r := range l.perm[l.segs[p]:l.segs[p+1]] {
 			g := w.global(r)

@@ -48,19 +48,23 @@ func decColumn(vals []float64, valid []bool) (ns []int64, d int, ok bool) {
 // decWindowInput makes col (a sum's or avg's input, loaded as float64)
 // exact when it can: float32 values become the decimals they were rounded
 // from (decOf32), then, if decColumn accepts the column, col holds its
-// integers and the scale is returned; -1 leaves col a float column.
-func (w *windowOp) decWindowInput(col *numCol, dt arrow.DataType) int {
+// integers and the scale is returned; -1 leaves col a float column. The
+// integers are reserved before decColumn allocates them.
+func (w *windowOp) decWindowInput(col *numCol, dt arrow.DataType) (int, error) {
 	if dt.ID() == arrow.FLOAT32 {
 		hint := 0
 		for i, x := range col.floats {
 			col.floats[i], hint = decOf32(float32(x), hint)
 		}
 	}
+	if err := w.acct.reserve(int64(8 * len(col.floats))); err != nil {
+		return -1, err
+	}
 	ns, d, ok := decColumn(col.floats, col.valid)
 	if !ok {
-		return -1
+		w.acct.charge(-int64(8 * len(col.floats)))
+		return -1, nil
 	}
-	w.acct.charge(int64(8 * len(ns)))
 	col.ints, col.floats = ns, nil
-	return d
+	return d, nil
 }

@@ -25,12 +25,17 @@ func (w *windowOp) rangeKeys(l *winLayout, k planner.SortKey) (*rangeKeys, error
 		return l.rk, nil
 	}
 	n := w.total
+	if err := w.acct.reserve(int64(9 * n)); err != nil {
+		return nil, err
+	}
 	rk := &rangeKeys{ok: make([]bool, n), desc: k.Desc}
-	w.acct.charge(int64(9 * n))
 	dt := w.n.Input.Schema().Field(k.Index).Type
 	var glob *numCol
 	switch dt.ID() {
 	case arrow.DATE32, arrow.TIMESTAMP:
+		if err := w.acct.reserve(int64(9 * n)); err != nil { // (loadNum reserves its own)
+			return nil, err
+		}
 		glob = &numCol{ints: make([]int64, n), valid: make([]bool, n)}
 		for c, ch := range w.chunks {
 			a := ch.Column(k.Index)
