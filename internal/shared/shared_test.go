@@ -19,19 +19,22 @@ func TestRedisKV(t *testing.T) {
 	if _, ok, err := kv.Get(ctx, "missing", 0); ok || err != nil {
 		t.Fatalf("missing key: ok %v err %v", ok, err)
 	}
-	if err := kv.Set(ctx, "k", []byte("v1"), 300*time.Millisecond); err != nil {
+	// TTLs with room for a loaded machine: each sliding Get comes 300 ms
+	// after the last (a 1 s TTL leaves 700 ms of slack; 150 ms of a 300 ms
+	// one failed in CI at load 8).
+	if err := kv.Set(ctx, "k", []byte("v1"), time.Second); err != nil {
 		t.Fatal(err)
 	}
 	// A sliding Get keeps the key alive past its first expiry.
-	for range 4 {
-		time.Sleep(150 * time.Millisecond)
-		v, ok, err := kv.Get(ctx, "k", 300*time.Millisecond)
+	for range 5 {
+		time.Sleep(300 * time.Millisecond)
+		v, ok, err := kv.Get(ctx, "k", time.Second)
 		if err != nil || !ok || string(v) != "v1" {
 			t.Fatalf("sliding get: %q %v %v", v, ok, err)
 		}
 	}
 	// A plain Get does not extend it.
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(1300 * time.Millisecond)
 	if _, ok, _ := kv.Get(ctx, "k", 0); ok {
 		t.Fatal("key outlived its expiry")
 	}
