@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -198,4 +199,122 @@ func BenchmarkSpilledPage(b *testing.B) {
 			v.Release()
 		}
 	})
+}
+
+// j1Rows is the row count of the H2O join benchmark's J1 results (Q1 at
+// N=10M keeps 9.09M rows).
+const j1Rows = 9_000_000
+
+// j1Batches generates a J1-shaped join result (x.* joined with small: id1,
+// id2 int64 in 1..100, id3 int64 in 1..100k, id4, id5 dictionaries of 100
+// strings, id6 a dictionary of 100k strings, v1 float64, small_id4 a
+// dictionary of 100 strings, v2 float64) in batches of 64Ki rows; as the
+// column cache delivers them, each string column's dictionary is shared by
+// every batch and the codes are int32.
+func j1Batches(tb testing.TB, rows int) (*arrow.Schema, []arrow.RecordBatch) {
+	tb.Helper()
+	mem := memory.NewGoAllocator()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	var fields []arrow.Field
+	for _, n := range []string{"id1", "id2", "id3"} {
+		fields = append(fields, arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+	}
+	for _, n := range []string{"id4", "id5", "id6"} {
+		fields = append(fields, arrow.Field{Name: n, Type: dt, Nullable: true})
+	}
+	fields = append(fields, arrow.Field{Name: "v1", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		arrow.Field{Name: "small_id4", Type: dt, Nullable: true},
+		arrow.Field{Name: "v2", Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+	schema := arrow.NewSchema(fields, nil)
+	dict := func(n int) arrow.Array {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		for i := 1; i <= n; i++ {
+			b.Append(fmt.Sprintf("id%d", i))
+		}
+		return b.NewArray()
+	}
+	d100, d100k := dict(100), dict(100_000)
+	defer d100.Release()
+	defer d100k.Release()
+	rng := rand.New(rand.NewPCG(13, 1))
+	var out []arrow.RecordBatch
+	for lo := 0; lo < rows; lo += 64 << 10 {
+		n := min(rows-lo, 64<<10)
+		ints := func(k int) arrow.Array {
+			v := make([]int64, n)
+			for i := range v {
+				v[i] = 1 + rng.Int64N(int64(k))
+			}
+			return array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0))
+		}
+		codes := func(d arrow.Array) arrow.Array {
+			v := make([]int32, n)
+			for i := range v {
+				v[i] = rng.Int32N(int32(d.Len()))
+			}
+			ix := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))}, nil, 0, 0))
+			defer ix.Release()
+			return array.NewDictionaryArray(dt, ix, d)
+		}
+		floats := func() arrow.Array {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = float64(rng.IntN(10_000_000)) / 100_000 // 6 significant digits, as in x.v1
+			}
+			return array.NewFloat64Data(array.NewData(arrow.PrimitiveTypes.Float64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v))}, nil, 0, 0))
+		}
+		cols := []arrow.Array{ints(100), ints(100), ints(100_000), codes(d100), codes(d100), codes(d100k), floats(), codes(d100), floats()}
+		out = append(out, array.NewRecordBatch(schema, cols, int64(n)))
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	return schema, out
+}
+
+// BenchmarkParquetWriteJ1 writes a J1-shaped join result (9M rows, 9
+// columns, see j1Batches) to a Parquet file on disk, with the flat path
+// (the default for these types) and parquet-go's row path, with each codec.
+func BenchmarkParquetWriteJ1(b *testing.B) {
+	schema, batches := j1Batches(b, j1Rows)
+	defer releaseBatches(batches)
+	for _, path := range []string{"flat", "row"} {
+		for _, codec := range ParquetCodecs {
+			b.Run(fmt.Sprintf("path=%s/codec=%s", path, codec), func(b *testing.B) {
+				c, err := codec.codec()
+				if err != nil {
+					b.Fatal(err)
+				}
+				file := filepath.Join(b.TempDir(), "j1.parquet")
+				var size int64
+				cpu0 := cpuclock.Process()
+				for b.Loop() {
+					f, err := os.Create(file)
+					if err != nil {
+						b.Fatal(err)
+					}
+					pw, err := newParquetWriterPath(f, schema, c, path == "row")
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, r := range batches {
+						if err := pw.write(context.Background(), r); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := pw.close(); err != nil {
+						b.Fatal(err)
+					}
+					if err := f.Close(); err != nil {
+						b.Fatal(err)
+					}
+					fi, _ := os.Stat(file)
+					size = fi.Size()
+				}
+				b.ReportMetric(float64(size)/1e6, "file-MB")
+				b.ReportMetric(float64(cpuclock.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
 }

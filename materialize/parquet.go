@@ -94,7 +94,8 @@ func WriteParquetWith(ctx context.Context, w io.Writer, schema *arrow.Schema, ba
 // file in order. The writer retains (zero-copy) the Arrow rows of the row
 // groups not yet encoded.
 type parquetWriter struct {
-	pw      *parquet.GenericWriter[any]
+	pw      *parquet.GenericWriter[any] // the row path (nil on the flat path)
+	flat    *flatFile                   // the flat path (see parquet_flat.go), nil on the row path
 	names   []string
 	cols    []parquetColumn
 	pending []arrow.RecordBatch // rows of the row group being gathered
@@ -107,7 +108,8 @@ type parquetWriter struct {
 
 // rowGroupJob is one row group being encoded.
 type rowGroupJob struct {
-	rg   *parquet.ConcurrentRowGroupWriter
+	rg   *parquet.ConcurrentRowGroupWriter // row path
+	flat *flatRowGroup                     // flat path, once encoded
 	done chan struct{}
 	err  error
 }
@@ -132,6 +134,12 @@ func checkParquetColumns(schema *arrow.Schema) error {
 // newParquetWriterCodec returns a writer compressing its pages with codec,
 // or checkParquetColumns's error.
 func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Codec) (*parquetWriter, error) {
+	return newParquetWriterPath(w, schema, codec, false)
+}
+
+// newParquetWriterPath is newParquetWriterCodec; rowPath forces the row
+// path (tests compare both).
+func newParquetWriterPath(w io.Writer, schema *arrow.Schema, codec compress.Codec, rowPath bool) (*parquetWriter, error) {
 	if err := checkParquetColumns(schema); err != nil {
 		return nil, err
 	}
@@ -146,8 +154,8 @@ func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Cod
 		}
 		group.fields[i] = &namedField{Node: parquet.Optional(p.cols[i].node), name: names[i], index: i}
 	}
-	p.pw = parquet.NewGenericWriter[any](w,
-		parquet.NewSchema("quarry", group),
+	pschema := parquet.NewSchema("quarry", group)
+	opts := []parquet.WriterOption{
 		parquet.Compression(codec),
 		// Page statistics live in the page index (the column index has
 		// every page's min, max and null count); repeating them in the
@@ -155,7 +163,18 @@ func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Cod
 		// tenth of the write time for string columns.
 		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("quarry", "", ""),
-	)
+	}
+	if !rowPath && len(names) > 0 {
+		flat, err := newFlatFile(w, schema, pschema, codec, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if flat != nil {
+			p.flat = flat
+			return p, nil
+		}
+	}
+	p.pw = parquet.NewGenericWriter[any](w, append([]parquet.WriterOption{pschema}, opts...)...)
 	return p, nil
 }
 
@@ -199,11 +218,18 @@ func (p *parquetWriter) dispatch() error {
 			return err
 		}
 	}
-	job := &rowGroupJob{rg: p.pw.BeginRowGroup(), done: make(chan struct{})}
+	job := &rowGroupJob{done: make(chan struct{})}
+	if p.flat == nil {
+		job.rg = p.pw.BeginRowGroup()
+	}
 	p.jobs = append(p.jobs, job)
 	go func() {
 		defer close(job.done)
 		defer releaseBatches(batches)
+		if p.flat != nil {
+			job.flat, job.err = p.flat.encode(p.ctx, batches)
+			return
+		}
 		job.err = p.fill(job.rg, batches)
 	}()
 	return nil
@@ -246,6 +272,9 @@ func (p *parquetWriter) commitOldest() error {
 	if job.err != nil {
 		return job.err
 	}
+	if p.flat != nil {
+		return p.flat.commit(job.flat)
+	}
 	if _, err := job.rg.Commit(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
@@ -273,6 +302,9 @@ func (p *parquetWriter) close() (err error) {
 	}
 	if p.cancel != nil {
 		p.cancel()
+	}
+	if p.flat != nil {
+		return p.flat.close()
 	}
 	if err := p.pw.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
