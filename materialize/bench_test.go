@@ -205,66 +205,78 @@ func BenchmarkSpilledPage(b *testing.B) {
 // N=10M keeps 9.09M rows).
 const j1Rows = 9_000_000
 
-// j1Batches generates a J1-shaped join result (x.* joined with small: id1,
-// id2 int64 in 1..100, id3 int64 in 1..100k, id4, id5 dictionaries of 100
-// strings, id6 a dictionary of 100k strings, v1 float64, small_id4 a
-// dictionary of 100 strings, v2 float64) in batches of 64Ki rows; as the
-// column cache delivers them, each string column's dictionary is shared by
-// every batch and the codes are int32.
+// j1Batches generates a J1-shaped join result as the engine delivers it
+// from the CSV column cache (x joined with small; see bench/h2o/join): id1
+// in 1..10, id2 in 1..10k, id3 in 1..10M (int64); id4 = "id"+id1 and id5 =
+// "id"+id2 dictionary<int16, utf8> with one dictionary per batch (the
+// cache's per-chunk dictionaries, values in first-seen order); id6 =
+// "id"+id3 a plain utf8 column (too many distinct values for a
+// dictionary); v1 float64 with 6 decimals; small_id4 a dictionary<int32,
+// utf8> of 10 values shared by every batch; v2 one of 10 float64 values.
+// Batches of 64Ki rows.
 func j1Batches(tb testing.TB, rows int) (*arrow.Schema, []arrow.RecordBatch) {
 	tb.Helper()
 	mem := memory.NewGoAllocator()
-	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-	var fields []arrow.Field
-	for _, n := range []string{"id1", "id2", "id3"} {
-		fields = append(fields, arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+	d16 := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+	d32 := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	i64, f64 := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id1", Type: i64, Nullable: true}, {Name: "id2", Type: i64, Nullable: true}, {Name: "id3", Type: i64, Nullable: true},
+		{Name: "id4", Type: d16, Nullable: true}, {Name: "id5", Type: d16, Nullable: true}, {Name: "id6", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "v1", Type: f64, Nullable: true}, {Name: "small_id4", Type: d32, Nullable: true}, {Name: "v2", Type: f64, Nullable: true},
+	}, nil)
+	small := array.NewStringBuilder(mem)
+	for i := 1; i <= 10; i++ {
+		small.Append(fmt.Sprintf("id%d", i))
 	}
-	for _, n := range []string{"id4", "id5", "id6"} {
-		fields = append(fields, arrow.Field{Name: n, Type: dt, Nullable: true})
-	}
-	fields = append(fields, arrow.Field{Name: "v1", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		arrow.Field{Name: "small_id4", Type: dt, Nullable: true},
-		arrow.Field{Name: "v2", Type: arrow.PrimitiveTypes.Float64, Nullable: true})
-	schema := arrow.NewSchema(fields, nil)
-	dict := func(n int) arrow.Array {
-		b := array.NewStringBuilder(mem)
-		defer b.Release()
-		for i := 1; i <= n; i++ {
-			b.Append(fmt.Sprintf("id%d", i))
-		}
-		return b.NewArray()
-	}
-	d100, d100k := dict(100), dict(100_000)
-	defer d100.Release()
-	defer d100k.Release()
+	smallDict := small.NewArray()
+	small.Release()
+	defer smallDict.Release()
 	rng := rand.New(rand.NewPCG(13, 1))
 	var out []arrow.RecordBatch
 	for lo := 0; lo < rows; lo += 64 << 10 {
 		n := min(rows-lo, 64<<10)
-		ints := func(k int) arrow.Array {
-			v := make([]int64, n)
-			for i := range v {
-				v[i] = 1 + rng.Int64N(int64(k))
-			}
-			return array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0))
+		ids := [3][]int64{make([]int64, n), make([]int64, n), make([]int64, n)}
+		for i := range n {
+			ids[0][i], ids[1][i], ids[2][i] = 1+rng.Int64N(10), 1+rng.Int64N(10_000), 1+rng.Int64N(10_000_000)
 		}
-		codes := func(d arrow.Array) arrow.Array {
-			v := make([]int32, n)
-			for i := range v {
-				v[i] = rng.Int32N(int32(d.Len()))
-			}
-			ix := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))}, nil, 0, 0))
-			defer ix.Release()
-			return array.NewDictionaryArray(dt, ix, d)
+		cols := make([]arrow.Array, 0, 9)
+		for _, v := range ids {
+			cols = append(cols, array.NewInt64Data(array.NewData(i64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0)))
 		}
-		floats := func() arrow.Array {
+		for _, v := range ids[:2] {
+			bld := array.NewDictionaryBuilder(mem, d16).(*array.BinaryDictionaryBuilder)
+			for _, x := range v {
+				if err := bld.AppendString(fmt.Sprintf("id%d", x)); err != nil {
+					tb.Fatal(err)
+				}
+			}
+			cols = append(cols, bld.NewArray())
+			bld.Release()
+		}
+		sb := array.NewStringBuilder(mem)
+		for _, x := range ids[2] {
+			sb.Append(fmt.Sprintf("id%d", x))
+		}
+		cols = append(cols, sb.NewArray())
+		sb.Release()
+		floats := func(f func() float64) arrow.Array {
 			v := make([]float64, n)
 			for i := range v {
-				v[i] = float64(rng.IntN(10_000_000)) / 100_000 // 6 significant digits, as in x.v1
+				v[i] = f()
 			}
-			return array.NewFloat64Data(array.NewData(arrow.PrimitiveTypes.Float64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v))}, nil, 0, 0))
+			return array.NewFloat64Data(array.NewData(f64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v))}, nil, 0, 0))
 		}
-		cols := []arrow.Array{ints(100), ints(100), ints(100_000), codes(d100), codes(d100), codes(d100k), floats(), codes(d100), floats()}
+		cols = append(cols, floats(func() float64 { return float64(rng.IntN(100_000_000)) / 1_000_000 }))
+		codes := make([]int32, n)
+		for i, x := range ids[0] {
+			codes[i] = int32(x - 1)
+		}
+		ix := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(codes))}, nil, 0, 0))
+		cols = append(cols, array.NewDictionaryArray(d32, ix, smallDict))
+		ix.Release()
+		k := 0
+		cols = append(cols, floats(func() float64 { k++; return float64(ids[0][k-1]) * 7.123457 }))
 		out = append(out, array.NewRecordBatch(schema, cols, int64(n)))
 		for _, c := range cols {
 			c.Release()

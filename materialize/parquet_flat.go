@@ -361,7 +361,10 @@ func (cw *chunkWriter) appendLevels(dst []byte, rows int, defs []uint8) ([]byte,
 	return append(dst, cw.levels...), nil
 }
 
-// compress returns the compressed page.
+// compress returns the compressed page. (Storing the pages of chunks that
+// do not compress, such as random floats, uncompressed would save little:
+// the codecs give up on incompressible input quickly; and parquet-go reads
+// every row group of a column with the codec of the first.)
 func (cw *chunkWriter) compress(page []byte) ([]byte, error) {
 	if cw.codec.CompressionCodec() == format.Uncompressed {
 		return page, nil
@@ -673,18 +676,148 @@ func asBytes[P fixedPhys](v []P) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(p)))
 }
 
+// Numeric dictionaries: a numeric column chunk whose values repeat (keys,
+// codes, measures with few distinct values) is written as a dictionary page
+// of its distinct values and RLE_DICTIONARY codes — a few bits a value
+// instead of 4 or 8 bytes for the codec to compress. The values are hashed
+// (their bit patterns, in a small open-addressing table); the attempt stops
+// once a chunk has more than numDictMax distinct values, or more than half
+// as many distinct values as values after each flatPageRows values.
+const numDictMax = 1 << 16
+
+// numDict is the dictionary of a numeric column chunk: bit patterns of the
+// values (zero-extended to 64 bits) in order of first appearance.
+type numDict struct {
+	keys   []uint64 // open-addressing table
+	slots  []int32  // code+1 of keys[i]; 0: empty
+	shift  uint
+	values []uint64 // the dictionary, by code
+}
+
+func newNumDict() *numDict {
+	const bits = 10
+	return &numDict{keys: make([]uint64, 1<<bits), slots: make([]int32, 1<<bits), shift: 64 - bits}
+}
+
+// code returns k's code, adding k to the dictionary when it is new.
+func (d *numDict) code(k uint64) int32 {
+	mask := uint64(len(d.keys) - 1)
+	for h := (k * 0x9E3779B97F4A7C15) >> d.shift; ; h = (h + 1) & mask {
+		c := d.slots[h]
+		if c == 0 {
+			code := int32(len(d.values))
+			d.values = append(d.values, k)
+			d.keys[h], d.slots[h] = k, code+1
+			if 2*len(d.values) > len(d.keys) {
+				d.grow()
+			}
+			return code
+		}
+		if d.keys[h] == k {
+			return c - 1
+		}
+	}
+}
+
+func (d *numDict) grow() {
+	keys, slots := d.keys, d.slots
+	d.keys, d.slots, d.shift = make([]uint64, 2*len(keys)), make([]int32, 2*len(keys)), d.shift-1
+	mask := uint64(len(d.keys) - 1)
+	for i, c := range slots {
+		if c == 0 {
+			continue
+		}
+		h := (keys[i] * 0x9E3779B97F4A7C15) >> d.shift
+		for d.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		d.keys[h], d.slots[h] = keys[i], c
+	}
+}
+
+// bitsOf is the bit pattern of p zero-extended to 64 bits.
+func bitsOf[P fixedPhys](p P) uint64 {
+	var k uint64
+	*(*P)(unsafe.Pointer(&k)) = p
+	return k
+}
+
+// fixedCodes returns the dictionary and the codes of the non-null values of
+// a numeric column chunk, or nil when the chunk should be written PLAIN.
+func fixedCodes[A arrow.Array, S fixedSource, P fixedPhys](arrs []arrow.Array, values func(A) []S, scale P) (*numDict, []int32) {
+	d := newNumDict()
+	codes := make([]int32, 0, ParquetRowGroupRows)
+	next := flatPageRows
+	for _, arr := range arrs {
+		src := values(arr.(A))
+		m, _ := maskOf(arr)
+		for i, x := range src {
+			if m.null(i) {
+				continue
+			}
+			codes = append(codes, d.code(bitsOf(P(x)*scale)))
+			if len(d.values) > numDictMax {
+				return nil, nil
+			}
+			if len(codes) == next {
+				if 2*len(d.values) > len(codes) {
+					return nil, nil
+				}
+				next += flatPageRows
+			}
+		}
+	}
+	if len(codes) >= numDictMinCheck && 2*len(d.values) > len(codes) {
+		return nil, nil
+	}
+	return d, codes
+}
+
+// numDictMinCheck is the least values of a chunk whose distinct count is
+// checked at its end (a short last row group of distinct keys is written
+// PLAIN like the others).
+const numDictMinCheck = 1024
+
 // encodeFixed encodes a numeric column whose arrays give their values with
-// values, written as P(v)*scale.
+// values, written as P(v)*scale: with a dictionary when its values repeat
+// (see numDict), else PLAIN.
 func encodeFixed[A arrow.Array, S fixedSource, P fixedPhys](cw *chunkWriter, arrs []arrow.Array, values func(A) []S, scale P) error {
-	vals := make([]P, 0, flatPageRows)
-	var nulls pageNulls
-	var page, chunk fixedBounds[S]
+	for _, arr := range arrs {
+		if _, ok := maskOf(arr); !ok {
+			return fmt.Errorf("parquet: %s array without a validity bitmap", arr.DataType())
+		}
+	}
+	dict, codes := fixedCodes(arrs, values, scale)
+	var (
+		vals        []P
+		pageCodes   []int32 // dictionary mode: the page's codes
+		next        int     // dictionary mode: the next value's index in codes
+		width       int
+		scratch     []byte
+		nulls       pageNulls
+		page, chunk fixedBounds[S]
+	)
+	if dict != nil {
+		cw.encoding = format.RLEDictionary
+		width = max(bits.Len(uint(max(len(dict.values)-1, 0))), 1)
+	} else {
+		vals = make([]P, 0, flatPageRows)
+	}
 	flush := func() error {
 		if nulls.rows == 0 {
 			return nil
 		}
 		lo, hi := boundBytes(page, scale)
-		if err := cw.dataPage(nulls.rows, nulls.nulls, nulls.levels(), asBytes(vals), lo, hi); err != nil {
+		body := asBytes(vals)
+		if dict != nil {
+			var err error
+			if scratch, err = (&rle.Encoding{BitWidth: width}).EncodeInt32(scratch, pageCodes); err != nil {
+				return fmt.Errorf("parquet: %w", err)
+			}
+			body = append(append(make([]byte, 0, len(scratch)+1), byte(width)), scratch...)
+			pageCodes = pageCodes[:0]
+		}
+		if err := cw.dataPage(nulls.rows, nulls.nulls, nulls.levels(), body, lo, hi); err != nil {
 			return err
 		}
 		chunk.merge(page)
@@ -695,19 +828,20 @@ func encodeFixed[A arrow.Array, S fixedSource, P fixedPhys](cw *chunkWriter, arr
 	}
 	for _, arr := range arrs {
 		src := values(arr.(A))
-		m, ok := maskOf(arr)
-		if !ok {
-			return fmt.Errorf("parquet: %s array without a validity bitmap", arr.DataType())
-		}
+		m, _ := maskOf(arr)
 		for lo := 0; lo < len(src); {
 			hi := min(len(src), lo+flatPageRows-nulls.rows)
 			if m.bits == nil {
 				seg := src[lo:hi]
-				if scale == 1 {
+				switch {
+				case dict != nil:
+					pageCodes = codes[next-len(pageCodes) : next+len(seg)]
+					next += len(seg)
+				case scale == 1:
 					for _, x := range seg {
 						vals = append(vals, P(x))
 					}
-				} else {
+				default:
 					for _, x := range seg {
 						vals = append(vals, P(x)*scale)
 					}
@@ -723,7 +857,12 @@ func encodeFixed[A arrow.Array, S fixedSource, P fixedPhys](cw *chunkWriter, arr
 						continue
 					}
 					x := src[i]
-					vals = append(vals, P(x)*scale)
+					if dict != nil {
+						pageCodes = codes[next-len(pageCodes) : next+1]
+						next++
+					} else {
+						vals = append(vals, P(x)*scale)
+					}
 					page.add(x)
 					nulls.present()
 				}
@@ -741,6 +880,13 @@ func encodeFixed[A arrow.Array, S fixedSource, P fixedPhys](cw *chunkWriter, arr
 	}
 	if chunk.has || chunk.nan {
 		cw.min, cw.max = boundBytes(chunk, scale)
+	}
+	if dict != nil {
+		plain := make([]P, len(dict.values))
+		for i, k := range dict.values {
+			plain[i] = *(*P)(unsafe.Pointer(&k))
+		}
+		return cw.dictionaryPage(len(plain), asBytes(plain))
 	}
 	return nil
 }

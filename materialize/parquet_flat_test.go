@@ -217,6 +217,7 @@ func TestParquetFlatMatchesRowPath(t *testing.T) {
 		{"row-groups", func(t testing.TB, mem memory.Allocator) *Table {
 			return q6LikeTable(t, mem, 2*ParquetRowGroupRows+5000, 70_001)
 		}},
+		{"mixed-encodings", mixedEncodingsTable},
 	} {
 		for _, codec := range []ParquetCodec{ParquetZstd, ParquetUncompressed} {
 			t.Run(tc.name+"/"+string(codec), func(t *testing.T) {
@@ -248,6 +249,16 @@ func TestParquetFlatMatchesRowPath(t *testing.T) {
 					t.Fatalf("%d row groups, want %d", len(fmd.RowGroups), len(rmd.RowGroups))
 				}
 				checkFlatIndex(t, tbl.Schema(), fpf, rpf)
+				if tc.name == "mixed-encodings" {
+					// k, f, s: a dictionary in the first row group only.
+					for g, rg := range fmd.RowGroups {
+						for c, cc := range rg.Columns {
+							if (cc.MetaData.DictionaryPageOffset > 0) != (g == 0) {
+								t.Errorf("row group %d column %d: dictionary page offset %d", g, c, cc.MetaData.DictionaryPageOffset)
+							}
+						}
+					}
+				}
 
 				// Not the checked allocator: pqarrow leaks a buffer of its DELTA decoders.
 				fa, ra := readArrow(t, memory.DefaultAllocator, flat), readArrow(t, memory.DefaultAllocator, rows)
@@ -283,7 +294,7 @@ func checkFlatIndex(t *testing.T, schema *arrow.Schema, fpf, rpf *parquet.File) 
 				t.Errorf("rg %d %s: bounds %x..%x, want %x..%x", g, name, fc.Statistics.MinValue, fc.Statistics.MaxValue, rc.Statistics.MinValue, rc.Statistics.MaxValue)
 			}
 			_, isDict := schema.Field(c).Type.(*arrow.DictionaryType)
-			if isDict != (fc.DictionaryPageOffset > 0) {
+			if isDict && fc.DictionaryPageOffset == 0 && schema.Field(c).Name != "s" {
 				t.Errorf("rg %d %s: dictionary page offset %d", g, name, fc.DictionaryPageOffset)
 			}
 			fi, ri := fci[g*ncols+c], rci[g*ncols+c]
@@ -339,4 +350,70 @@ func sameBound(kind parquet.Type, a, b []byte) bool {
 		return false
 	}
 	return kind.Compare(k.Value(a), k.Value(b)) == 0
+}
+
+// mixedEncodingsTable has columns whose row groups the flat path encodes
+// differently: k is 7 distinct numbers in the first row group (a
+// dictionary) and distinct numbers after it (PLAIN); f the same for
+// float64; s a dictionary column whose batches of the first row group
+// share a 3-entry dictionary and whose later batches carry dictionaries far
+// larger than the row group (PLAIN byte arrays).
+func mixedEncodingsTable(t testing.TB, mem memory.Allocator) *Table {
+	t.Helper()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "s", Type: dt, Nullable: true},
+	}, nil)
+	const batchRows = 32 * 1024
+	rows := 2*ParquetRowGroupRows + 1000
+	small := fromJSON(t, mem, arrow.BinaryTypes.String, `["x", "y", null]`)
+	defer small.Release()
+	sb := array.NewStringBuilder(mem)
+	for i := range 3 * ParquetRowGroupRows {
+		sb.Append(fmt.Sprintf("v%07d", i))
+	}
+	big := sb.NewArray()
+	sb.Release()
+	defer big.Release()
+	var batches []arrow.RecordBatch
+	for lo := 0; lo < rows; lo += batchRows {
+		n := min(batchRows, rows-lo)
+		kb, fb, ib := array.NewInt64Builder(mem), array.NewFloat64Builder(mem), array.NewInt32Builder(mem)
+		for i := lo; i < lo+n; i++ {
+			first := i < ParquetRowGroupRows
+			switch {
+			case i%1001 == 3:
+				kb.AppendNull()
+				fb.AppendNull()
+				ib.AppendNull()
+				continue
+			case first:
+				kb.Append(int64(i % 7))
+				fb.Append(float64(i%7) / 2)
+				ib.Append(int32(i % 3))
+			default:
+				kb.Append(int64(i) * 5)
+				fb.Append(float64(i) / 3)
+				ib.Append(int32(i))
+			}
+		}
+		dict := big
+		if lo < ParquetRowGroupRows {
+			dict = small
+		}
+		k, f, ix := kb.NewArray(), fb.NewArray(), ib.NewArray()
+		s := array.NewDictionaryArray(dt, ix, dict)
+		batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{k, f, s}, int64(n)))
+		for _, a := range []arrow.Array{k, f, ix, s} {
+			a.Release()
+		}
+		kb.Release()
+		fb.Release()
+		ib.Release()
+	}
+	tbl := NewTable(schema, batches)
+	releaseBatches(batches)
+	return tbl
 }
