@@ -250,8 +250,9 @@ func TestParquetFlatMatchesRowPath(t *testing.T) {
 				}
 				checkFlatIndex(t, tbl.Schema(), fpf, rpf)
 				if tc.name == "mixed-encodings" {
-					// k, f, s: a dictionary in the first row group only.
-					for g, rg := range fmd.RowGroups {
+					// k, f, s: a dictionary in the first row group, not in
+					// the second (the short third may have one).
+					for g, rg := range fmd.RowGroups[:2] {
 						for c, cc := range rg.Columns {
 							if (cc.MetaData.DictionaryPageOffset > 0) != (g == 0) {
 								t.Errorf("row group %d column %d: dictionary page offset %d", g, c, cc.MetaData.DictionaryPageOffset)
