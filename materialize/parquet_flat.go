@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -445,14 +446,19 @@ func (cw *chunkWriter) dictionaryPage(n int, values []byte) error {
 // finish returns the chunk of rows rows.
 func (cw *chunkWriter) finish(rows int64) flatChunk {
 	data := cw.out
-	encs := []format.Encoding{format.Plain, format.RLE}
+	encs := []format.Encoding{format.RLE} // definition levels
+	if cw.encoding == format.Plain || cw.dict != nil {
+		encs = append(encs, format.Plain)
+	}
+	if cw.encoding != format.Plain {
+		encs = append(encs, cw.encoding)
+	}
 	stats := []format.PageEncodingStats{{PageType: format.DataPage, Encoding: cw.encoding, Count: int32(len(cw.pages))}}
 	if cw.dict != nil {
 		data = append(cw.dict, cw.out...)
 		for i := range cw.pages {
 			cw.pages[i].Offset += int64(len(cw.dict))
 		}
-		encs = append(encs, format.RLEDictionary)
 		stats = append([]format.PageEncodingStats{{PageType: format.DictionaryPage, Encoding: format.Plain, Count: 1}}, stats...)
 	}
 	st := format.Statistics{NullCount: cw.nulls}
@@ -797,11 +803,16 @@ func encodeFixed[A arrow.Array, S fixedSource, P fixedPhys](cw *chunkWriter, arr
 		nulls       pageNulls
 		page, chunk fixedBounds[S]
 	)
+	deltaMode := false
 	if dict != nil {
 		cw.encoding = format.RLEDictionary
 		width = max(bits.Len(uint(max(len(dict.values)-1, 0))), 1)
 	} else {
 		vals = make([]P, 0, flatPageRows)
+		if cw.phys == format.Int64 {
+			deltaMode = true
+			cw.encoding = format.DeltaBinaryPacked
+		}
 	}
 	flush := func() error {
 		if nulls.rows == 0 {
@@ -816,6 +827,12 @@ func encodeFixed[A arrow.Array, S fixedSource, P fixedPhys](cw *chunkWriter, arr
 			}
 			body = append(append(make([]byte, 0, len(scratch)+1), byte(width)), scratch...)
 			pageCodes = pageCodes[:0]
+		} else if deltaMode {
+			var err error
+			if scratch, err = (&delta.BinaryPackedEncoding{}).EncodeInt64(scratch, *(*[]int64)(unsafe.Pointer(&vals))); err != nil {
+				return fmt.Errorf("parquet: %w", err)
+			}
+			body = scratch
 		}
 		if err := cw.dataPage(nulls.rows, nulls.nulls, nulls.levels(), body, lo, hi); err != nil {
 			return err

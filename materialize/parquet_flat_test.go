@@ -355,10 +355,12 @@ func sameBound(kind parquet.Type, a, b []byte) bool {
 
 // mixedEncodingsTable has columns whose row groups the flat path encodes
 // differently: k is 7 distinct numbers in the first row group (a
-// dictionary) and distinct numbers after it (PLAIN); f the same for
-// float64; s a dictionary column whose batches of the first row group
-// share a 3-entry dictionary and whose later batches carry dictionaries far
-// larger than the row group (PLAIN byte arrays).
+// dictionary) and distinct numbers spanning the int64 range after it
+// (DELTA_BINARY_PACKED, deltas of every width that wrap around); f 7
+// distinct float64 values, then distinct ones (PLAIN); s a dictionary
+// column whose batches of the first row group share a 3-entry dictionary
+// and whose later batches carry dictionaries far larger than the row group
+// (PLAIN byte arrays).
 func mixedEncodingsTable(t testing.TB, mem memory.Allocator) *Table {
 	t.Helper()
 	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
@@ -395,7 +397,7 @@ func mixedEncodingsTable(t testing.TB, mem memory.Allocator) *Table {
 				fb.Append(float64(i%7) / 2)
 				ib.Append(int32(i % 3))
 			default:
-				kb.Append(int64(i) * 5)
+				kb.Append(int64(uint64(i) * 0x9E3779B97F4A7C15)) // deltas of every width, wrapping
 				fb.Append(float64(i) / 3)
 				ib.Append(int32(i))
 			}
