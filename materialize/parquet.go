@@ -64,10 +64,15 @@ func WriteParquet(ctx context.Context, w io.Writer, schema *arrow.Schema, batche
 //	anything else             BYTE_ARRAY with the JSON logical type, holding
 //	(list, struct, map, ...)  the value's JSON encoding (see RecordEncoder)
 //
-// The values are written column by column from the Arrow arrays (no
-// reflection, no per-row Go structs; dictionary entries are converted once
-// per batch); row groups are encoded in parallel and written in order. The
-// context is checked between chunks.
+// When every column has one of the flat types (numbers, dates, times,
+// timestamps, durations, strings, binary values, dictionaries of strings or
+// binary values) the column chunks are encoded straight from the Arrow
+// buffers (see parquet_flat.go: dictionary pages, numeric dictionaries,
+// DELTA_BINARY_PACKED); otherwise the values go through parquet-go's column
+// writers, column by column from the Arrow arrays (no reflection, no per-row
+// Go structs; dictionary entries are converted once per batch), PLAIN. Row
+// groups are encoded in parallel and written in order. The context is
+// checked between chunks (pages on the flat path).
 func WriteParquetWith(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch, opts ParquetOptions) error {
 	codec, err := opts.Codec.codec()
 	if err != nil {
@@ -489,10 +494,11 @@ func parquetColumnOf(dt arrow.DataType) parquetColumn {
 			return parquet.FixedLenByteArrayValue(b[:])
 		})
 	case *arrow.DictionaryType:
-		// Written like the value type (same node and page encoding):
-		// parquet-go's dictionary encoding (RLE_DICTIONARY) re-hashes every
-		// value and measured ~15% slower to write with snappy, and no
-		// smaller with zstd.
+		// Written like the value type (same node). On the row path the
+		// pages are PLAIN: parquet-go's dictionary encoding (RLE_DICTIONARY)
+		// re-hashes every value and measured ~15% slower to write with
+		// snappy; the flat path (parquet_flat.go) writes dictionary pages
+		// from the Arrow codes.
 		inner := parquetColumnOf(t.ValueType)
 		return parquetColumn{node: inner.node, dict: &inner, value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
 			d := arr.(*array.Dictionary)
