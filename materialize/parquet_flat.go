@@ -28,7 +28,9 @@ import (
 // this path instead of parquet-go's row writer: each column chunk is encoded
 // straight from the Arrow buffers, with no parquet.Value per cell.
 //
-//   - numbers: PLAIN pages built from the Arrow value buffer (nulls
+//   - numbers: a dictionary page and RLE_DICTIONARY codes when the chunk's
+//     values repeat (see numDict), else DELTA_BINARY_PACKED for INT64 and
+//     PLAIN for the others, built from the Arrow value buffer (nulls
 //     compacted away), statistics computed in the same pass;
 //   - definition levels: one RLE run when a page has no nulls;
 //   - strings and binary values: PLAIN byte arrays (invalid UTF-8 of strings
@@ -38,7 +40,8 @@ import (
 //     codes renumbered through an array (nothing is hashed unless the row
 //     group's batches carry different dictionaries; then each entry used is
 //     hashed once per batch dictionary); min and max compare entries, once
-//     per page for each entry a page uses.
+//     per page for each entry a page uses. A dictionary far larger than the
+//     row group is written as PLAIN byte arrays (see dictPlainFactor).
 //
 // Pages hold flatPageRows rows (fewer for long byte arrays); V1 data pages
 // (levels and values compressed together). The file has what the row path
