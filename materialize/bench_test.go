@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/quarrydb/quarry/internal/testutil/cpuclock"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -198,4 +199,134 @@ func BenchmarkSpilledPage(b *testing.B) {
 			v.Release()
 		}
 	})
+}
+
+// j1Rows is the row count of the H2O join benchmark's J1 results (Q1 at
+// N=10M keeps 9.09M rows).
+const j1Rows = 9_000_000
+
+// j1Batches generates a J1-shaped join result as the engine delivers it
+// from the CSV column cache (x joined with small; see bench/h2o/join): id1
+// in 1..10, id2 in 1..10k, id3 in 1..10M (int64); id4 = "id"+id1 and id5 =
+// "id"+id2 dictionary<int16, utf8> with one dictionary per batch (the
+// cache's per-chunk dictionaries, values in first-seen order); id6 =
+// "id"+id3 a plain utf8 column (too many distinct values for a
+// dictionary); v1 float64 with 6 decimals; small_id4 a dictionary<int32,
+// utf8> of 10 values shared by every batch; v2 one of 10 float64 values.
+// Batches of 64Ki rows.
+func j1Batches(tb testing.TB, rows int) (*arrow.Schema, []arrow.RecordBatch) {
+	tb.Helper()
+	mem := memory.NewGoAllocator()
+	d16 := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+	d32 := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	i64, f64 := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id1", Type: i64, Nullable: true}, {Name: "id2", Type: i64, Nullable: true}, {Name: "id3", Type: i64, Nullable: true},
+		{Name: "id4", Type: d16, Nullable: true}, {Name: "id5", Type: d16, Nullable: true}, {Name: "id6", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "v1", Type: f64, Nullable: true}, {Name: "small_id4", Type: d32, Nullable: true}, {Name: "v2", Type: f64, Nullable: true},
+	}, nil)
+	small := array.NewStringBuilder(mem)
+	for i := 1; i <= 10; i++ {
+		small.Append(fmt.Sprintf("id%d", i))
+	}
+	smallDict := small.NewArray()
+	small.Release()
+	defer smallDict.Release()
+	rng := rand.New(rand.NewPCG(13, 1))
+	var out []arrow.RecordBatch
+	for lo := 0; lo < rows; lo += 64 << 10 {
+		n := min(rows-lo, 64<<10)
+		ids := [3][]int64{make([]int64, n), make([]int64, n), make([]int64, n)}
+		for i := range n {
+			ids[0][i], ids[1][i], ids[2][i] = 1+rng.Int64N(10), 1+rng.Int64N(10_000), 1+rng.Int64N(10_000_000)
+		}
+		cols := make([]arrow.Array, 0, 9)
+		for _, v := range ids {
+			cols = append(cols, array.NewInt64Data(array.NewData(i64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0)))
+		}
+		for _, v := range ids[:2] {
+			bld := array.NewDictionaryBuilder(mem, d16).(*array.BinaryDictionaryBuilder)
+			for _, x := range v {
+				if err := bld.AppendString(fmt.Sprintf("id%d", x)); err != nil {
+					tb.Fatal(err)
+				}
+			}
+			cols = append(cols, bld.NewArray())
+			bld.Release()
+		}
+		sb := array.NewStringBuilder(mem)
+		for _, x := range ids[2] {
+			sb.Append(fmt.Sprintf("id%d", x))
+		}
+		cols = append(cols, sb.NewArray())
+		sb.Release()
+		floats := func(f func() float64) arrow.Array {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = f()
+			}
+			return array.NewFloat64Data(array.NewData(f64, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v))}, nil, 0, 0))
+		}
+		cols = append(cols, floats(func() float64 { return float64(rng.IntN(100_000_000)) / 1_000_000 }))
+		codes := make([]int32, n)
+		for i, x := range ids[0] {
+			codes[i] = int32(x - 1)
+		}
+		ix := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(codes))}, nil, 0, 0))
+		cols = append(cols, array.NewDictionaryArray(d32, ix, smallDict))
+		ix.Release()
+		k := 0
+		cols = append(cols, floats(func() float64 { k++; return float64(ids[0][k-1]) * 7.123457 }))
+		out = append(out, array.NewRecordBatch(schema, cols, int64(n)))
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	return schema, out
+}
+
+// BenchmarkParquetWriteJ1 writes a J1-shaped join result (9M rows, 9
+// columns, see j1Batches) to a Parquet file on disk, with the flat path
+// (the default for these types) and parquet-go's row path, with each codec.
+func BenchmarkParquetWriteJ1(b *testing.B) {
+	schema, batches := j1Batches(b, j1Rows)
+	defer releaseBatches(batches)
+	for _, path := range []string{"flat", "row"} {
+		for _, codec := range ParquetCodecs {
+			b.Run(fmt.Sprintf("path=%s/codec=%s", path, codec), func(b *testing.B) {
+				c, err := codec.codec()
+				if err != nil {
+					b.Fatal(err)
+				}
+				file := filepath.Join(b.TempDir(), "j1.parquet")
+				var size int64
+				cpu0 := cpuclock.Process()
+				for b.Loop() {
+					f, err := os.Create(file)
+					if err != nil {
+						b.Fatal(err)
+					}
+					pw, err := newParquetWriterPath(f, schema, c, path == "row")
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, r := range batches {
+						if err := pw.write(context.Background(), r); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := pw.close(); err != nil {
+						b.Fatal(err)
+					}
+					if err := f.Close(); err != nil {
+						b.Fatal(err)
+					}
+					fi, _ := os.Stat(file)
+					size = fi.Size()
+				}
+				b.ReportMetric(float64(size)/1e6, "file-MB")
+				b.ReportMetric(float64(cpuclock.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
 }

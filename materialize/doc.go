@@ -23,7 +23,9 @@
 //     column by column (EncodeRecords, Preview), with a byte budget so a page
 //     fit stops as soon as the cap is reached;
 //   - the writers: WriteParquet (typed columns, zstd, statistics, page index,
-//     row groups encoded in parallel; WriteParquetWith takes a codec: zstd
+//     row groups encoded in parallel; flat results encoded straight from
+//     the Arrow buffers with dictionary and delta encodings, parquet_flat.go,
+//     others through parquet-go's rows; WriteParquetWith takes a codec: zstd
 //     by default, snappy or none), WriteCSV (RFC 4180) and WriteArrow
 //     (Arrow IPC file).
 //

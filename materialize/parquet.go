@@ -64,10 +64,15 @@ func WriteParquet(ctx context.Context, w io.Writer, schema *arrow.Schema, batche
 //	anything else             BYTE_ARRAY with the JSON logical type, holding
 //	(list, struct, map, ...)  the value's JSON encoding (see RecordEncoder)
 //
-// The values are written column by column from the Arrow arrays (no
-// reflection, no per-row Go structs; dictionary entries are converted once
-// per batch); row groups are encoded in parallel and written in order. The
-// context is checked between chunks.
+// When every column has one of the flat types (numbers, dates, times,
+// timestamps, durations, strings, binary values, dictionaries of strings or
+// binary values) the column chunks are encoded straight from the Arrow
+// buffers (see parquet_flat.go: dictionary pages, numeric dictionaries,
+// DELTA_BINARY_PACKED); otherwise the values go through parquet-go's column
+// writers, column by column from the Arrow arrays (no reflection, no per-row
+// Go structs; dictionary entries are converted once per batch), PLAIN. Row
+// groups are encoded in parallel and written in order. The context is
+// checked between chunks (pages on the flat path).
 func WriteParquetWith(ctx context.Context, w io.Writer, schema *arrow.Schema, batches []arrow.RecordBatch, opts ParquetOptions) error {
 	codec, err := opts.Codec.codec()
 	if err != nil {
@@ -94,7 +99,8 @@ func WriteParquetWith(ctx context.Context, w io.Writer, schema *arrow.Schema, ba
 // file in order. The writer retains (zero-copy) the Arrow rows of the row
 // groups not yet encoded.
 type parquetWriter struct {
-	pw      *parquet.GenericWriter[any]
+	pw      *parquet.GenericWriter[any] // the row path (nil on the flat path)
+	flat    *flatFile                   // the flat path (see parquet_flat.go), nil on the row path
 	names   []string
 	cols    []parquetColumn
 	pending []arrow.RecordBatch // rows of the row group being gathered
@@ -107,7 +113,8 @@ type parquetWriter struct {
 
 // rowGroupJob is one row group being encoded.
 type rowGroupJob struct {
-	rg   *parquet.ConcurrentRowGroupWriter
+	rg   *parquet.ConcurrentRowGroupWriter // row path
+	flat *flatRowGroup                     // flat path, once encoded
 	done chan struct{}
 	err  error
 }
@@ -132,6 +139,12 @@ func checkParquetColumns(schema *arrow.Schema) error {
 // newParquetWriterCodec returns a writer compressing its pages with codec,
 // or checkParquetColumns's error.
 func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Codec) (*parquetWriter, error) {
+	return newParquetWriterPath(w, schema, codec, false)
+}
+
+// newParquetWriterPath is newParquetWriterCodec; rowPath forces the row
+// path (tests compare both).
+func newParquetWriterPath(w io.Writer, schema *arrow.Schema, codec compress.Codec, rowPath bool) (*parquetWriter, error) {
 	if err := checkParquetColumns(schema); err != nil {
 		return nil, err
 	}
@@ -146,8 +159,8 @@ func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Cod
 		}
 		group.fields[i] = &namedField{Node: parquet.Optional(p.cols[i].node), name: names[i], index: i}
 	}
-	p.pw = parquet.NewGenericWriter[any](w,
-		parquet.NewSchema("quarry", group),
+	pschema := parquet.NewSchema("quarry", group)
+	opts := []parquet.WriterOption{
 		parquet.Compression(codec),
 		// Page statistics live in the page index (the column index has
 		// every page's min, max and null count); repeating them in the
@@ -155,7 +168,18 @@ func newParquetWriterCodec(w io.Writer, schema *arrow.Schema, codec compress.Cod
 		// tenth of the write time for string columns.
 		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("quarry", "", ""),
-	)
+	}
+	if !rowPath && len(names) > 0 {
+		flat, err := newFlatFile(w, schema, pschema, codec, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if flat != nil {
+			p.flat = flat
+			return p, nil
+		}
+	}
+	p.pw = parquet.NewGenericWriter[any](w, append([]parquet.WriterOption{pschema}, opts...)...)
 	return p, nil
 }
 
@@ -199,11 +223,18 @@ func (p *parquetWriter) dispatch() error {
 			return err
 		}
 	}
-	job := &rowGroupJob{rg: p.pw.BeginRowGroup(), done: make(chan struct{})}
+	job := &rowGroupJob{done: make(chan struct{})}
+	if p.flat == nil {
+		job.rg = p.pw.BeginRowGroup()
+	}
 	p.jobs = append(p.jobs, job)
 	go func() {
 		defer close(job.done)
 		defer releaseBatches(batches)
+		if p.flat != nil {
+			job.flat, job.err = p.flat.encode(p.ctx, batches)
+			return
+		}
 		job.err = p.fill(job.rg, batches)
 	}()
 	return nil
@@ -246,6 +277,9 @@ func (p *parquetWriter) commitOldest() error {
 	if job.err != nil {
 		return job.err
 	}
+	if p.flat != nil {
+		return p.flat.commit(job.flat)
+	}
 	if _, err := job.rg.Commit(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
@@ -273,6 +307,9 @@ func (p *parquetWriter) close() (err error) {
 	}
 	if p.cancel != nil {
 		p.cancel()
+	}
+	if p.flat != nil {
+		return p.flat.close()
 	}
 	if err := p.pw.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
@@ -457,10 +494,11 @@ func parquetColumnOf(dt arrow.DataType) parquetColumn {
 			return parquet.FixedLenByteArrayValue(b[:])
 		})
 	case *arrow.DictionaryType:
-		// Written like the value type (same node and page encoding):
-		// parquet-go's dictionary encoding (RLE_DICTIONARY) re-hashes every
-		// value and measured ~15% slower to write with snappy, and no
-		// smaller with zstd.
+		// Written like the value type (same node). On the row path the
+		// pages are PLAIN: parquet-go's dictionary encoding (RLE_DICTIONARY)
+		// re-hashes every value and measured ~15% slower to write with
+		// snappy; the flat path (parquet_flat.go) writes dictionary pages
+		// from the Arrow codes.
 		inner := parquetColumnOf(t.ValueType)
 		return parquetColumn{node: inner.node, dict: &inner, value: func(arr arrow.Array) (func(int) parquet.Value, func(int) bool) {
 			d := arr.(*array.Dictionary)

@@ -195,12 +195,9 @@ func byteArrayAppender[O int32 | int64](offs []O, data []byte, m nullMask, col i
 	base := offs[0]
 	return func(dst []parquet.Value, lo, hi int) []parquet.Value {
 		dst, out := extend(dst, hi-lo)
-		// One validation of the whole range: when it is valid UTF-8, a value
-		// is valid too unless a character straddles one of its ends (its
-		// first byte, or the byte after it, is a continuation byte); only
-		// those values are validated on their own.
+		// One validation of the whole range (see repairUTF8).
 		end := offs[hi] - base
-		allValid := !utf8Fix || utf8.Valid(data[offs[lo]-base:end])
+		allValid := !utf8Fix || utf8Valid(data[offs[lo]-base:end])
 		for i := range out {
 			j := lo + i
 			if m.null(j) {
@@ -209,8 +206,8 @@ func byteArrayAppender[O int32 | int64](offs []O, data []byte, m nullMask, col i
 			}
 			s, e := offs[j]-base, offs[j+1]-base
 			b := data[s:e:e]
-			if utf8Fix && len(b) > 0 && (!allValid || !utf8.RuneStart(b[0]) || (e < end && !utf8.RuneStart(data[e]))) && !utf8.Valid(b) {
-				b = stringBytes(toValidUTF8(string(b)))
+			if utf8Fix {
+				b = repairUTF8(data, int(s), int(e), int(end), allValid)
 			}
 			out[i] = parquet.ByteArrayValue(b)
 			out[i].SetDefinitionLevel(1)
@@ -218,6 +215,23 @@ func byteArrayAppender[O int32 | int64](offs []O, data []byte, m nullMask, col i
 		}
 		return dst
 	}
+}
+
+// utf8Valid reports whether b is valid UTF-8.
+func utf8Valid(b []byte) bool { return utf8.Valid(b) }
+
+// repairUTF8 returns value data[s:e] with invalid UTF-8 replaced by U+FFFD
+// (in a copy), knowing whether the whole range of values it belongs to
+// (ending at end) is valid: one validation of the range serves every value
+// unless a character straddles one of the value's ends (its first byte, or
+// the byte after it, is a continuation byte); only those values are
+// validated on their own.
+func repairUTF8(data []byte, s, e, end int, rangeValid bool) []byte {
+	b := data[s:e:e]
+	if len(b) > 0 && (!rangeValid || !utf8.RuneStart(b[0]) || (e < end && !utf8.RuneStart(data[e]))) && !utf8.Valid(b) {
+		return stringBytes(toValidUTF8(string(b)))
+	}
+	return b
 }
 
 // dictIndex are the Arrow dictionary index types.
