@@ -34,7 +34,7 @@ func TestServeRejectsBadParquetCodec(t *testing.T) {
 		code = ee.ExitCode()
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "--parquet-codec") || !strings.Contains(lines[0], "zstd, snappy, none") {
+	if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "--parquet-codec") || !strings.Contains(lines[0], "snappy, zstd, none") {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
 }

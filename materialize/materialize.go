@@ -139,10 +139,11 @@ type Config struct {
 	// negative means never by size.
 	SpillBytes int64
 	// ParquetCodec compresses the pages of Parquet artifacts (result files
-	// and pages switched to parquet). "" means ParquetZstd, the default;
-	// ParquetSnappy writes several times faster and bigger files;
-	// ParquetUncompressed stores pages as they are. Spill files (internal)
-	// always use zstd. An unknown codec fails every Parquet write with
+	// and pages switched to parquet). "" means ParquetSnappy, the default;
+	// ParquetZstd writes smaller files with more CPU;
+	// ParquetUncompressed stores pages as they are. Spill files use the same
+	// codec (a whole result's spill file is handed out as its Parquet
+	// file). An unknown codec fails every Parquet write with
 	// invalid_argument: check flags with ParseParquetCodec.
 	ParquetCodec ParquetCodec
 	// ShareHandles spills every result put behind a handle to a file of

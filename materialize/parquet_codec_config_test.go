@@ -22,7 +22,7 @@ func TestConfigParquetCodec(t *testing.T) {
 		codec ParquetCodec
 		want  format.CompressionCodec
 	}{
-		{"", format.Zstd},
+		{"", format.Snappy},
 		{ParquetZstd, format.Zstd},
 		{ParquetSnappy, format.Snappy},
 		{ParquetUncompressed, format.Uncompressed},

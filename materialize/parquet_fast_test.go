@@ -210,7 +210,7 @@ func TestWriteParquetCodecs(t *testing.T) {
 	for _, tc := range []struct {
 		codec ParquetCodec
 		want  format.CompressionCodec
-	}{{"", format.Zstd}, {ParquetZstd, format.Zstd}, {ParquetSnappy, format.Snappy}, {ParquetUncompressed, format.Uncompressed}} {
+	}{{"", format.Snappy}, {ParquetZstd, format.Zstd}, {ParquetSnappy, format.Snappy}, {ParquetUncompressed, format.Uncompressed}} {
 		t.Run(string(tc.codec), func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := WriteParquetWith(context.Background(), &buf, tbl.Schema(), tbl.batches, ParquetOptions{Codec: tc.codec}); err != nil {
@@ -312,7 +312,7 @@ func TestParseParquetCodec(t *testing.T) {
 		want ParquetCodec
 		ok   bool
 	}{
-		{"", ParquetZstd, true},
+		{"", ParquetSnappy, true},
 		{"zstd", ParquetZstd, true},
 		{" ZSTD ", ParquetZstd, true},
 		{"snappy", ParquetSnappy, true},

@@ -53,8 +53,8 @@ type Config struct {
 	// (longer values are shortened with a marker; files keep them whole);
 	// 0 => 2,000.
 	MaxCellChars int64
-	// ParquetCodec compresses Parquet artifacts: "zstd" (the default, also
-	// for ""), "snappy" (faster to write, bigger) or "none".
+	// ParquetCodec compresses Parquet artifacts: "snappy" (the default,
+	// also for ""), "zstd" (smaller files, more CPU) or "none".
 	ParquetCodec string
 	// EnableArrowIPC allows output_format=arrow (Arrow IPC files); false =>
 	// arrow is refused with a hint naming --enable-arrow-ipc.
@@ -149,7 +149,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.HandleTTL, "handle-ttl", handles.DefaultTTL, "idle lifetime of a result handle")
 	fs.IntVar(&c.MaxHandles, "max-handles", handles.DefaultMaxEntries, "result handles kept at once (least recently used evicted)")
 	fs.Int64Var(&c.MaxCellChars, "max-cell-chars", materialize.DefaultMaxCellChars, "characters of one cell value in inline JSON; longer values are shortened with a marker (files keep them whole)")
-	fs.StringVar(&c.ParquetCodec, "parquet-codec", "zstd", "compression of Parquet artifacts: zstd, snappy (faster to write, bigger files) or none")
+	fs.StringVar(&c.ParquetCodec, "parquet-codec", "snappy", "compression of Parquet artifacts: snappy, zstd (smaller files, more CPU to write) or none")
 	fs.Var(negBool{&c.NoSQL}, "sql", "offer the advanced_query tool (read-only SQL over catalog datasets); --sql=false serves knobs only")
 	fs.StringVar(&c.RedisURL, "redis-url", "", "share result handles and artifacts with other replicas through this Redis (redis://host:port/db; needs --shared-key-file and a shared --artifact-dir or --artifact-store)")
 	fs.StringVar(&c.ArtifactStore, "artifact-store", "", "keep result files in an S3-compatible object store shared by replicas, s3://bucket/prefix (--artifact-dir is then a local cache); "+
