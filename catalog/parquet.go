@@ -196,8 +196,9 @@ func (pf parquetFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error
 		ColumnNotes:   notes,
 	}
 	dict := dictLeaves(md, fr, sc)
+	leaves, nulls := countLeaves(r, fr, sc)
 	ds.Source = &parquetSource{id: f.BaseID, file: f, schema: exposed, stored: sc, rows: rows, lim: pf.lim,
-		dict: dict, plan: withDicts(exposed, dict), storedDict: withDicts(sc, dict)}
+		dict: dict, plan: withDicts(exposed, dict), storedDict: withDicts(sc, dict), leaves: leaves, nulls: nulls}
 	return []*Dataset{ds}, nil
 }
 
@@ -289,10 +290,18 @@ type parquetSource struct {
 	// file's schema with those fields dictionary-typed (parquet_dict.go).
 	dict             []int
 	plan, storedDict *arrow.Schema
+	// leaves holds, by field, the leaf column of each flat field (-1:
+	// not flat) and nulls its null count from the footer's statistics
+	// (-1: unknown), for the counts the file answers (parquet_count.go).
+	leaves []int
+	nulls  []int64
 }
 
 // Scan implements Source: the requested columns, row group by row group.
 func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
+	if opts.Pushed != nil {
+		return s.scanCount(ctx, opts)
+	}
 	ts, err := newTypedScan(ctx, s.id, s.plan, opts)
 	if err != nil {
 		return nil, err

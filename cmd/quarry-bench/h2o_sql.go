@@ -92,7 +92,11 @@ func (r *runner) queryPlan(ctx context.Context, q string, ds *catalog.Dataset, s
 		if err != nil {
 			return nil, err
 		}
-		return sqlPlan(ctx, text, in)
+		plan, err := sqlPlan(ctx, text, in)
+		if err != nil {
+			return nil, err
+		}
+		return pushSubtrees(plan, ds, src)
 	}
 	sp, err := spec(q)
 	if first {
@@ -101,5 +105,20 @@ func (r *runner) queryPlan(ctx context.Context, q string, ds *catalog.Dataset, s
 	if err != nil {
 		return nil, err
 	}
-	return specPlan(sp, in)
+	plan, err := specPlan(sp, in)
+	if err != nil {
+		return nil, err
+	}
+	return pushSubtrees(plan, ds, src)
+}
+
+// pushSubtrees hands src the subtrees it runs itself, as the service does
+// after optimizing (a Parquet file's counts, planner.SubtreePusher).
+func pushSubtrees(plan planner.Node, ds *catalog.Dataset, src catalog.Source) (planner.Node, error) {
+	return planner.PushSubtree(plan, func(dataset string) planner.SubtreePusher {
+		if p, ok := src.(planner.SubtreePusher); ok && dataset == ds.ID {
+			return p
+		}
+		return nil
+	})
 }

@@ -112,7 +112,7 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !s.fresh() {
+	if !s.fresh() || opts.Pushed != nil { // a subtree the file runs itself (PushesPlan)
 		return s.inner.Scan(ctx, opts)
 	}
 	names := s.columns(opts.Columns)
@@ -158,6 +158,23 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 }
 
 var _ planner.FilterPushdowner = (*Source)(nil)
+
+var _ planner.SubtreePusher = (*Source)(nil)
+
+// PushesPlan implements planner.SubtreePusher: what the underlying source
+// runs itself (a Parquet file counting from its footer or its pages), when
+// the columns n scans are not cached (from memory the engine is faster, and
+// a pushed subtree fills nothing).
+func (s *Source) PushesPlan(n planner.Node) bool {
+	p, ok := s.inner.(planner.SubtreePusher)
+	if !ok {
+		return false
+	}
+	if scan := planner.ScanOf(n); scan != nil && s.Cached(scan.Columns) {
+		return false
+	}
+	return p.PushesPlan(n)
+}
 
 // HandlesFilter implements planner.FilterPushdowner: what the underlying
 // source handles, when the file is too big for the cache as a whole (its
