@@ -63,15 +63,18 @@ func (s *parquetSource) countOf(n planner.Node) (parquetCount, bool) {
 			return parquetCount{}, false
 		}
 	}
-	f, ok := agg.Input.(*planner.Filter)
-	if !ok || len(f.Preds) != 1 {
+	// The predicate: a Filter's over the Scan, or the Scan's own (pushed
+	// into it, HandlesFilter).
+	var preds []planner.Predicate
+	in := agg.Input
+	if f, ok := in.(*planner.Filter); ok {
+		preds, in = f.Preds, f.Input
+	}
+	scan, ok := in.(*planner.Scan)
+	if !ok || scan.Dataset != s.id || scan.Pushed != nil || len(preds)+len(scan.Filters) != 1 {
 		return parquetCount{}, false
 	}
-	scan, ok := f.Input.(*planner.Scan)
-	if !ok || scan.Dataset != s.id || scan.Pushed != nil || len(scan.Filters) > 0 {
-		return parquetCount{}, false
-	}
-	p := f.Preds[0]
+	p := append(preds, scan.Filters...)[0]
 	fi := s.schema.FieldIndices(p.Col)
 	if len(fi) != 1 || s.leaves == nil || s.leaves[fi[0]] < 0 {
 		return parquetCount{}, false

@@ -321,32 +321,37 @@ func (o *bytesOut) reserve(need, rows int) error {
 	return nil
 }
 
+// pageBytes returns the byte array values of page p from value vpos on
+// (nv of them): the values and offsets (one more than there are values),
+// and for a dictionary-encoded page the codes into them.
+func pageBytes(p parquet.Page, vpos, nv int) (v []byte, voff []uint32, codes []int32) {
+	if d := p.Dictionary(); d != nil {
+		dd := d.Page().Data()
+		v, voff = dd.ByteArray()
+		pd := p.Data()
+		return v, voff, pd.Int32()[vpos : vpos+nv]
+	}
+	pd := p.Data()
+	v, voff = pd.ByteArray()
+	return v, voff[vpos : vpos+nv+1], nil
+}
+
+// byteValue is value j of pageBytes' result.
+func byteValue(v []byte, voff []uint32, codes []int32, j int) []byte {
+	if codes != nil {
+		c := codes[j]
+		return v[voff[c]:voff[c+1]]
+	}
+	return v[voff[j]:voff[j+1]]
+}
+
 func (o *bytesOut) add(p parquet.Page, vpos, nv int, def []byte) error {
 	k := nv
 	if def != nil {
 		k = len(def)
 	}
-	var v []byte
-	var voff []uint32
-	var codes []int32
-	if d := p.Dictionary(); d != nil {
-		dd := d.Page().Data()
-		v, voff = dd.ByteArray()
-		pd := p.Data()
-		codes = pd.Int32()[vpos : vpos+nv]
-	} else {
-		pd := p.Data()
-		v, voff = pd.ByteArray()
-		voff = voff[vpos : vpos+nv+1]
-	}
-	// value j (of the nv) as bytes
-	val := func(j int) []byte {
-		if codes != nil {
-			c := codes[j]
-			return v[voff[c]:voff[c+1]]
-		}
-		return v[voff[j]:voff[j+1]]
-	}
+	v, voff, codes := pageBytes(p, vpos, nv)
+	val := func(j int) []byte { return byteValue(v, voff, codes, j) } // value j (of the nv)
 	if err := checkCodes(codes, len(voff)-1); err != nil {
 		return err
 	}
@@ -395,6 +400,85 @@ func (o *bytesOut) finish() arrow.Array {
 }
 
 func (o *bytesOut) release() { releaseBuffers(&o.valid.buf, &o.offs, &o.data) }
+
+// bytesSelOut builds a string or binary array of the rows keep marks
+// (keep has an entry per row of the batch; the array o.n, its true
+// entries): the values of the other rows are never copied.
+type bytesSelOut struct {
+	*bytesOut
+	keep []bool
+	in   int // rows of the batch consumed
+}
+
+func (o *bytesSelOut) add(p parquet.Page, vpos, nv int, def []byte) error {
+	k := nv
+	if def != nil {
+		k = len(def)
+	}
+	keep := o.keep[o.in : o.in+k]
+	o.in += k
+	v, voff, codes := pageBytes(p, vpos, nv)
+	if err := checkCodes(codes, len(voff)-1); err != nil {
+		return err
+	}
+	val := func(j int) []byte { return byteValue(v, voff, codes, j) }
+	need, rows := 0, 0
+	for i, j := 0, 0; i < k; i++ {
+		valid := def == nil || def[i] == 1
+		if keep[i] {
+			rows++
+			if valid {
+				need += len(val(j))
+			}
+		}
+		if valid {
+			j++
+		}
+	}
+	if rows == 0 {
+		return nil
+	}
+	if o.at+rows > o.n {
+		return errors.New("more rows kept than counted")
+	}
+	if err := o.reserve(need, rows); err != nil {
+		return err
+	}
+	buf := o.data.Bytes()
+	for i, j := 0, 0; i < k; i++ {
+		valid := def == nil || def[i] == 1
+		if keep[i] {
+			if valid {
+				s := val(j)
+				copy(buf[o.size:], s)
+				o.size += len(s)
+				if o.valid.bits != nil {
+					bitutil.SetBit(o.valid.bits, o.at)
+				}
+			} else {
+				o.nullAt(o.at)
+			}
+			o.at++
+			o.off[o.at] = int32(o.size)
+		}
+		if valid {
+			j++
+		}
+	}
+	return nil
+}
+
+// nullAt marks row at null (allocating the bitmap, earlier rows valid).
+func (o *bytesSelOut) nullAt(at int) {
+	if o.valid.buf == nil {
+		o.valid.buf = memory.NewResizableBuffer(o.mem)
+		o.valid.buf.Resize((o.n + 7) / 8)
+		o.valid.bits = o.valid.buf.Bytes()
+		clear(o.valid.bits)
+		bitutil.SetBitsTo(o.valid.bits, 0, int64(at), true)
+	}
+	o.valid.nulls++
+}
 
 // dictOut builds a dictionary array (int32 codes into the row group's
 // dictionary) from dictionary-encoded pages.

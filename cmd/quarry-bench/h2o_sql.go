@@ -105,7 +105,11 @@ func (r *runner) queryPlan(ctx context.Context, q string, ds *catalog.Dataset, s
 	if err != nil {
 		return nil, err
 	}
-	plan, err := specPlan(sp, in)
+	// Filters go into the source that takes them, as the service's
+	// prepared queries push them (a Parquet file's scan, or a CSV file too
+	// big for the cache).
+	pushdown, _ := src.(planner.FilterPushdowner)
+	plan, err := specPlanWith(sp, in, planner.OptimizeOptions{Pushdown: pushdown})
 	if err != nil {
 		return nil, err
 	}

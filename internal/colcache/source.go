@@ -179,13 +179,16 @@ func (s *Source) PushesPlan(n planner.Node) bool {
 // HandlesFilter implements planner.FilterPushdowner: what the underlying
 // source handles, when the file is too big for the cache as a whole (its
 // scans read the file and never fill the cache, so filtering while
-// reading costs no later query anything). Scans of a file that fits fill
-// the cache and are served from memory afterwards; they take no filters.
-// A scan given filters is still served from memory when its columns are
-// cached (the engine applies the filters to what it returns).
+// reading costs no later query anything), or is a Parquet file (whose
+// filtered scans decode the other columns for the passing rows only,
+// catalog/parquet_filter.go: cheaper than filling the cache for a cold
+// query; its unfiltered scans fill it). Scans of a CSV or JSON file that
+// fits fill the cache and are served from memory afterwards; they take no
+// filters. A scan given filters is still served from memory when its
+// columns are cached (the engine applies the filters to what it returns).
 func (s *Source) HandlesFilter(p planner.Predicate) bool {
 	pd, ok := s.inner.(planner.FilterPushdowner)
-	return ok && s.estimate(s.ds.Schema.NumFields()) > s.c.budget && pd.HandlesFilter(p)
+	return ok && (s.ds.Kind == catalog.KindParquet || s.estimate(s.ds.Schema.NumFields()) > s.c.budget) && pd.HandlesFilter(p)
 }
 
 // estimate guesses the in-memory bytes of ncols columns of the dataset
