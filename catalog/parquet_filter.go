@@ -79,8 +79,10 @@ func rowTestOf(p planner.Predicate, dt arrow.DataType) rowTest {
 }
 
 // orderedPass is the test of a comparison with literals of type T (nil
-// when p is not one, or a literal is of another type).
-func orderedPass[T cmp.Ordered](p planner.Predicate) func(T) bool {
+// when p is not one, or a literal is of another type): it narrows keep
+// (one entry per value) by the values alone, each loop with its
+// comparison inlined.
+func orderedPass[T cmp.Ordered](p planner.Predicate) func(vals []T, keep []bool) {
 	lit := func(l *planner.Literal) (T, bool) {
 		if l == nil {
 			var zero T
@@ -92,10 +94,19 @@ func orderedPass[T cmp.Ordered](p planner.Predicate) func(T) bool {
 	if p.Op == planner.OpRange {
 		lo, hasLo := lit(p.Min)
 		hi, hasHi := lit(p.Max)
-		if (p.Min != nil && !hasLo) || (p.Max != nil && !hasHi) || (!hasLo && !hasHi) {
+		switch {
+		case (p.Min != nil && !hasLo) || (p.Max != nil && !hasHi) || (!hasLo && !hasHi):
 			return nil
+		case !hasLo:
+			return narrow(func(v T) bool { return v <= hi })
+		case !hasHi:
+			return narrow(func(v T) bool { return v >= lo })
 		}
-		return func(v T) bool { return (!hasLo || v >= lo) && (!hasHi || v <= hi) }
+		return func(vals []T, keep []bool) {
+			for i, v := range vals[:len(keep)] {
+				keep[i] = keep[i] && v >= lo && v <= hi
+			}
+		}
 	}
 	x, ok := lit(p.Value)
 	if !ok {
@@ -103,19 +114,28 @@ func orderedPass[T cmp.Ordered](p planner.Predicate) func(T) bool {
 	}
 	switch p.Op {
 	case planner.OpEq:
-		return func(v T) bool { return v == x }
+		return narrow(func(v T) bool { return v == x })
 	case planner.OpNeq:
-		return func(v T) bool { return v != x }
+		return narrow(func(v T) bool { return v != x })
 	case planner.OpLt:
-		return func(v T) bool { return v < x }
+		return narrow(func(v T) bool { return v < x })
 	case planner.OpLte:
-		return func(v T) bool { return v <= x }
+		return narrow(func(v T) bool { return v <= x })
 	case planner.OpGt:
-		return func(v T) bool { return v > x }
+		return narrow(func(v T) bool { return v > x })
 	case planner.OpGte:
-		return func(v T) bool { return v >= x }
+		return narrow(func(v T) bool { return v >= x })
 	}
 	return nil
+}
+
+// narrow is the loop narrowing keep by f.
+func narrow[T any](f func(T) bool) func(vals []T, keep []bool) {
+	return func(vals []T, keep []bool) {
+		for i, v := range vals[:len(keep)] {
+			keep[i] = keep[i] && f(v)
+		}
+	}
 }
 
 // stringPass is the test of a string predicate (nil: not handled).
@@ -142,11 +162,14 @@ func stringPass(p planner.Predicate) func(string) bool {
 	return nil
 }
 
-// testValues narrows keep by f over vals (a's values; nulls fail).
-func testValues[T any](a arrow.Array, vals []T, f func(T) bool, keep []bool) {
-	nulls := a.NullN() > 0
-	for i, v := range vals[:len(keep)] {
-		keep[i] = keep[i] && f(v) && (!nulls || a.IsValid(i))
+// testValues narrows keep by f over vals (a's values), then drops a's
+// nulls.
+func testValues[T any](a arrow.Array, vals []T, f func(vals []T, keep []bool), keep []bool) {
+	f(vals, keep)
+	if a.NullN() > 0 {
+		for i := range keep {
+			keep[i] = keep[i] && a.IsValid(i)
+		}
 	}
 }
 

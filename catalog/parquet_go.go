@@ -475,6 +475,17 @@ func cutArray(mem memory.Allocator, a arrow.Array, keep []bool, kept int) (arrow
 	return cutFixed(mem, a, keep, kept, fw.BitWidth()/8), nil
 }
 
+// keepValues copies the values of src keep marks to dst, in order.
+func keepValues[T any](dst, src []T, keep []bool) {
+	j := 0
+	for i, k := range keep {
+		if k {
+			dst[j] = src[i]
+			j++
+		}
+	}
+}
+
 // cutFixed is cutArray for a fixed-width (or dictionary) array of width
 // bytes per value.
 func cutFixed(mem memory.Allocator, a arrow.Array, keep []bool, kept, width int) arrow.Array {
@@ -491,20 +502,32 @@ func cutFixed(mem memory.Allocator, a arrow.Array, keep []bool, kept, width int)
 		bits = nb.Bytes()
 		clear(bits)
 	}
-	nulls, j := 0, 0
-	for i, k := range keep {
-		if !k {
-			continue
+	switch width {
+	case 8:
+		keepValues(arrow.GetData[uint64](dst), arrow.GetData[uint64](src), keep)
+	case 4:
+		keepValues(arrow.GetData[uint32](dst), arrow.GetData[uint32](src), keep)
+	default:
+		for i, j := 0, 0; i < len(keep); i++ {
+			if keep[i] {
+				copy(dst[j*width:(j+1)*width], src[i*width:(i+1)*width])
+				j++
+			}
 		}
-		copy(dst[j*width:(j+1)*width], src[i*width:(i+1)*width])
-		if bits != nil {
+	}
+	nulls := 0
+	if bits != nil {
+		for i, j := 0, 0; i < len(keep); i++ {
+			if !keep[i] {
+				continue
+			}
 			if a.IsValid(i) {
 				bitutil.SetBit(bits, j)
 			} else {
 				nulls++
 			}
+			j++
 		}
-		j++
 	}
 	var nd *array.Data
 	if dict := d.Dictionary(); dict != nil {
