@@ -27,7 +27,10 @@ import (
 //     are read (the row groups its zone cannot exclude, as zone filters
 //     prune them) and the values counted without building any array: a
 //     dictionary page's entries are compared once and its data pages'
-//     codes counted, plain pages' values compared.
+//     codes counted, plain pages' values compared;
+//   - no predicate, grouped by that string column (without nulls, by the
+//     footer): the counts of its values, counted the same way, the groups
+//     in the order their values first appear (the hash aggregate's).
 //
 // Nulls never equal anything, and a page holds values only for its
 // non-null rows, so the counts are exact. The column's chunks go through
@@ -42,6 +45,7 @@ var _ planner.SubtreePusher = (*parquetSource)(nil)
 // the dataset's schema), answered as aggs count(*) columns of out.
 type parquetCount struct {
 	pred  planner.Predicate
+	group bool // count by the values of field (pred unset)
 	field int
 	out   *arrow.Schema
 }
@@ -55,11 +59,11 @@ func (s *parquetSource) PushesPlan(n planner.Node) bool {
 // countOf returns the count n asks for when the file answers it.
 func (s *parquetSource) countOf(n planner.Node) (parquetCount, bool) {
 	agg, ok := n.(*planner.Aggregate)
-	if !ok || len(agg.GroupIdx) > 0 || len(agg.Aggs) == 0 {
+	if !ok || len(agg.GroupIdx) > 1 || len(agg.Aggs) == 0 || agg.Out.NumFields() != len(agg.GroupIdx)+len(agg.Aggs) {
 		return parquetCount{}, false
 	}
 	for j, a := range agg.Aggs {
-		if a.Fn != planner.AggCount || a.Col != "*" || len(a.Filter) > 0 || !arrow.TypeEqual(agg.Out.Field(j).Type, arrow.PrimitiveTypes.Int64) {
+		if a.Fn != planner.AggCount || a.Col != "*" || len(a.Filter) > 0 || !arrow.TypeEqual(agg.Out.Field(len(agg.GroupIdx)+j).Type, arrow.PrimitiveTypes.Int64) {
 			return parquetCount{}, false
 		}
 	}
@@ -71,12 +75,27 @@ func (s *parquetSource) countOf(n planner.Node) (parquetCount, bool) {
 		preds, in = f.Preds, f.Input
 	}
 	scan, ok := in.(*planner.Scan)
-	if !ok || scan.Dataset != s.id || scan.Pushed != nil || len(preds)+len(scan.Filters) != 1 {
+	if !ok || scan.Dataset != s.id || scan.Pushed != nil || s.leaves == nil {
 		return parquetCount{}, false
 	}
-	p := append(preds, scan.Filters...)[0]
+	preds = append(preds, scan.Filters...)
+	if len(agg.GroupIdx) == 1 {
+		g := agg.GroupIdx[0]
+		if len(preds) > 0 || g < 0 || g >= scan.Out.NumFields() || agg.Out.Field(0).Type.ID() != arrow.STRING {
+			return parquetCount{}, false
+		}
+		fi := s.schema.FieldIndices(scan.Out.Field(g).Name)
+		if len(fi) != 1 || s.leaves[fi[0]] < 0 || s.nulls[fi[0]] != 0 || !s.plainString(fi[0]) {
+			return parquetCount{}, false
+		}
+		return parquetCount{group: true, field: fi[0], out: agg.Out}, true
+	}
+	if len(preds) != 1 {
+		return parquetCount{}, false
+	}
+	p := preds[0]
 	fi := s.schema.FieldIndices(p.Col)
-	if len(fi) != 1 || s.leaves == nil || s.leaves[fi[0]] < 0 {
+	if len(fi) != 1 || s.leaves[fi[0]] < 0 {
 		return parquetCount{}, false
 	}
 	c := parquetCount{pred: p, field: fi[0], out: agg.Out}
@@ -84,11 +103,19 @@ func (s *parquetSource) countOf(n planner.Node) (parquetCount, bool) {
 	case planner.OpIsNull, planner.OpIsNotNull:
 		return c, s.nulls[fi[0]] >= 0
 	case planner.OpEq:
+		if p.Value == nil {
+			return parquetCount{}, false
+		}
 		_, isStr := p.Value.Value.(string)
-		st := s.stored.Field(fi[0]).Type
-		return c, p.Value != nil && isStr && !p.CaseInsensitive && st.ID() == arrow.STRING && arrow.TypeEqual(st, s.schema.Field(fi[0]).Type)
+		return c, isStr && !p.CaseInsensitive && s.plainString(fi[0])
 	}
 	return parquetCount{}, false
+}
+
+// plainString reports whether field j is stored and exposed as a string.
+func (s *parquetSource) plainString(j int) bool {
+	st := s.stored.Field(j).Type
+	return st.ID() == arrow.STRING && arrow.TypeEqual(st, s.schema.Field(j).Type)
 }
 
 // countLeaves returns, by field of sc, the leaf column of each flat field
@@ -158,8 +185,18 @@ func (s *parquetSource) scanCount(ctx context.Context, opts ScanOptions) (array.
 	if err != nil {
 		return nil, corruptFileError(s.id, err)
 	}
-	var n int64
 	leaf := s.leaves[c.field]
+	if c.group {
+		if footerNulls(r, leaf) != 0 {
+			return nil, FileChangedError(s.id, fmt.Errorf("%w: its statistics no longer say the column has no nulls", ErrFileChanged))
+		}
+		keys, counts, err := countValues(ctx, fh, leaf)
+		if err != nil {
+			return nil, corruptFileError(s.id, err)
+		}
+		return groupCounts(opts.Alloc, c.out, keys, counts)
+	}
+	var n int64
 	switch c.pred.Op {
 	case planner.OpIsNull, planner.OpIsNotNull:
 		if n = footerNulls(r, leaf); n < 0 {
@@ -193,9 +230,102 @@ func (s *parquetSource) scanCount(ctx context.Context, opts ScanOptions) (array.
 	return array.NewRecordReader(c.out, []arrow.RecordBatch{rec})
 }
 
+// groupCounts is the one batch of a grouped count: the keys, then each
+// count column.
+func groupCounts(alloc memory.Allocator, out *arrow.Schema, keys []string, counts []int64) (array.RecordReader, error) {
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	cols := make([]arrow.Array, out.NumFields())
+	kb := array.NewStringBuilder(alloc)
+	kb.AppendValues(keys, nil)
+	cols[0] = kb.NewArray()
+	kb.Release()
+	for i := 1; i < len(cols); i++ {
+		b := array.NewInt64Builder(alloc)
+		b.AppendValues(counts, nil)
+		cols[i] = b.NewArray()
+		b.Release()
+	}
+	rec := array.NewRecordBatch(out, cols, int64(len(keys)))
+	releaseAll(cols)
+	defer rec.Release()
+	return array.NewRecordReader(out, []arrow.RecordBatch{rec})
+}
+
+// countValues counts each value of leaf column leaf (a column without
+// nulls) over the file fh: the values in the order they first appear.
+func countValues(ctx context.Context, fh *os.File, leaf int) (keys []string, counts []int64, err error) {
+	index := map[string]int{}
+	see := func(v []byte, k int64) {
+		i, ok := index[string(v)]
+		if !ok {
+			i = len(keys)
+			index[string(v)] = i
+			keys = append(keys, string(v))
+			counts = append(counts, 0)
+		}
+		counts[i] += k
+	}
+	err = eachChunkPage(ctx, fh, leaf, nil, func(_ int, dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
+		if codes == nil {
+			for i := 0; i+1 < len(off); i++ {
+				see(v[off[i]:off[i+1]], 1)
+			}
+			return
+		}
+		// per code: its count in this page, and the order codes first appear
+		n := make([]int64, len(doff)-1)
+		var first []int32
+		for _, c := range codes {
+			if n[c] == 0 {
+				first = append(first, c)
+			}
+			n[c]++
+		}
+		for _, c := range first {
+			see(dv[doff[c]:doff[c+1]], n[c])
+		}
+	})
+	return keys, counts, err
+}
+
 // countEqual counts the values of leaf column leaf equal to want in the
 // row groups rgs (nil: all) of the file fh.
 func countEqual(ctx context.Context, fh *os.File, leaf int, rgs []int, want []byte) (n int64, err error) {
+	var match []bool // by dictionary code (one dictionary per chunk)
+	matched := -1    // the chunk match is of
+	err = eachChunkPage(ctx, fh, leaf, rgs, func(chunk int, dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
+		if codes == nil {
+			for i := 0; i+1 < len(off); i++ {
+				if bytes.Equal(v[off[i]:off[i+1]], want) {
+					n++
+				}
+			}
+			return
+		}
+		if chunk != matched {
+			match, matched = make([]bool, len(doff)-1), chunk
+			for i := range match {
+				match[i] = bytes.Equal(dv[doff[i]:doff[i+1]], want)
+			}
+		}
+		for _, c := range codes {
+			if match[c] {
+				n++
+			}
+		}
+	})
+	return n, err
+}
+
+// eachChunkPage calls page for every data page of leaf column leaf in the
+// row groups rgs (nil: all) of the file fh, with the chunk's number (0,
+// 1, ... in the order read): a dictionary-encoded page as its
+// dictionary's values and offsets and its codes (checked), a plain one as
+// its values and offsets (codes nil).
+func eachChunkPage(ctx context.Context, fh *os.File, leaf int, rgs []int,
+	page func(chunk int, dv []byte, doff []uint32, codes []int32, v []byte, off []uint32)) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("decoder panic: %v", p)
@@ -203,93 +333,78 @@ func countEqual(ctx context.Context, fh *os.File, leaf int, rgs []int, want []by
 	}()
 	st, err := fh.Stat()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if rgs == nil {
 		rgs = identity(len(pf.RowGroups()))
 	}
-	for _, rg := range rgs {
+	for i, rg := range rgs {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return err
 		}
 		if rg >= len(pf.RowGroups()) {
-			return 0, errors.New("no such row group")
+			return errors.New("no such row group")
 		}
-		k, err := countEqualChunk(fh, pf, rg, leaf, want)
-		if err != nil {
-			return 0, err
+		if err := chunkPages(fh, pf, rg, leaf, func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
+			page(i, dv, doff, codes, v, off)
+		}); err != nil {
+			return err
 		}
-		n += k
 	}
-	return n, nil
+	return nil
 }
 
-// countEqualChunk counts in one column chunk.
-func countEqualChunk(fh io.ReaderAt, pf *parquet.File, rg, leaf int, want []byte) (int64, error) {
+// chunkPages is eachChunkPage for one column chunk.
+func chunkPages(fh io.ReaderAt, pf *parquet.File, rg, leaf int, page func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32)) error {
 	g := pf.RowGroups()[rg]
 	meta := &pf.Metadata().RowGroups[rg]
 	chunks := g.ColumnChunks()
 	if leaf >= len(chunks) || leaf >= len(meta.Columns) {
-		return 0, errors.New("no such column chunk")
+		return errors.New("no such column chunk")
 	}
 	fc, isFile := chunks[leaf].(*parquet.FileColumnChunk)
 	cc := &meta.Columns[leaf]
 	if !isFile || cc.FilePath != "" || len(cc.EncryptedColumnMetadata) > 0 {
-		return 0, errors.New("another file's or an encrypted column chunk")
+		return errors.New("another file's or an encrypted column chunk")
 	}
 	mem, err := parquetGoChunk(fh, &cc.MetaData, false)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	pages := fc.PagesFrom(mem)
 	defer pages.Close()
-	var n, rows int64
-	var match []bool // by dictionary code (one dictionary per chunk)
+	var rows int64
 	for rows < g.NumRows() {
 		p, err := pages.ReadPage()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return 0, errors.New("a column chunk holds fewer values than its row group has rows")
+				return errors.New("a column chunk holds fewer values than its row group has rows")
 			}
-			return 0, err
+			return err
 		}
 		rows += p.NumRows()
 		pd := p.Data()
 		if d := p.Dictionary(); d != nil {
-			if match == nil {
-				dd := d.Page().Data()
-				dv, off := dd.ByteArray()
-				match = make([]bool, len(off)-1)
-				for i := range match {
-					match[i] = bytes.Equal(dv[off[i]:off[i+1]], want)
-				}
-			}
+			dd := d.Page().Data()
+			dv, doff := dd.ByteArray()
 			codes := pd.Int32()
-			if err := checkCodes(codes, len(match)); err != nil {
+			if err := checkCodes(codes, len(doff)-1); err != nil {
 				parquet.Release(p)
-				return 0, err
+				return err
 			}
-			for _, c := range codes {
-				if match[c] {
-					n++
-				}
-			}
+			page(dv, doff, codes, nil, nil)
 		} else {
 			v, off := pd.ByteArray()
-			for i := 0; i+1 < len(off); i++ {
-				if bytes.Equal(v[off[i]:off[i+1]], want) {
-					n++
-				}
-			}
+			page(nil, nil, nil, v, off)
 		}
 		parquet.Release(p)
 	}
 	if rows != g.NumRows() {
-		return 0, errors.New("a column chunk holds more values than its row group has rows")
+		return errors.New("a column chunk holds more values than its row group has rows")
 	}
-	return n, nil
+	return nil
 }
