@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -78,7 +79,7 @@ func (s *parquetSource) countOf(n planner.Node) (parquetCount, bool) {
 	if !ok || scan.Dataset != s.id || scan.Pushed != nil || s.leaves == nil {
 		return parquetCount{}, false
 	}
-	preds = append(preds, scan.Filters...)
+	preds = append(slices.Clip(preds), scan.Filters...) // never into the plan's slice
 	if len(agg.GroupIdx) == 1 {
 		g := agg.GroupIdx[0]
 		if len(preds) > 0 || g < 0 || g >= scan.Out.NumFields() || agg.Out.Field(0).Type.ID() != arrow.STRING {
