@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/planner"
 )
 
 // KindParquet is the kind of datasets read from Parquet files.
@@ -196,8 +197,9 @@ func (pf parquetFormat) Open(ctx context.Context, f FileInfo) ([]*Dataset, error
 		ColumnNotes:   notes,
 	}
 	dict := dictLeaves(md, fr, sc)
+	leaves, nulls := countLeaves(r, fr, sc)
 	ds.Source = &parquetSource{id: f.BaseID, file: f, schema: exposed, stored: sc, rows: rows, lim: pf.lim,
-		dict: dict, plan: withDicts(exposed, dict), storedDict: withDicts(sc, dict)}
+		dict: dict, plan: withDicts(exposed, dict), storedDict: withDicts(sc, dict), leaves: leaves, nulls: nulls}
 	return []*Dataset{ds}, nil
 }
 
@@ -289,10 +291,18 @@ type parquetSource struct {
 	// file's schema with those fields dictionary-typed (parquet_dict.go).
 	dict             []int
 	plan, storedDict *arrow.Schema
+	// leaves holds, by field, the leaf column of each flat field (-1:
+	// not flat) and nulls its null count from the footer's statistics
+	// (-1: unknown), for the counts the file answers (parquet_count.go).
+	leaves []int
+	nulls  []int64
 }
 
 // Scan implements Source: the requested columns, row group by row group.
 func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.RecordReader, error) {
+	if opts.Pushed != nil {
+		return s.scanCount(ctx, opts)
+	}
 	ts, err := newTypedScan(ctx, s.id, s.plan, opts)
 	if err != nil {
 		return nil, err
@@ -337,7 +347,7 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 		er.stats = stats
 		return er, nil
 	}
-	if pg := newParquetGoReader(ctx, fh, fr, s.storedDict, sorted, rgs, alloc, batch); pg != nil {
+	if pg := newParquetGoReader(ctx, fh, fr, s.storedDict, sorted, rgs, alloc, batch, s.slotTests(opts.Filters, sorted), stats); pg != nil {
 		er := newExposedReader(ctx, s.id, newFuncReader(pg.schema, pg.next), out, pick, alloc, func() { pg.close(); r.Close() })
 		er.stats = stats
 		return er, nil
@@ -350,6 +360,25 @@ func (s *parquetSource) Scan(ctx context.Context, opts ScanOptions) (array.Recor
 	er := newExposedReader(ctx, s.id, inner, out, pick, alloc, func() { r.Close() })
 	er.stats = stats
 	return er, nil
+}
+
+// slotTests compiles the pushed filters for a parquet-go read of the
+// fields (sorted indices); a filter it cannot compile is left to the
+// engine (which applies every filter again).
+func (s *parquetSource) slotTests(preds []planner.Predicate, fields []int) []slotTest {
+	var out []slotTest
+	for _, p := range preds {
+		fi := s.schema.FieldIndices(p.Col)
+		if len(fi) != 1 || !s.HandlesFilter(p) {
+			continue
+		}
+		if slot := slices.Index(fields, fi[0]); slot >= 0 {
+			if t := rowTestOf(p, s.stored.Field(fi[0]).Type); t != nil {
+				out = append(out, slotTest{slot: slot, test: t})
+			}
+		}
+	}
+	return out
 }
 
 // identity is 0..n-1.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -129,6 +130,8 @@ func pqgoDecoder(k parquet.Kind, dt arrow.DataType) func(mem memory.Allocator, n
 type pqgoCol struct {
 	leaf    int  // leaf column index (parquet-go's and the footer's)
 	isDict  bool // read as an Arrow dictionary
+	dt      arrow.DataType
+	strs    bool // plain strings or binary: late-materialized under filters
 	newOut  func(mem memory.Allocator, n int, dict arrow.Array) pqgoOut
 	pages   *parquet.FilePages
 	page    parquet.Page
@@ -158,6 +161,16 @@ type pqgoReader struct {
 	at       int
 	left     int64
 	fallback pqarrow.RecordReader
+	// tests are the pushed filters (parquet_filter.go) by column; stats
+	// count the rows they drop (as read).
+	tests []slotTest
+	stats *ScanStats
+}
+
+// slotTest is a pushed predicate on column slot of a pqgoReader.
+type slotTest struct {
+	slot int
+	test rowTest
 }
 
 // parquetGoGroups and parquetGoFallbacks count the row groups the
@@ -169,7 +182,7 @@ var parquetGoGroups, parquetGoFallbacks atomic.Int64
 // of row groups rgs (nil: all), or nil when some field is not one it
 // reads or parquet-go does not open the file.
 func newParquetGoReader(ctx context.Context, fh *os.File, fr *pqarrow.FileReader, stored *arrow.Schema,
-	fields, rgs []int, mem memory.Allocator, batch int) (r *pqgoReader) {
+	fields, rgs []int, mem memory.Allocator, batch int, tests []slotTest, stats *ScanStats) (r *pqgoReader) {
 	if !parquetGoEnabled || len(fields) == 0 {
 		return nil
 	}
@@ -202,7 +215,8 @@ func newParquetGoReader(ctx context.Context, fh *os.File, fr *pqarrow.FileReader
 		if newOut == nil {
 			return nil
 		}
-		cols[i] = &pqgoCol{leaf: leaf, isDict: dt.ID() == arrow.DICTIONARY, newOut: newOut}
+		cols[i] = &pqgoCol{leaf: leaf, isDict: dt.ID() == arrow.DICTIONARY, newOut: newOut, dt: dt,
+			strs: dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY}
 	}
 	if rgs == nil {
 		rgs = identity(len(pf.RowGroups()))
@@ -213,12 +227,24 @@ func newParquetGoReader(ctx context.Context, fh *os.File, fr *pqarrow.FileReader
 	}
 	schema := arrow.NewSchema(sf, nil)
 	return &pqgoReader{ctx: ctx, mem: mem, fh: fh, pf: pf, fr: fr, leaves: fieldLeaves(fr.Manifest, fields),
-		cols: cols, rgs: rgs, batch: batch, at: -1, schema: schema}
+		cols: cols, rgs: rgs, batch: batch, at: -1, schema: schema, tests: tests, stats: stats}
 }
 
 // next returns the next batch (nil at the end) of a reader whose schema
-// is the inner schema the caller gives funcReader.
-func (r *pqgoReader) next() (rec arrow.RecordBatch, err error) {
+// is the inner schema the caller gives funcReader; under pushed filters,
+// a batch no row of which passed is not returned.
+func (r *pqgoReader) next() (arrow.RecordBatch, error) {
+	for {
+		rec, err := r.next1()
+		if err != nil || rec == nil || rec.NumRows() > 0 || len(r.tests) == 0 {
+			return rec, err
+		}
+		rec.Release()
+	}
+}
+
+// next1 is next, empty batches included.
+func (r *pqgoReader) next1() (rec arrow.RecordBatch, err error) {
 	var arrs []arrow.Array
 	defer func() {
 		if p := recover(); p != nil {
@@ -256,9 +282,13 @@ func (r *pqgoReader) next() (rec arrow.RecordBatch, err error) {
 	}
 	n := int(min(int64(r.batch), r.left))
 	arrs = make([]arrow.Array, len(r.cols))
-	errs := make([]error, len(r.cols))
-	r.each(func(i int, c *pqgoCol) { arrs[i], errs[i] = c.read(r.mem, n) })
-	if err := errors.Join(errs...); err != nil {
+	rows := n
+	if len(r.tests) > 0 {
+		rows, err = r.readFiltered(n, arrs)
+	} else {
+		err = r.readCols(arrs, nil, func(i int, c *pqgoCol) (arrow.Array, error) { return c.read(r.mem, n, nil, 0) })
+	}
+	if err != nil {
 		for _, a := range arrs {
 			if a != nil {
 				a.Release()
@@ -267,10 +297,250 @@ func (r *pqgoReader) next() (rec arrow.RecordBatch, err error) {
 		return nil, err
 	}
 	r.left -= int64(n)
-	rec = array.NewRecordBatch(r.schema, arrs, int64(n))
+	if r.stats != nil {
+		r.stats.RowsRead += int64(n - rows) // dropped; the exposed reader counts the rest
+	}
+	rec = array.NewRecordBatch(r.schema, arrs, int64(rows))
 	releaseAll(arrs)
 	arrs = nil
 	return rec, nil
+}
+
+// readCols sets arrs[i] to read(i) for the columns which picks (nil:
+// all), in parallel (each).
+func (r *pqgoReader) readCols(arrs []arrow.Array, which func(i int) bool, read func(i int, c *pqgoCol) (arrow.Array, error)) error {
+	errs := make([]error, len(r.cols))
+	r.each(func(i int, c *pqgoCol) {
+		if which == nil || which(i) {
+			arrs[i], errs[i] = read(i, c)
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// readFiltered reads the next n rows of every column into arrs, keeping
+// the rows that pass the pushed tests (it returns how many): the columns
+// tested, but plain strings, are read first and tested; the plain string
+// columns are read for the rows that passed only (bytesSelOut) and
+// their tests applied to that; the other columns are read whole and cut.
+func (r *pqgoReader) readFiltered(n int, arrs []arrow.Array) (int, error) {
+	tested := make([]bool, len(r.cols))
+	for _, t := range r.tests {
+		tested[t.slot] = true
+	}
+	first := func(i int) bool { return tested[i] && !r.cols[i].strs }
+	if err := r.readCols(arrs, first, func(_ int, c *pqgoCol) (arrow.Array, error) { return c.read(r.mem, n, nil, 0) }); err != nil {
+		return 0, err
+	}
+	keep := make([]bool, n)
+	for i := range keep {
+		keep[i] = true
+	}
+	for _, t := range r.tests {
+		if first(t.slot) {
+			t.test(arrs[t.slot], keep)
+		}
+	}
+	kept := 0
+	for _, k := range keep {
+		if k {
+			kept++
+		}
+	}
+	err := r.readCols(arrs, func(i int) bool { return !first(i) }, func(_ int, c *pqgoCol) (arrow.Array, error) {
+		if c.strs {
+			return c.read(r.mem, n, keep, kept)
+		}
+		return c.read(r.mem, n, nil, 0)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if kept < n {
+		if err := cutArrays(r.mem, arrs, keep, func(i int) bool { return !r.cols[i].strs }); err != nil {
+			return 0, err
+		}
+	}
+	keep = keep[:kept]
+	for i := range keep {
+		keep[i] = true
+	}
+	cut := false
+	for _, t := range r.tests {
+		if !first(t.slot) {
+			t.test(arrs[t.slot], keep)
+			cut = true
+		}
+	}
+	if !cut {
+		return kept, nil
+	}
+	rows := 0
+	for _, k := range keep {
+		if k {
+			rows++
+		}
+	}
+	if rows < kept {
+		if err := cutArrays(r.mem, arrs, keep, nil); err != nil {
+			return 0, err
+		}
+	}
+	return rows, nil
+}
+
+// cutArrays replaces the arrays of arrs which picks (nil: all) by their
+// rows keep marks.
+func cutArrays(mem memory.Allocator, arrs []arrow.Array, keep []bool, which func(i int) bool) error {
+	kept := 0
+	for _, k := range keep {
+		if k {
+			kept++
+		}
+	}
+	for i, a := range arrs {
+		if which != nil && !which(i) {
+			continue
+		}
+		cut, err := cutArray(mem, a, keep, kept)
+		if err != nil {
+			return err
+		}
+		a.Release()
+		arrs[i] = cut
+	}
+	return nil
+}
+
+// cutArray is the kept rows of a (an array the parquet-go path builds:
+// fixed-width, dictionary, boolean, string or binary).
+func cutArray(mem memory.Allocator, a arrow.Array, keep []bool, kept int) (arrow.Array, error) {
+	switch a := a.(type) {
+	case *array.String, *array.Binary:
+		var b *array.BinaryBuilder
+		var sb *array.StringBuilder
+		value := func(i int) string { return a.(*array.Binary).ValueString(i) }
+		if s, ok := a.(*array.String); ok {
+			sb = array.NewStringBuilder(mem)
+			b, value = sb.BinaryBuilder, s.Value
+			defer sb.Release()
+		} else {
+			b = array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+			defer b.Release()
+		}
+		size := 0
+		for i, k := range keep {
+			if k && a.IsValid(i) {
+				size += len(value(i))
+			}
+		}
+		b.Reserve(kept)
+		b.ReserveData(size)
+		for i, k := range keep {
+			switch {
+			case !k:
+			case a.IsNull(i):
+				b.AppendNull()
+			default:
+				b.AppendString(value(i))
+			}
+		}
+		if sb != nil {
+			return sb.NewArray(), nil
+		}
+		return b.NewArray(), nil
+	case *array.Boolean:
+		b := array.NewBooleanBuilder(mem)
+		defer b.Release()
+		b.Reserve(kept)
+		for i, k := range keep {
+			switch {
+			case !k:
+			case a.IsNull(i):
+				b.AppendNull()
+			default:
+				b.Append(a.Value(i))
+			}
+		}
+		return b.NewArray(), nil
+	}
+	dt := a.DataType()
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		dt = d.IndexType
+	}
+	fw, ok := dt.(arrow.FixedWidthDataType)
+	if !ok || fw.BitWidth()%8 != 0 {
+		return nil, fmt.Errorf("cannot cut a %s column", a.DataType())
+	}
+	return cutFixed(mem, a, keep, kept, fw.BitWidth()/8), nil
+}
+
+// keepValues copies the values of src keep marks to dst, in order.
+func keepValues[T any](dst, src []T, keep []bool) {
+	j := 0
+	for i, k := range keep {
+		if k {
+			dst[j] = src[i]
+			j++
+		}
+	}
+}
+
+// cutFixed is cutArray for a fixed-width (or dictionary) array of width
+// bytes per value.
+func cutFixed(mem memory.Allocator, a arrow.Array, keep []bool, kept, width int) arrow.Array {
+	d := a.Data()
+	src := d.Buffers()[1].Bytes()[d.Offset()*width:]
+	vb := memory.NewResizableBuffer(mem)
+	vb.Resize(kept * width)
+	dst := vb.Bytes()
+	var nb *memory.Buffer
+	var bits []byte
+	if a.NullN() > 0 {
+		nb = memory.NewResizableBuffer(mem)
+		nb.Resize((kept + 7) / 8)
+		bits = nb.Bytes()
+		clear(bits)
+	}
+	switch width {
+	case 8:
+		keepValues(arrow.GetData[uint64](dst), arrow.GetData[uint64](src), keep)
+	case 4:
+		keepValues(arrow.GetData[uint32](dst), arrow.GetData[uint32](src), keep)
+	default:
+		for i, j := 0, 0; i < len(keep); i++ {
+			if keep[i] {
+				copy(dst[j*width:(j+1)*width], src[i*width:(i+1)*width])
+				j++
+			}
+		}
+	}
+	nulls := 0
+	if bits != nil {
+		for i, j := 0, 0; i < len(keep); i++ {
+			if !keep[i] {
+				continue
+			}
+			if a.IsValid(i) {
+				bitutil.SetBit(bits, j)
+			} else {
+				nulls++
+			}
+			j++
+		}
+	}
+	var nd *array.Data
+	if dict := d.Dictionary(); dict != nil {
+		nd = array.NewDataWithDictionary(a.DataType(), kept, []*memory.Buffer{nb, vb}, nulls, 0, dict.(*array.Data))
+	} else {
+		nd = array.NewData(a.DataType(), kept, []*memory.Buffer{nb, vb}, nil, nulls, 0)
+	}
+	defer nd.Release()
+	vb.Release()
+	if nb != nil {
+		nb.Release()
+	}
+	return array.MakeFromData(nd)
 }
 
 // each runs f for every column: on a goroutine each when there are
@@ -410,8 +680,9 @@ func (c *pqgoCol) nextPage(mem memory.Allocator) error {
 	return nil
 }
 
-// read returns the column's next n rows of the row group.
-func (c *pqgoCol) read(mem memory.Allocator, n int) (_ arrow.Array, err error) {
+// read returns the column's next n rows of the row group; with keep (n
+// entries, kept of them true; plain strings only) the rows keep marks.
+func (c *pqgoCol) read(mem memory.Allocator, n int, keep []bool, kept int) (_ arrow.Array, err error) {
 	var out pqgoOut
 	defer func() {
 		if p := recover(); p != nil { // a page whose values disagree with its levels
@@ -426,7 +697,11 @@ func (c *pqgoCol) read(mem memory.Allocator, n int) (_ arrow.Array, err error) {
 			return nil, err
 		}
 	}
-	out = c.newOut(mem, n, c.dictArr)
+	if keep != nil {
+		out = &bytesSelOut{bytesOut: newBytesOut(mem, c.dt, kept), keep: keep}
+	} else {
+		out = c.newOut(mem, n, c.dictArr)
+	}
 	for done := 0; done < n; {
 		if c.page == nil || c.pos == c.rows {
 			if err := c.nextPage(mem); err != nil {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -44,12 +45,29 @@ func (v *validity) set(mem memory.Allocator, n, at int, def []byte, nv int) {
 		bitutil.SetBitsTo(v.bits, int64(at), int64(nv), true)
 		return
 	}
-	for i, d := range def {
-		if d == 1 {
-			bitutil.SetBit(v.bits, at+i)
+	setDefBits(v.bits, at, def)
+	v.nulls += len(def) - nv
+}
+
+// setDefBits sets the bits at+i of bits where def[i] is 1 (the levels of a
+// column of maximum definition level 1 are 0 or 1), eight at a time once
+// at+i is byte-aligned.
+func setDefBits(bits []byte, at int, def []byte) {
+	i := 0
+	for ; i < len(def) && (at+i)%8 != 0; i++ {
+		if def[i] == 1 {
+			bitutil.SetBit(bits, at+i)
 		}
 	}
-	v.nulls += len(def) - nv
+	for ; i+8 <= len(def); i += 8 {
+		x := binary.LittleEndian.Uint64(def[i:]) & 0x0101010101010101
+		bits[(at+i)/8] = byte((x * 0x0102040810204080) >> 56) // level k to bit k
+	}
+	for ; i < len(def); i++ {
+		if def[i] == 1 {
+			bitutil.SetBit(bits, at+i)
+		}
+	}
 }
 
 // fixedOut builds a fixed-width array of D from page values of S.
@@ -282,15 +300,49 @@ func newBytesOut(mem memory.Allocator, dt arrow.DataType, n int) *bytesOut {
 	return &bytesOut{mem: mem, dt: dt, n: n, offs: offs, off: off, data: data}
 }
 
-// grow makes room for k more bytes.
-func (o *bytesOut) grow(k int) error {
-	if o.size+k > 1<<31-1 {
+// reserve makes room for need more bytes, the values of rows more rows:
+// when the buffer must grow it grows to the bytes per row so far times the
+// batch's rows (and an eighth), so a batch of strings is copied about once
+// instead of once per doubling.
+func (o *bytesOut) reserve(need, rows int) error {
+	const maxBytes = 1<<31 - 1
+	if o.size+need > maxBytes {
 		return errors.New("a batch of strings over 2 GiB")
 	}
-	if o.size+k > o.data.Len() {
-		o.data.Resize(max(o.size+k, 2*o.data.Len(), 1024))
+	if o.size+need <= o.data.Len() {
+		return nil
 	}
+	n := max(o.size+need, 2*o.data.Len(), 1024)
+	if done := o.at + rows; done > 0 && done < o.n {
+		est := int64(o.size+need) * int64(o.n) / int64(done)
+		n = max(n, int(min(est+est/8, maxBytes)))
+	}
+	o.data.Resize(n)
 	return nil
+}
+
+// pageBytes returns the byte array values of page p from value vpos on
+// (nv of them): the values and offsets (one more than there are values),
+// and for a dictionary-encoded page the codes into them.
+func pageBytes(p parquet.Page, vpos, nv int) (v []byte, voff []uint32, codes []int32) {
+	if d := p.Dictionary(); d != nil {
+		dd := d.Page().Data()
+		v, voff = dd.ByteArray()
+		pd := p.Data()
+		return v, voff, pd.Int32()[vpos : vpos+nv]
+	}
+	pd := p.Data()
+	v, voff = pd.ByteArray()
+	return v, voff[vpos : vpos+nv+1], nil
+}
+
+// byteValue is value j of pageBytes' result.
+func byteValue(v []byte, voff []uint32, codes []int32, j int) []byte {
+	if codes != nil {
+		c := codes[j]
+		return v[voff[c]:voff[c+1]]
+	}
+	return v[voff[j]:voff[j+1]]
 }
 
 func (o *bytesOut) add(p parquet.Page, vpos, nv int, def []byte) error {
@@ -298,38 +350,28 @@ func (o *bytesOut) add(p parquet.Page, vpos, nv int, def []byte) error {
 	if def != nil {
 		k = len(def)
 	}
-	var v []byte
-	var voff []uint32
-	var codes []int32
-	if d := p.Dictionary(); d != nil {
-		dd := d.Page().Data()
-		v, voff = dd.ByteArray()
-		pd := p.Data()
-		codes = pd.Int32()[vpos : vpos+nv]
-	} else {
-		pd := p.Data()
-		v, voff = pd.ByteArray()
-		voff = voff[vpos : vpos+nv+1]
-	}
-	// value j (of the nv) as bytes
-	val := func(j int) []byte {
-		if codes != nil {
-			c := codes[j]
-			return v[voff[c]:voff[c+1]]
-		}
-		return v[voff[j]:voff[j+1]]
-	}
+	v, voff, codes := pageBytes(p, vpos, nv)
+	val := func(j int) []byte { return byteValue(v, voff, codes, j) } // value j (of the nv)
 	if err := checkCodes(codes, len(voff)-1); err != nil {
 		return err
 	}
+	var need int
+	if codes != nil {
+		for _, c := range codes {
+			need += int(voff[c+1]) - int(voff[c])
+		}
+	} else {
+		need = int(voff[nv]) - int(voff[0]) // plain values lie together
+	}
+	if err := o.reserve(need, k); err != nil {
+		return err
+	}
+	buf := o.data.Bytes()
 	off := o.off[o.at+1 : o.at+k+1]
 	if codes == nil && (def == nil || nv == len(def)) {
 		// contiguous values: one copy, offsets rebased
 		lo, hi := int(voff[0]), int(voff[nv])
-		if err := o.grow(hi - lo); err != nil {
-			return err
-		}
-		copy(o.data.Bytes()[o.size:], v[lo:hi])
+		copy(buf[o.size:], v[lo:hi])
 		base := int32(o.size) - int32(lo)
 		for i := range off {
 			off[i] = int32(voff[i+1]) + base
@@ -341,10 +383,7 @@ func (o *bytesOut) add(p parquet.Page, vpos, nv int, def []byte) error {
 			if def == nil || def[i] == 1 {
 				s := val(j)
 				j++
-				if err := o.grow(len(s)); err != nil {
-					return err
-				}
-				copy(o.data.Bytes()[o.size:], s)
+				copy(buf[o.size:], s)
 				o.size += len(s)
 			}
 			off[i] = int32(o.size)
@@ -361,6 +400,85 @@ func (o *bytesOut) finish() arrow.Array {
 }
 
 func (o *bytesOut) release() { releaseBuffers(&o.valid.buf, &o.offs, &o.data) }
+
+// bytesSelOut builds a string or binary array of the rows keep marks
+// (keep has an entry per row of the batch; the array o.n, its true
+// entries): the values of the other rows are never copied.
+type bytesSelOut struct {
+	*bytesOut
+	keep []bool
+	in   int // rows of the batch consumed
+}
+
+func (o *bytesSelOut) add(p parquet.Page, vpos, nv int, def []byte) error {
+	k := nv
+	if def != nil {
+		k = len(def)
+	}
+	keep := o.keep[o.in : o.in+k]
+	o.in += k
+	v, voff, codes := pageBytes(p, vpos, nv)
+	if err := checkCodes(codes, len(voff)-1); err != nil {
+		return err
+	}
+	val := func(j int) []byte { return byteValue(v, voff, codes, j) }
+	need, rows := 0, 0
+	for i, j := 0, 0; i < k; i++ {
+		valid := def == nil || def[i] == 1
+		if keep[i] {
+			rows++
+			if valid {
+				need += len(val(j))
+			}
+		}
+		if valid {
+			j++
+		}
+	}
+	if rows == 0 {
+		return nil
+	}
+	if o.at+rows > o.n {
+		return errors.New("more rows kept than counted")
+	}
+	if err := o.reserve(need, rows); err != nil {
+		return err
+	}
+	buf := o.data.Bytes()
+	for i, j := 0, 0; i < k; i++ {
+		valid := def == nil || def[i] == 1
+		if keep[i] {
+			if valid {
+				s := val(j)
+				copy(buf[o.size:], s)
+				o.size += len(s)
+				if o.valid.bits != nil {
+					bitutil.SetBit(o.valid.bits, o.at)
+				}
+			} else {
+				o.nullAt(o.at)
+			}
+			o.at++
+			o.off[o.at] = int32(o.size)
+		}
+		if valid {
+			j++
+		}
+	}
+	return nil
+}
+
+// nullAt marks row at null (allocating the bitmap, earlier rows valid).
+func (o *bytesSelOut) nullAt(at int) {
+	if o.valid.buf == nil {
+		o.valid.buf = memory.NewResizableBuffer(o.mem)
+		o.valid.buf.Resize((o.n + 7) / 8)
+		o.valid.bits = o.valid.buf.Bytes()
+		clear(o.valid.bits)
+		bitutil.SetBitsTo(o.valid.bits, 0, int64(at), true)
+	}
+	o.valid.nulls++
+}
 
 // dictOut builds a dictionary array (int32 codes into the row group's
 // dictionary) from dictionary-encoded pages.

@@ -16,7 +16,9 @@ import (
 // a cataloged file's scan, column by column and whole, either fails with
 // an error or reads the cataloged row count, leaking nothing (pqarrow
 // excepted, see scanText), and when
-// pqarrow also reads it, both read the same values. The corpus
+// pqarrow also reads it, both read the same values; a count the file
+// answers itself (parquet_count.go) equals the engine's over a normal scan
+// where both succeed. The corpus
 // (testdata/fuzz/FuzzParquetGo) holds small files written by DuckDB
 // (v1 and v2 pages) and from the parquet-testing corpus; pqarrow's files
 // are added here.
@@ -54,5 +56,6 @@ func FuzzParquetGo(f *testing.F) {
 				diffScans(t, "fuzzed file", got, want)
 			}
 		}
+		fuzzCounts(t, ds)
 	})
 }

@@ -92,7 +92,11 @@ func (r *runner) queryPlan(ctx context.Context, q string, ds *catalog.Dataset, s
 		if err != nil {
 			return nil, err
 		}
-		return sqlPlan(ctx, text, in)
+		plan, err := sqlPlan(ctx, text, in)
+		if err != nil {
+			return nil, err
+		}
+		return pushSubtrees(plan, ds, src)
 	}
 	sp, err := spec(q)
 	if first {
@@ -101,5 +105,24 @@ func (r *runner) queryPlan(ctx context.Context, q string, ds *catalog.Dataset, s
 	if err != nil {
 		return nil, err
 	}
-	return specPlan(sp, in)
+	// Filters go into the source that takes them, as the service's
+	// prepared queries push them (a Parquet file's scan, or a CSV file too
+	// big for the cache).
+	pushdown, _ := src.(planner.FilterPushdowner)
+	plan, err := specPlanWith(sp, in, planner.OptimizeOptions{Pushdown: pushdown})
+	if err != nil {
+		return nil, err
+	}
+	return pushSubtrees(plan, ds, src)
+}
+
+// pushSubtrees hands src the subtrees it runs itself, as the service does
+// after optimizing (a Parquet file's counts, planner.SubtreePusher).
+func pushSubtrees(plan planner.Node, ds *catalog.Dataset, src catalog.Source) (planner.Node, error) {
+	return planner.PushSubtree(plan, func(dataset string) planner.SubtreePusher {
+		if p, ok := src.(planner.SubtreePusher); ok && dataset == ds.ID {
+			return p
+		}
+		return nil
+	})
 }

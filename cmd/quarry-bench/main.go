@@ -438,11 +438,16 @@ func datasetInput(ds *catalog.Dataset, src catalog.Source) planner.Input {
 
 // specPlan builds and optimizes sp over in.
 func specPlan(sp planner.Spec, in planner.Input) (planner.Node, error) {
+	return specPlanWith(sp, in, planner.OptimizeOptions{})
+}
+
+// specPlanWith is specPlan with the optimizer's options.
+func specPlanWith(sp planner.Spec, in planner.Input, opts planner.OptimizeOptions) (planner.Node, error) {
 	plan, err := planner.Build(sp, in)
 	if err != nil {
 		return nil, err
 	}
-	return planner.Optimize(plan, planner.OptimizeOptions{})
+	return planner.Optimize(plan, opts)
 }
 
 // executePlan runs an optimized plan over src and materializes the result:

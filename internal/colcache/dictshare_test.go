@@ -3,6 +3,7 @@ package colcache
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -146,4 +147,60 @@ func TestSharedDictThroughCache(t *testing.T) {
 		{Aggs: []planner.AggSpec{{Col: "k", Fn: planner.AggCountDistinct}, {Col: "k", Fn: planner.AggMin}, {Col: "k", Fn: planner.AggLast}}},
 		{Filters: []planner.FilterSpec{{Col: "k", Op: planner.OpIsNull}}, Columns: []string{"id"}},
 	})
+}
+
+// TestShareDictGrowth: a column whose distinct values keep growing (like
+// free-text notes: most rows new values throughout) is given up within
+// three windows of shareWindow rows, long before its distinct count passes
+// the limit; columns in random order that meet the ratio (few values, or
+// exactly rows/shareRatio drawn uniformly, the hardest case) are still
+// encoded.
+func TestShareDictGrowth(t *testing.T) {
+	const rows = 2_000_000
+	cases := []struct {
+		name  string
+		value func(r *rand.Rand, i int) string
+		want  bool
+	}{
+		{name: "notes: three rows in four new values", value: func(r *rand.Rand, i int) string {
+			if r.IntN(4) == 0 {
+				return fmt.Sprintf("w%d", r.IntN(100))
+			}
+			return fmt.Sprintf("note %d", i)
+		}},
+		{name: "id3-like: 40,000 values in random order", value: func(r *rand.Rand, _ int) string { return fmt.Sprintf("id%d", r.IntN(40_000)) }, want: true},
+		{name: "rows/8 values uniformly at random", value: func(r *rand.Rand, _ int) string { return fmt.Sprintf("id%d", r.IntN(rows/shareRatio)) }, want: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			r := rand.New(rand.NewPCG(1, 2))
+			var chunks []arrow.Array
+			for lo := 0; lo < rows; lo += 1 << 16 {
+				b := array.NewStringBuilder(mem)
+				for i := lo; i < min(lo+1<<16, rows); i++ {
+					b.Append(tc.value(r, i))
+				}
+				chunks = append(chunks, b.NewArray())
+				b.Release()
+			}
+			defer releaseAll(chunks)
+			before := shareDictRows.Load()
+			enc, ok := shareDict(mem, chunks, rows)
+			hashed := shareDictRows.Load() - before
+			if ok != tc.want {
+				t.Fatalf("encoded %v, want %v (hashed %d rows)", ok, tc.want, hashed)
+			}
+			if ok {
+				releaseAll(enc)
+				return
+			}
+			// Without the growth test the map takes 250,000 values, a
+			// third of a million rows.
+			if hashed > 3*shareWindow {
+				t.Fatalf("hashed %d rows before giving up, want at most %d", hashed, 3*shareWindow)
+			}
+		})
+	}
 }

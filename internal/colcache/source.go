@@ -112,7 +112,7 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !s.fresh() {
+	if !s.fresh() || opts.Pushed != nil { // a subtree the file runs itself (PushesPlan)
 		return s.inner.Scan(ctx, opts)
 	}
 	names := s.columns(opts.Columns)
@@ -159,16 +159,36 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 
 var _ planner.FilterPushdowner = (*Source)(nil)
 
+var _ planner.SubtreePusher = (*Source)(nil)
+
+// PushesPlan implements planner.SubtreePusher: what the underlying source
+// runs itself (a Parquet file counting from its footer or its pages), when
+// the columns n scans are not cached (from memory the engine is faster, and
+// a pushed subtree fills nothing).
+func (s *Source) PushesPlan(n planner.Node) bool {
+	p, ok := s.inner.(planner.SubtreePusher)
+	if !ok {
+		return false
+	}
+	if scan := planner.ScanOf(n); scan != nil && s.Cached(scan.Columns) {
+		return false
+	}
+	return p.PushesPlan(n)
+}
+
 // HandlesFilter implements planner.FilterPushdowner: what the underlying
 // source handles, when the file is too big for the cache as a whole (its
 // scans read the file and never fill the cache, so filtering while
-// reading costs no later query anything). Scans of a file that fits fill
-// the cache and are served from memory afterwards; they take no filters.
-// A scan given filters is still served from memory when its columns are
-// cached (the engine applies the filters to what it returns).
+// reading costs no later query anything), or is a Parquet file (whose
+// filtered scans decode the other columns for the passing rows only,
+// catalog/parquet_filter.go: cheaper than filling the cache for a cold
+// query; its unfiltered scans fill it). Scans of a CSV or JSON file that
+// fits fill the cache and are served from memory afterwards; they take no
+// filters. A scan given filters is still served from memory when its
+// columns are cached (the engine applies the filters to what it returns).
 func (s *Source) HandlesFilter(p planner.Predicate) bool {
 	pd, ok := s.inner.(planner.FilterPushdowner)
-	return ok && s.estimate(s.ds.Schema.NumFields()) > s.c.budget && pd.HandlesFilter(p)
+	return ok && (s.ds.Kind == catalog.KindParquet || s.estimate(s.ds.Schema.NumFields()) > s.c.budget) && pd.HandlesFilter(p)
 }
 
 // estimate guesses the in-memory bytes of ncols columns of the dataset
