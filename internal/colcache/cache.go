@@ -71,6 +71,11 @@ type Cache struct {
 	budget int64
 	alloc  memory.Allocator
 
+	// filteredOnce holds the Parquet files (fileKey) a filtered scan has
+	// read straight from the file: the next filtered query of one fills
+	// the cache instead (Source.HandlesFilter).
+	filteredOnce sync.Map
+
 	mu    sync.Mutex
 	used  int64
 	lru   *list.List // of *column; front = most recently used

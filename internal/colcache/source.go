@@ -141,6 +141,9 @@ func (s *Source) Scan(ctx context.Context, opts catalog.ScanOptions) (array.Reco
 	// (the caller's allocator counts these batches; the cache's allocator
 	// counts against no query).
 	est := s.estimate(len(names))
+	if len(opts.Filters) > 0 && s.ds.Kind == catalog.KindParquet {
+		s.c.filteredOnce.Store(s.key, struct{}{})
+	}
 	if est > s.c.budget || len(opts.Filters) > 0 || opts.SkipRows > 0 || !s.c.startTee(s.key, est) {
 		return s.inner.Scan(ctx, opts)
 	}
@@ -179,16 +182,25 @@ func (s *Source) PushesPlan(n planner.Node) bool {
 // HandlesFilter implements planner.FilterPushdowner: what the underlying
 // source handles, when the file is too big for the cache as a whole (its
 // scans read the file and never fill the cache, so filtering while
-// reading costs no later query anything), or is a Parquet file (whose
-// filtered scans decode the other columns for the passing rows only,
-// catalog/parquet_filter.go: cheaper than filling the cache for a cold
-// query; its unfiltered scans fill it). Scans of a CSV or JSON file that
+// reading costs no later query anything), or is a Parquet file read by no
+// filtered scan yet (whose filtered scans decode the other columns for the
+// passing rows only, catalog/parquet_filter.go: cheaper than filling the
+// cache for a cold query; its unfiltered scans fill it). The second
+// filtered query of a Parquet file takes no filters and fills the cache,
+// so that a file explored with filters is read from memory from then on. Scans of a CSV or JSON file that
 // fits fill the cache and are served from memory afterwards; they take no
 // filters. A scan given filters is still served from memory when its
 // columns are cached (the engine applies the filters to what it returns).
 func (s *Source) HandlesFilter(p planner.Predicate) bool {
 	pd, ok := s.inner.(planner.FilterPushdowner)
-	return ok && (s.ds.Kind == catalog.KindParquet || s.estimate(s.ds.Schema.NumFields()) > s.c.budget) && pd.HandlesFilter(p)
+	if !ok || !pd.HandlesFilter(p) {
+		return false
+	}
+	if s.estimate(s.ds.Schema.NumFields()) > s.c.budget {
+		return true
+	}
+	_, again := s.c.filteredOnce.Load(s.key)
+	return s.ds.Kind == catalog.KindParquet && !again
 }
 
 // estimate guesses the in-memory bytes of ncols columns of the dataset
