@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -1156,28 +1157,44 @@ func dictEntries(dict arrow.Array) func(k int) ([]byte, bool) {
 	return nil
 }
 
-// dictCodes returns the codes of a dictionary array as a slice of their
-// integer type (nil for other index types).
-func dictCodes(da *array.Dictionary) any {
+// withCodes calls f16 or f32 with the codes of da: int16 and int32
+// indices as they are, the other widths converted to int32 in *buf (kept
+// for the next call; a dictionary has fewer than 2^31 entries, and the
+// codes under nulls are never read).
+func withCodes(da *array.Dictionary, buf *[]int32, f16 func([]int16) error, f32 func([]int32) error) error {
+	switch ix := da.Indices().(type) {
+	case *array.Int16:
+		return f16(ix.Int16Values())
+	case *array.Int32:
+		return f32(ix.Int32Values())
+	}
+	n := da.Len()
+	b := slices.Grow((*buf)[:0], n)[:n]
 	switch ix := da.Indices().(type) {
 	case *array.Int8:
-		return ix.Int8Values()
-	case *array.Int16:
-		return ix.Int16Values()
-	case *array.Int32:
-		return ix.Int32Values()
+		widen(b, ix.Int8Values())
 	case *array.Int64:
-		return ix.Int64Values()
+		widen(b, ix.Int64Values())
 	case *array.Uint8:
-		return ix.Uint8Values()
+		widen(b, ix.Uint8Values())
 	case *array.Uint16:
-		return ix.Uint16Values()
+		widen(b, ix.Uint16Values())
 	case *array.Uint32:
-		return ix.Uint32Values()
+		widen(b, ix.Uint32Values())
 	case *array.Uint64:
-		return ix.Uint64Values()
+		widen(b, ix.Uint64Values())
+	default:
+		return fmt.Errorf("parquet: no flat encoding of dictionary codes %s", da.Indices().DataType())
 	}
-	return nil
+	*buf = b
+	return f32(b)
+}
+
+// widen converts codes to int32.
+func widen[I dictIndex](dst []int32, src []I) {
+	for i, c := range src {
+		dst[i] = int32(c)
+	}
 }
 
 // dictPlainFactor: a row group whose rows use a dictionary more than this
@@ -1220,26 +1237,11 @@ func encodeDictColumn(cw *chunkWriter, arrs []arrow.Array, fixUTF8 bool) error {
 		entry func(k int) ([]byte, bool)
 		m     nullMask
 	)
-	visit := func(idx any) error {
-		switch x := idx.(type) {
-		case []int8:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []int16:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []int32:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []int64:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []uint8:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []uint16:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []uint32:
-			return addCodes(d, cw, x, m, remap, entry)
-		case []uint64:
-			return addCodes(d, cw, x, m, remap, entry)
-		}
-		return fmt.Errorf("parquet: no flat encoding of dictionary codes %T", idx)
+	var wide []int32
+	visit := func(da *array.Dictionary) error {
+		return withCodes(da, &wide,
+			func(x []int16) error { return addCodes(d, cw, x, m, remap, entry) },
+			func(x []int32) error { return addCodes(d, cw, x, m, remap, entry) })
 	}
 	for _, arr := range arrs {
 		da := arr.(*array.Dictionary)
@@ -1249,7 +1251,7 @@ func encodeDictColumn(cw *chunkWriter, arrs []arrow.Array, fixUTF8 bool) error {
 			remap = make([]int32, da.Dictionary().Len())
 			entry = dictEntries(da.Dictionary())
 		}
-		if err := visit(dictCodes(da)); err != nil {
+		if err := visit(da); err != nil {
 			return err
 		}
 	}
@@ -1271,32 +1273,17 @@ func encodeDictPlain(cw *chunkWriter, arrs []arrow.Array, fixUTF8 bool) error {
 		entry func(k int) ([]byte, bool)
 		m     nullMask
 	)
-	visit := func(idx any) error {
-		switch x := idx.(type) {
-		case []int8:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []int16:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []int32:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []int64:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []uint8:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []uint16:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []uint32:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		case []uint64:
-			return addDictBytes(&st, cw, x, m, entry, fixUTF8)
-		}
-		return fmt.Errorf("parquet: no flat encoding of dictionary codes %T", idx)
+	var wide []int32
+	visit := func(da *array.Dictionary) error {
+		return withCodes(da, &wide,
+			func(x []int16) error { return addDictBytes(&st, cw, x, m, entry, fixUTF8) },
+			func(x []int32) error { return addDictBytes(&st, cw, x, m, entry, fixUTF8) })
 	}
 	for _, arr := range arrs {
 		da := arr.(*array.Dictionary)
 		m, _ = maskOf(da)
 		entry = dictEntries(da.Dictionary())
-		if err := visit(dictCodes(da)); err != nil {
+		if err := visit(da); err != nil {
 			return err
 		}
 	}
