@@ -77,7 +77,18 @@ func Start(t testing.TB) *Server {
 	d := dir()
 	main := filepath.Join(d, "node_modules", "s3rver", "bin", "s3rver.js")
 	install.once.Do(func() {
-		if _, err := os.Stat(main); err == nil {
+		// Test binaries of several packages start s3rver at the same time
+		// on a fresh clone: one installs (under a lock across processes)
+		// while the others wait, and the install counts only once its
+		// marker is written (a half-extracted node_modules does not).
+		unlock, err := lockInstall(d)
+		if err != nil {
+			install.err = err
+			return
+		}
+		defer unlock()
+		marker := filepath.Join(d, "node_modules", ".quarry-installed")
+		if _, err := os.Stat(marker); err == nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -85,7 +96,9 @@ func Start(t testing.TB) *Server {
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--prefix", d, "--no-audit", "--no-fund", "--loglevel", "error")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			install.err = fmt.Errorf("npm ci --prefix %s: %v\n%s", d, err, out)
+			return
 		}
+		install.err = os.WriteFile(marker, nil, 0o644)
 	})
 	if install.err != nil {
 		t.Fatal(install.err)
