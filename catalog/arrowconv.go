@@ -265,7 +265,9 @@ func (r *exposedReader) Next() (ok bool) {
 
 func releaseAll(cols []arrow.Array) {
 	for _, c := range cols {
-		c.Release()
+		if c != nil {
+			c.Release()
+		}
 	}
 }
 

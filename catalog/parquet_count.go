@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -256,111 +259,202 @@ func groupCounts(alloc memory.Allocator, out *arrow.Schema, keys []string, count
 
 // countValues counts each value of leaf column leaf (a column without
 // nulls) over the file fh: the values in the order they first appear.
+// Chunks are counted on their own (in parallel, mapChunks), then folded
+// in file order, which keeps the order of first appearance.
 func countValues(ctx context.Context, fh *os.File, leaf int) (keys []string, counts []int64, err error) {
-	index := map[string]int{}
-	see := func(v []byte, k int64) {
-		i, ok := index[string(v)]
-		if !ok {
-			i = len(keys)
-			index[string(v)] = i
-			keys = append(keys, string(v))
-			counts = append(counts, 0)
-		}
-		counts[i] += k
+	// chunkCounts is one chunk's counts: of its dictionary's codes (one
+	// dictionary a chunk: n by code, first the codes in the order they
+	// first appear, names their values, copied once), then of the values
+	// of its plain pages (a dictionary that overflowed; they come after
+	// the dictionary pages), in keys and counts.
+	type chunkCounts struct {
+		n      []int64
+		first  []int32
+		names  []string
+		keys   []string
+		counts []int64
 	}
-	err = eachChunkPage(ctx, fh, leaf, nil, func(_ int, dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
-		if codes == nil {
-			for i := 0; i+1 < len(off); i++ {
-				see(v[off[i]:off[i+1]], 1)
-			}
-			return
+	seen := func(index map[string]int, keys *[]string, counts *[]int64, v string, k int64) {
+		i, ok := index[v]
+		if !ok {
+			i = len(*keys)
+			index[v] = i
+			*keys = append(*keys, v)
+			*counts = append(*counts, 0)
 		}
-		// per code: its count in this page, and the order codes first appear
-		n := make([]int64, len(doff)-1)
-		var first []int32
-		for _, c := range codes {
-			if n[c] == 0 {
-				first = append(first, c)
+		(*counts)[i] += k
+	}
+	chunks, err := mapChunks(ctx, fh, leaf, nil, func(cc *chunkCounts) chunkPageFunc {
+		var index map[string]int
+		return func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
+			if codes == nil {
+				if index == nil {
+					index = map[string]int{}
+				}
+				for i := 0; i+1 < len(off); i++ {
+					seen(index, &cc.keys, &cc.counts, string(v[off[i]:off[i+1]]), 1)
+				}
+				return
 			}
-			n[c]++
-		}
-		for _, c := range first {
-			see(dv[doff[c]:doff[c+1]], n[c])
+			if cc.n == nil {
+				cc.n, cc.names = make([]int64, len(doff)-1), make([]string, len(doff)-1)
+			} else if len(cc.n) != len(doff)-1 {
+				panic("a column chunk with two dictionaries")
+			}
+			for _, c := range codes {
+				if uint32(c) >= uint32(len(cc.n)) {
+					panic(codeRangeError(c, len(cc.n)))
+				}
+				if cc.n[c] == 0 {
+					cc.first = append(cc.first, c)
+					cc.names[c] = string(dv[doff[c]:doff[c+1]])
+				}
+				cc.n[c]++
+			}
 		}
 	})
-	return keys, counts, err
+	if err != nil {
+		return nil, nil, err
+	}
+	index := map[string]int{}
+	for i := range chunks {
+		cc := &chunks[i]
+		for _, c := range cc.first {
+			seen(index, &keys, &counts, cc.names[c], cc.n[c])
+		}
+		for j, k := range cc.keys {
+			seen(index, &keys, &counts, k, cc.counts[j])
+		}
+	}
+	return keys, counts, nil
 }
 
 // countEqual counts the values of leaf column leaf equal to want in the
 // row groups rgs (nil: all) of the file fh.
-func countEqual(ctx context.Context, fh *os.File, leaf int, rgs []int, want []byte) (n int64, err error) {
-	var match []bool // by dictionary code (one dictionary per chunk)
-	matched := -1    // the chunk match is of
-	err = eachChunkPage(ctx, fh, leaf, rgs, func(chunk int, dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
-		if codes == nil {
-			for i := 0; i+1 < len(off); i++ {
-				if bytes.Equal(v[off[i]:off[i+1]], want) {
-					n++
+func countEqual(ctx context.Context, fh *os.File, leaf int, rgs []int, want []byte) (int64, error) {
+	chunks, err := mapChunks(ctx, fh, leaf, rgs, func(n *int64) chunkPageFunc {
+		var match []bool // by dictionary code (one dictionary per chunk)
+		return func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
+			if codes == nil {
+				for i := 0; i+1 < len(off); i++ {
+					if bytes.Equal(v[off[i]:off[i+1]], want) {
+						*n++
+					}
+				}
+				return
+			}
+			if match == nil {
+				match = make([]bool, len(doff)-1)
+				for i := range match {
+					match[i] = bytes.Equal(dv[doff[i]:doff[i+1]], want)
 				}
 			}
-			return
-		}
-		if chunk != matched {
-			match, matched = make([]bool, len(doff)-1), chunk
-			for i := range match {
-				match[i] = bytes.Equal(dv[doff[i]:doff[i+1]], want)
-			}
-		}
-		for _, c := range codes {
-			if match[c] {
-				n++
+			for _, c := range codes {
+				if uint32(c) >= uint32(len(match)) {
+					panic(codeRangeError(c, len(match)))
+				}
+				if match[c] {
+					*n++
+				}
 			}
 		}
 	})
+	var n int64
+	for _, k := range chunks {
+		n += k
+	}
 	return n, err
 }
 
-// eachChunkPage calls page for every data page of leaf column leaf in the
-// row groups rgs (nil: all) of the file fh, with the chunk's number (0,
-// 1, ... in the order read): a dictionary-encoded page as its
-// dictionary's values and offsets and its codes (checked), a plain one as
-// its values and offsets (codes nil).
-func eachChunkPage(ctx context.Context, fh *os.File, leaf int, rgs []int,
-	page func(chunk int, dv []byte, doff []uint32, codes []int32, v []byte, off []uint32)) (err error) {
+// chunkPageFunc takes a data page of a column chunk: a dictionary-encoded
+// page as its dictionary's values and offsets and its codes, a plain one
+// as its values and offsets (codes nil). The slices are valid during the
+// call only. The codes are not checked: the function checks each against
+// the dictionary's length as it counts (one pass), and panics with
+// codeRangeError (mapChunks returns it as the chunk's error).
+type chunkPageFunc func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32)
+
+// mapChunks reads the chunks of leaf column leaf in the row groups rgs
+// (nil: all) of the file fh and returns one R per chunk, in file order:
+// chunk i's pages go to the function visit returns for &out[i]. Chunks
+// are read on up to min(GOMAXPROCS, 4) goroutines, a chunk's pages in
+// order on one of them, so visit's functions share nothing but what they
+// only read. The first error in file order is returned (with what was
+// counted).
+func mapChunks[R any](ctx context.Context, fh *os.File, leaf int, rgs []int, visit func(r *R) chunkPageFunc) (out []R, err error) {
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := openParquetGo(fh, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	if rgs == nil {
+		rgs = identity(len(pf.RowGroups()))
+	}
+	out = make([]R, len(rgs))
+	errs := make([]error, len(rgs))
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(rgs) {
+				return
+			}
+			errs[i] = readChunk(ctx, fh, pf, rgs[i], leaf, visit(&out[i]))
+			if errs[i] != nil {
+				next.Store(int64(len(rgs))) // stop the others at their next chunk
+				return
+			}
+		}
+	}
+	w := min(runtime.GOMAXPROCS(0), 4, len(rgs))
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// openParquetGo opens the file with parquet-go, its footer only (no page
+// index, bloom filters or magic bytes checked: the catalog checked the
+// file); a footer parquet-go cannot take is an error.
+func openParquetGo(fh *os.File, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pf, err = nil, fmt.Errorf("decoder panic: %v", p)
+		}
+	}()
+	return parquet.OpenFile(fh, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
+}
+
+// readChunk is chunkPages for row group rg, after checking ctx and rg,
+// with a decoder's panic returned as an error.
+func readChunk(ctx context.Context, fh *os.File, pf *parquet.File, rg, leaf int, page chunkPageFunc) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("decoder panic: %v", p)
 		}
 	}()
-	st, err := fh.Stat()
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
-	if err != nil {
-		return err
+	if rg < 0 || rg >= len(pf.RowGroups()) {
+		return errors.New("no such row group")
 	}
-	if rgs == nil {
-		rgs = identity(len(pf.RowGroups()))
-	}
-	for i, rg := range rgs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if rg >= len(pf.RowGroups()) {
-			return errors.New("no such row group")
-		}
-		if err := chunkPages(fh, pf, rg, leaf, func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
-			page(i, dv, doff, codes, v, off)
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return chunkPages(fh, pf, rg, leaf, page)
 }
 
-// chunkPages is eachChunkPage for one column chunk.
-func chunkPages(fh io.ReaderAt, pf *parquet.File, rg, leaf int, page func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32)) error {
+// chunkPages calls page for every data page of column chunk (rg, leaf).
+func chunkPages(fh io.ReaderAt, pf *parquet.File, rg, leaf int, page chunkPageFunc) error {
 	g := pf.RowGroups()[rg]
 	meta := &pf.Metadata().RowGroups[rg]
 	chunks := g.ColumnChunks()
@@ -392,12 +486,7 @@ func chunkPages(fh io.ReaderAt, pf *parquet.File, rg, leaf int, page func(dv []b
 		if d := p.Dictionary(); d != nil {
 			dd := d.Page().Data()
 			dv, doff := dd.ByteArray()
-			codes := pd.Int32()
-			if err := checkCodes(codes, len(doff)-1); err != nil {
-				parquet.Release(p)
-				return err
-			}
-			page(dv, doff, codes, nil, nil)
+			page(dv, doff, pd.Int32(), nil, nil)
 		} else {
 			v, off := pd.ByteArray()
 			page(nil, nil, nil, v, off)

@@ -165,6 +165,11 @@ type pqgoReader struct {
 	// count the rows they drop (as read).
 	tests []slotTest
 	stats *ScanStats
+	// par reads the row groups after the first ahead on workers
+	// (parquet_parallel.go); fallbackMu (nil: one reader) serializes the
+	// readers' uses of fr.
+	par        *pqgoParallel
+	fallbackMu *sync.Mutex
 }
 
 // slotTest is a pushed predicate on column slot of a pqgoReader.
@@ -232,10 +237,21 @@ func newParquetGoReader(ctx context.Context, fh *os.File, fr *pqarrow.FileReader
 
 // next returns the next batch (nil at the end) of a reader whose schema
 // is the inner schema the caller gives funcReader; under pushed filters,
-// a batch no row of which passed is not returned.
+// a batch no row of which passed is not returned. Once the first row
+// group is read, the rest are read ahead on workers (parquet_parallel.go)
+// when there are enough of them.
 func (r *pqgoReader) next() (arrow.RecordBatch, error) {
 	for {
-		rec, err := r.next1()
+		var rec arrow.RecordBatch
+		var err error
+		if r.par != nil {
+			rec, err = r.par.next(r.stats)
+		} else {
+			if r.readAhead() {
+				continue
+			}
+			rec, err = r.next1()
+		}
 		if err != nil || rec == nil || rec.NumRows() > 0 || len(r.tests) == 0 {
 			return rec, err
 		}
@@ -243,32 +259,15 @@ func (r *pqgoReader) next() (arrow.RecordBatch, error) {
 	}
 }
 
-// next1 is next, empty batches included.
-func (r *pqgoReader) next1() (rec arrow.RecordBatch, err error) {
-	var arrs []arrow.Array
-	defer func() {
-		if p := recover(); p != nil {
-			releaseAll(arrs)
-			rec, err = nil, fmt.Errorf("decoder panic: %v", p)
-		}
-	}()
+// next1 is the serial next, empty batches included.
+func (r *pqgoReader) next1() (arrow.RecordBatch, error) {
 	for {
-		if r.fallback != nil {
-			if r.fallback.Next() {
-				rec := r.fallback.RecordBatch()
-				rec.Retain()
-				return rec, nil
-			}
-			err := r.fallback.Err()
-			r.fallback.Release()
-			r.fallback = nil
-			if err != nil {
-				return nil, err
-			}
-			r.left = 0
+		rec, dropped, err := r.groupBatch()
+		if r.stats != nil {
+			r.stats.RowsRead += dropped // the exposed reader counts the rest
 		}
-		if r.left > 0 {
-			break
+		if err != nil || rec != nil {
+			return rec, err
 		}
 		if err := r.ctx.Err(); err != nil {
 			return nil, err
@@ -280,6 +279,25 @@ func (r *pqgoReader) next1() (rec arrow.RecordBatch, err error) {
 			return nil, err
 		}
 	}
+}
+
+// groupBatch returns the current row group's next batch (nil when the
+// row group is done, or none is open) and the rows pushed filters
+// dropped from it.
+func (r *pqgoReader) groupBatch() (rec arrow.RecordBatch, dropped int64, err error) {
+	var arrs []arrow.Array
+	defer func() {
+		if p := recover(); p != nil {
+			releaseAll(arrs)
+			rec, dropped, err = nil, 0, fmt.Errorf("decoder panic: %v", p)
+		}
+	}()
+	if r.fallback != nil {
+		return r.fallbackBatch()
+	}
+	if r.left == 0 {
+		return nil, 0, nil
+	}
 	n := int(min(int64(r.batch), r.left))
 	arrs = make([]arrow.Array, len(r.cols))
 	rows := n
@@ -289,21 +307,34 @@ func (r *pqgoReader) next1() (rec arrow.RecordBatch, err error) {
 		err = r.readCols(arrs, nil, func(i int, c *pqgoCol) (arrow.Array, error) { return c.read(r.mem, n, nil, 0) })
 	}
 	if err != nil {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
-			}
-		}
-		return nil, err
+		releaseAll(arrs)
+		return nil, 0, err
 	}
 	r.left -= int64(n)
-	if r.stats != nil {
-		r.stats.RowsRead += int64(n - rows) // dropped; the exposed reader counts the rest
-	}
 	rec = array.NewRecordBatch(r.schema, arrs, int64(rows))
 	releaseAll(arrs)
 	arrs = nil
-	return rec, nil
+	return rec, int64(n - rows), nil
+}
+
+// fallbackBatch returns the pqarrow reader's next batch (nil at the end
+// of its row group, when it is released). Readers of one scan share the
+// pqarrow file reader, so they take turns (fallbackMu).
+func (r *pqgoReader) fallbackBatch() (arrow.RecordBatch, int64, error) {
+	if r.fallbackMu != nil {
+		r.fallbackMu.Lock()
+		defer r.fallbackMu.Unlock()
+	}
+	if r.fallback.Next() {
+		rec := r.fallback.RecordBatch()
+		rec.Retain()
+		return rec, 0, nil
+	}
+	err := r.fallback.Err()
+	r.fallback.Release()
+	r.fallback = nil
+	r.left = 0
+	return nil, 0, err
 }
 
 // readCols sets arrs[i] to read(i) for the columns which picks (nil:
@@ -578,6 +609,10 @@ func (r *pqgoReader) openRowGroup(rg int) error {
 	}
 	if !ok {
 		r.closeColumns()
+		if r.fallbackMu != nil {
+			r.fallbackMu.Lock()
+			defer r.fallbackMu.Unlock()
+		}
 		rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, []int{rg})
 		if err != nil {
 			return err
@@ -624,6 +659,10 @@ func (r *pqgoReader) closeColumns() {
 
 // close releases everything (the caller closes the file).
 func (r *pqgoReader) close() {
+	if r.par != nil {
+		r.par.close()
+		r.par = nil
+	}
 	r.closeColumns()
 	if r.fallback != nil {
 		r.fallback.Release()

@@ -131,10 +131,16 @@ func (o *fixedOut[S, D]) add(p parquet.Page, vpos, nv int, def []byte) error {
 func checkCodes(codes []int32, n int) error {
 	for _, c := range codes {
 		if uint32(c) >= uint32(n) {
-			return fmt.Errorf("dictionary index %d out of range (%d values)", c, n)
+			return codeRangeError(c, n)
 		}
 	}
 	return nil
+}
+
+// codeRangeError is a dictionary code c not below the dictionary's n
+// values.
+func codeRangeError(c int32, n int) error {
+	return fmt.Errorf("dictionary index %d out of range (%d values)", c, n)
 }
 
 // scatter places src's values (through codes when set) into dst by def
