@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -1033,6 +1034,12 @@ func addBytes[O int32 | int64](st *bytesState, cw *chunkWriter, src byteSource[O
 		hi := min(n, lo+utf8Segment)
 		end := int(src.offs[hi] - base)
 		valid := !fixUTF8 || utf8Valid(src.data[src.offs[lo]-base:end])
+		if bytesRuns && valid && m.bits == nil && (!fixUTF8 || runeStarts(src, lo, hi, end)) {
+			if err := putRun(st, cw, src, lo, hi); err != nil {
+				return err
+			}
+			continue
+		}
 		for j := lo; j < hi; j++ {
 			var err error
 			if m.null(j) {
@@ -1046,6 +1053,57 @@ func addBytes[O int32 | int64](st *bytesState, cw *chunkWriter, src byteSource[O
 				err = st.put(cw, b)
 			}
 			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bytesRuns turns putRun on (a variable so that a test can compare its
+// output with put's, byte for byte).
+var bytesRuns = true
+
+// runeStarts reports whether every value lo..hi-1 of src starts a
+// character (so that, in a range valid as a whole, none straddles a value
+// boundary and every value is valid on its own; see repairUTF8).
+func runeStarts[O int32 | int64](src byteSource[O], lo, hi, end int) bool {
+	base := src.offs[0]
+	for j := lo; j < hi; j++ {
+		if s := int(src.offs[j] - base); s < end && !utf8.RuneStart(src.data[s]) {
+			return false
+		}
+	}
+	return true
+}
+
+// putRun appends values lo..hi-1 of src (none null, none to repair) as
+// put does one at a time — same pages, same bounds — writing each page's
+// share of them in one loop into room grown once.
+func putRun[O int32 | int64](st *bytesState, cw *chunkWriter, src byteSource[O], lo, hi int) error {
+	base := src.offs[0]
+	for j := lo; j < hi; {
+		// the values up to the one that fills the page (rows or bytes)
+		room := flatPageRows - st.nulls.rows
+		size := len(st.vals)
+		k := j
+		for k < hi && k-j < room && size < flatPageBytes {
+			size += 4 + int(src.offs[k+1]-src.offs[k])
+			k++
+		}
+		out := slices.Grow(st.vals, size-len(st.vals))[:size]
+		at := len(st.vals)
+		for v := j; v < k; v++ {
+			b := src.data[src.offs[v]-base : src.offs[v+1]-base]
+			binary.LittleEndian.PutUint32(out[at:], uint32(len(b)))
+			at += 4 + copy(out[at+4:], b)
+			st.page.add(b)
+		}
+		st.vals = out
+		st.nulls.presentN(k - j)
+		j = k
+		if st.nulls.rows == flatPageRows || len(st.vals) >= flatPageBytes {
+			if err := st.flush(cw); err != nil {
 				return err
 			}
 		}
