@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/quarrydb/quarry/catalog/internal/chunk"
 	"github.com/quarrydb/quarry/internal/qerr"
+	"github.com/quarrydb/quarry/internal/testutil/leaktest"
 )
 
 // Tests of newline-delimited JSON read in chunks on several workers
@@ -483,13 +483,7 @@ func TestJSONChunkedCancel(t *testing.T) {
 			mem.AssertSize(t, 0)
 		})
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Fatalf("%d goroutines, %d before the scans", n, before)
-	}
+	leaktest.Goroutines(t, before)
 }
 
 // TestJSONChunkBoundaries: the chunks of an NDJSON file end just after a

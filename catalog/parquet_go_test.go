@@ -24,11 +24,13 @@ import (
 )
 
 // scanned is one scan's result as text: the reader's column types and
-// every cell (ValueStr; nullCell for null), or the scan's error.
+// every cell (ValueStr; nullCell for null), or the scan's error; and the
+// lengths of its batches.
 type scanned struct {
-	types []string
-	cells [][]string
-	err   error
+	types   []string
+	cells   [][]string
+	batches []int64 // the batches' lengths
+	err     error
 }
 
 const nullCell = "\x00null"
@@ -63,6 +65,7 @@ func scanText(t *testing.T, ds *catalog.Dataset, opts catalog.ScanOptions, parqu
 	out := scanned{types: cattest.TypeNames(sc), cells: make([][]string, sc.NumFields())}
 	for rr.Next() {
 		rec := rr.RecordBatch()
+		out.batches = append(out.batches, rec.NumRows())
 		for i := range sc.NumFields() {
 			col := rec.Column(i)
 			if !arrow.TypeEqual(col.DataType(), sc.Field(i).Type) {
