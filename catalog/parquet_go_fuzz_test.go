@@ -56,6 +56,6 @@ func FuzzParquetGo(f *testing.F) {
 				diffScans(t, "fuzzed file", got, want)
 			}
 		}
-		fuzzCounts(t, ds)
+		fuzzCounts(t, ds, data)
 	})
 }
