@@ -266,33 +266,18 @@ func countValues(ctx context.Context, fh *os.File, leaf int) (keys []string, cou
 	// dictionary a chunk: n by code, first the codes in the order they
 	// first appear, names their values, copied once), then of the values
 	// of its plain pages (a dictionary that overflowed; they come after
-	// the dictionary pages), in keys and counts.
+	// the dictionary pages).
 	type chunkCounts struct {
-		n      []int64
-		first  []int32
-		names  []string
-		keys   []string
-		counts []int64
-	}
-	seen := func(index map[string]int, keys *[]string, counts *[]int64, v string, k int64) {
-		i, ok := index[v]
-		if !ok {
-			i = len(*keys)
-			index[v] = i
-			*keys = append(*keys, v)
-			*counts = append(*counts, 0)
-		}
-		(*counts)[i] += k
+		n     []int64
+		first []int32
+		names []string
+		plain valueCounts
 	}
 	chunks, err := mapChunks(ctx, fh, leaf, nil, func(cc *chunkCounts) chunkPageFunc {
-		var index map[string]int
 		return func(dv []byte, doff []uint32, codes []int32, v []byte, off []uint32) {
 			if codes == nil {
-				if index == nil {
-					index = map[string]int{}
-				}
 				for i := 0; i+1 < len(off); i++ {
-					seen(index, &cc.keys, &cc.counts, string(v[off[i]:off[i+1]]), 1)
+					cc.plain.add(string(v[off[i]:off[i+1]]), 1)
 				}
 				return
 			}
@@ -316,17 +301,39 @@ func countValues(ctx context.Context, fh *os.File, leaf int) (keys []string, cou
 	if err != nil {
 		return nil, nil, err
 	}
-	index := map[string]int{}
+	var all valueCounts
 	for i := range chunks {
 		cc := &chunks[i]
 		for _, c := range cc.first {
-			seen(index, &keys, &counts, cc.names[c], cc.n[c])
+			all.add(cc.names[c], cc.n[c])
 		}
-		for j, k := range cc.keys {
-			seen(index, &keys, &counts, k, cc.counts[j])
+		for j, k := range cc.plain.keys {
+			all.add(k, cc.plain.counts[j])
 		}
 	}
-	return keys, counts, nil
+	return all.keys, all.counts, nil
+}
+
+// valueCounts counts values in the order they first appear.
+type valueCounts struct {
+	index  map[string]int
+	keys   []string
+	counts []int64
+}
+
+// add counts k more of v.
+func (vc *valueCounts) add(v string, k int64) {
+	i, ok := vc.index[v]
+	if !ok {
+		if vc.index == nil {
+			vc.index = map[string]int{}
+		}
+		i = len(vc.keys)
+		vc.index[v] = i
+		vc.keys = append(vc.keys, v)
+		vc.counts = append(vc.counts, 0)
+	}
+	vc.counts[i] += k
 }
 
 // countEqual counts the values of leaf column leaf equal to want in the

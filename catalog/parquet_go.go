@@ -200,7 +200,7 @@ func newParquetGoReader(ctx context.Context, fh *os.File, fr *pqarrow.FileReader
 	if err != nil {
 		return nil
 	}
-	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
+	pf, err := openParquetGo(fh, st.Size())
 	if err != nil || len(pf.RowGroups()) != fr.ParquetReader().NumRowGroups() {
 		return nil
 	}
