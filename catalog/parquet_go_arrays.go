@@ -111,6 +111,14 @@ func (o *fixedOut[S, D]) add(p parquet.Page, vpos, nv int, def []byte) error {
 		dd := d.Page().Data()
 		src = o.get(&dd)
 		codes = pd.Int32()[vpos : vpos+nv]
+		if same, ok := any(dst).([]S); ok && def == nil { // the common case in one pass
+			if !gatherCodes(same, src, codes) {
+				return checkCodes(codes, len(src))
+			}
+			o.valid.set(o.mem, o.n, o.at, def, nv)
+			o.at += k
+			return nil
+		}
 		if err := checkCodes(codes, len(src)); err != nil {
 			return err
 		}
@@ -135,6 +143,21 @@ func checkCodes(codes []int32, n int) error {
 		}
 	}
 	return nil
+}
+
+// gatherCodes sets dst[i] to src[codes[i]], checking each code on the way (the
+// check and the copy in one pass); false at the first code not below
+// len(src), with dst written up to there.
+func gatherCodes[T any](dst, src []T, codes []int32) bool {
+	dst = dst[:len(codes)]
+	for i, c := range codes {
+		j := int(c)
+		if j < 0 || j >= len(src) {
+			return false
+		}
+		dst[i] = src[j]
+	}
+	return true
 }
 
 // codeRangeError is a dictionary code c not below the dictionary's n
