@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestSlabAllocator(t *testing.T) {
@@ -79,4 +80,90 @@ func TestSlabAllocatorConcurrent(t *testing.T) {
 	if a.Allocated() != 0 {
 		t.Fatalf("%d bytes still allocated", a.Allocated())
 	}
+}
+
+// TestSlabAllocatorRetains checks that an emptied slab keeps its pages for
+// the next allocations (handed out zeroed) and drops them slabDecay later.
+func TestSlabAllocatorRetains(t *testing.T) {
+	a := newSlabAllocator()
+	a.setRetain(1 << 30)
+	var bs [][]byte
+	for range 5 { // four fill the first slab, the fifth opens a second
+		b := a.Allocate(slabSize / 4)
+		for i := range b {
+			b[i] = 0xff
+		}
+		bs = append(bs, b)
+	}
+	for _, b := range bs {
+		a.Free(b) // the first slab is emptied (the second stays current)
+	}
+	a.mu.Lock()
+	retained := a.retained
+	a.mu.Unlock()
+	if retained == 0 {
+		t.Fatal("no emptied slab kept its pages")
+	}
+	for range 8 { // reuse the kept pages: zeroed
+		b := a.Allocate(slabSize / 8)
+		for i := 0; i < len(b); i += 4093 {
+			if b[i] != 0 {
+				t.Fatalf("reused byte %d not zeroed", i)
+			}
+		}
+		b[0] = 1
+		a.Free(b)
+	}
+	deadline := time.Now().Add(10 * slabDecay)
+	for {
+		a.mu.Lock()
+		retained, pending := a.retained, a.decay != nil
+		a.mu.Unlock()
+		if retained == 0 && !pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still retained %v after the last free", retained, 10*slabDecay)
+		}
+		time.Sleep(slabDecay / 10)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.free {
+		if s.dirty != 0 {
+			t.Fatalf("free slab with %d dirty bytes after the decay", s.dirty)
+		}
+		if s.mem[0] != 0 {
+			t.Fatal("a dropped page still holds data")
+		}
+	}
+}
+
+// TestSlabAllocatorRetainBudget checks that emptied slabs drop their pages
+// at once when keeping them would take the live and kept bytes over the
+// budget.
+func TestSlabAllocatorRetainBudget(t *testing.T) {
+	a := newSlabAllocator()
+	a.setRetain(slabSize + slabSize/2)
+	var bs [][]byte
+	for range 9 { // two full slabs and a third current one
+		bs = append(bs, a.Allocate(slabSize/4))
+	}
+	for _, b := range bs[:4] {
+		a.Free(b) // 32 MiB emptied, 5 buffers (40 MiB) live: over 48 MiB
+	}
+	a.mu.Lock()
+	if a.retained != 0 {
+		t.Errorf("%d bytes kept beyond the budget", a.retained)
+	}
+	a.mu.Unlock()
+	for _, b := range bs[4:8] {
+		a.Free(b) // 32 MiB emptied, 8 MiB live: within
+	}
+	a.mu.Lock()
+	if a.retained != slabSize {
+		t.Errorf("%d bytes kept, want %d", a.retained, slabSize)
+	}
+	a.mu.Unlock()
+	a.Free(bs[8])
 }

@@ -134,6 +134,9 @@ func New(opts Options) *Cache {
 	if c.alloc == nil {
 		c.alloc = defaultAlloc
 	}
+	if r, ok := c.alloc.(interface{ setRetain(int64) }); ok {
+		r.setRetain(c.budget) // emptied slabs keep their pages only within the budget
+	}
 	c.stats.Budget = c.budget
 	return c
 }
