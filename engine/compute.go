@@ -46,24 +46,33 @@ type vecPool struct {
 	acct   *acct
 	strs   [][]string // string views (compute_cmp.go)
 	ns     int
+	lend   *lender // computeOp: where lent vectors come back (compute_lend.go); nil: none are lent
 }
 
 func (p *vecPool) reset() { p.ni, p.nf, p.nb, p.ns = 0, 0, 0, 0 }
 
-func (p *vecPool) int64s(n int) []int64 { return pooled(&p.ints, &p.ni, n, 8, p.acct) }
+func (p *vecPool) int64s(n int) []int64 { return pooled(&p.ints, &p.ni, n, 8, p.acct, p.lend) }
 
-func (p *vecPool) float64s(n int) []float64 { return pooled(&p.floats, &p.nf, n, 8, p.acct) }
+func (p *vecPool) float64s(n int) []float64 { return pooled(&p.floats, &p.nf, n, 8, p.acct, p.lend) }
 
-func (p *vecPool) boolsN(n int) []bool { return pooled(&p.bools, &p.nb, n, 1, p.acct) }
+func (p *vecPool) boolsN(n int) []bool { return pooled(&p.bools, &p.nb, n, 1, p.acct, nil) }
 
 // pooled returns the next slice of *bufs (*next counts those handed out
 // since the last reset) with length n, growing it when needed and charging
-// the growth (size bytes an element) to a.
-func pooled[T any](bufs *[][]T, next *int, n, size int, a *acct) []T {
+// the growth (size bytes an element) to a. A slot emptied by lending its
+// vector out (compute_lend.go) first takes one lent earlier and released
+// since (charged when it was made).
+func pooled[T any](bufs *[][]T, next *int, n, size int, a *acct, l *lender) []T {
 	if *next == len(*bufs) {
 		*bufs = append(*bufs, nil)
 	}
 	s := (*bufs)[*next]
+	if s == nil {
+		if r := fromLender[T](l, n, size); r != nil {
+			s = r
+			(*bufs)[*next] = s
+		}
+	}
 	if cap(s) < n {
 		a.charge(int64(size * (n - cap(s))))
 		s = make([]T, n)
@@ -504,6 +513,7 @@ func newComputeOp(ex *exec, n *planner.Compute) (*computeOp, error) {
 	in := n.Input.Schema()
 	c := &computeOp{ex: ex, exprs: n.Exprs, out: n.Schema(), acct: acct{b: ex.budget}}
 	c.ev.pool.acct = &c.acct
+	c.ev.pool.lend = &lender{}
 	c.ev.mem = ex.alloc
 	for _, e := range n.Exprs {
 		if e.Expr == nil {
@@ -581,7 +591,10 @@ func (c *computeOp) apply(b arrow.RecordBatch) (rec arrow.RecordBatch, err error
 		if err != nil {
 			return nil, err
 		}
-		arr := ownedArray(c.ex.alloc, v)
+		arr := c.ev.lendVector(v)
+		if arr == nil {
+			arr = ownedArray(c.ex.alloc, v)
+		}
 		made = append(made, arr)
 		cols = append(cols, arr)
 	}

@@ -377,7 +377,7 @@ func (ev *evaluator) logic(c *planner.Call, cols []arrow.Array, n int) (vec, boo
 }
 
 // strings returns a reusable []string of n views (charged as their headers).
-func (p *vecPool) strings(n int) []string { return pooled(&p.strs, &p.ns, n, 16, p.acct) }
+func (p *vecPool) strings(n int) []string { return pooled(&p.strs, &p.ns, n, 16, p.acct, nil) }
 
 // dictColumn returns the column e reads (through a cast to its values'
 // type) when it is a dictionary-encoded string column whose dictionary has
