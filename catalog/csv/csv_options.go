@@ -408,7 +408,8 @@ func (p *csvPlan) inferCell(c *optCol, name, cell string, row int64, spec *catal
 		_, c.dateOK = p.dateFmt.Parse(cell)
 	}
 	if c.tsOK {
-		_, c.tsOK = p.tsFmt.Parse(cell)
+		t, ok := p.tsFmt.Parse(cell)
+		c.tsOK = ok && infer.TimestampFits(t, 1000) // as finish reads it: timestamp[ms]
 	}
 	if c.kind == infer.KindString {
 		return nil

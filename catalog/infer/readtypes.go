@@ -371,16 +371,24 @@ func timestampParser(t OvType, format string, defTS *TimeFormat) (CellParser, er
 			}
 			t = time.UnixMilli(ms).UTC()
 		}
-		if t.Year() < 1678 || t.Year() > 2261 { // UnixNano's range, so every unit is safe
+		if !TimestampFits(t, per) {
 			return false
 		}
-		ns := t.UnixNano()
-		if ns%(1_000_000_000/per) != 0 {
-			return false // finer than the unit: would be lost
-		}
-		b.(*array.TimestampBuilder).Append(arrow.Timestamp(ns / (1_000_000_000 / per)))
+		b.(*array.TimestampBuilder).Append(arrow.Timestamp(t.UnixNano() / (1_000_000_000 / per)))
 		return true
 	}, nil
+}
+
+// TimestampFits reports whether a timestamp reader keeps t in a unit of
+// 1/per seconds: within UnixNano's range (years 1678 to 2261, so every
+// unit is safe) and not finer than the unit (which would lose it). A
+// column inferred as a timestamp under a timestamp_format is one whose
+// every value fits (per 1000: timestamp[ms]).
+func TimestampFits(t time.Time, per int64) bool {
+	if t.Year() < 1678 || t.Year() > 2261 {
+		return false
+	}
+	return t.UnixNano()%(1_000_000_000/per) == 0
 }
 
 // parseAnyDate parses a cell in any date layout inference knows.
