@@ -111,24 +111,17 @@ func (o *fixedOut[S, D]) add(p parquet.Page, vpos, nv int, def []byte) error {
 		dd := d.Page().Data()
 		src = o.get(&dd)
 		codes = pd.Int32()[vpos : vpos+nv]
-		if same, ok := any(dst).([]S); ok && def == nil { // the common case in one pass
-			if !gatherCodes(same, src, codes) {
-				return checkCodes(codes, len(src))
-			}
-			o.valid.set(o.mem, o.n, o.at, def, nv)
-			o.at += k
-			return nil
-		}
-		if err := checkCodes(codes, len(src)); err != nil {
-			return err
-		}
 	} else {
 		src = o.get(&pd)[vpos : vpos+nv]
 	}
+	var inRange bool
 	if same, ok := any(dst).([]S); ok { // S is D
-		scatter(same, src, codes, def, func(s S) S { return s })
+		inRange = scatter(same, src, codes, def, func(s S) S { return s })
 	} else {
-		scatter(dst, src, codes, def, o.conv)
+		inRange = scatter(dst, src, codes, def, o.conv)
+	}
+	if !inRange {
+		return checkCodes(codes, len(src))
 	}
 	o.valid.set(o.mem, o.n, o.at, def, nv)
 	o.at += k
@@ -167,32 +160,35 @@ func codeRangeError(c int32, n int) error {
 }
 
 // scatter places src's values (through codes when set) into dst by def
-// (nil: no nulls; null slots get D's zero), converting with conv.
-func scatter[S, D any](dst []D, src []S, codes []int32, def []byte, conv func(S) D) {
+// (nil: no nulls; null slots get D's zero), converting with conv; false
+// (dst partly written) when a code is not below len(src). The common
+// dictionary case (no nulls, no conversion) checks each code in its copy
+// loop (gatherCodes), the others in a pass before.
+func scatter[S, D any](dst []D, src []S, codes []int32, def []byte, conv func(S) D) bool {
 	var zero D
+	if same, ok := any(src).([]D); ok && def == nil && codes != nil {
+		return gatherCodes(dst, same, codes)
+	}
+	if codes != nil && checkCodes(codes, len(src)) != nil {
+		return false
+	}
 	switch {
 	case def == nil && codes == nil:
 		if same, ok := any(src).([]D); ok {
 			copy(dst, same)
-			return
+			return true
 		}
 		for i := range dst {
 			dst[i] = conv(src[i])
 		}
 	case def == nil:
-		if same, ok := any(src).([]D); ok {
-			for i, c := range codes {
-				dst[i] = same[c]
-			}
-			return
-		}
 		for i, c := range codes {
 			dst[i] = conv(src[c])
 		}
 	default:
 		if same, ok := any(src).([]D); ok {
 			scatterSame(dst, same, codes, def)
-			return
+			return true
 		}
 		j := 0
 		for i, d := range def {
@@ -208,6 +204,7 @@ func scatter[S, D any](dst []D, src []S, codes []int32, def []byte, conv func(S)
 			j++
 		}
 	}
+	return true
 }
 
 // scatterSame is scatter's null-placing loop without a conversion.

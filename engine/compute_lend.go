@@ -98,22 +98,20 @@ func (ev *evaluator) lendVector(v vec) arrow.Array {
 	if p.lend == nil || v.arr != nil {
 		return nil
 	}
+	var dt arrow.DataType
+	var n int
 	var data []byte
 	if v.isInt {
-		data = lendSlot(p.ints[:p.ni], v.ints)
+		dt, n, data = arrow.PrimitiveTypes.Int64, len(v.ints), lendSlot(p.ints[:p.ni], v.ints)
 	} else {
-		data = lendSlot(p.floats[:p.nf], v.floats)
+		dt, n, data = arrow.PrimitiveTypes.Float64, len(v.floats), lendSlot(p.floats[:p.nf], v.floats)
 	}
 	if data == nil {
 		return nil
 	}
 	vb, nulls := buildValidity(ev.mem, v.valid)
 	buf := memory.NewBufferWithAllocator(data, p.lend)
-	dt := arrow.DataType(arrow.PrimitiveTypes.Float64)
-	if v.isInt {
-		dt = arrow.PrimitiveTypes.Int64
-	}
-	arr := makeArray(dt, len(v.floats)+len(v.ints), []*memory.Buffer{vb, buf}, nulls)
+	arr := makeArray(dt, n, []*memory.Buffer{vb, buf}, nulls)
 	releaseBufs(vb, buf)
 	return arr
 }
